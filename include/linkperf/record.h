@@ -1,0 +1,181 @@
+/* Typed records the engine emits while a test runs. Formatters (text, JSON, CSV),
+ * the web UI and the history store consume them; the engine never prints.
+ * Every pointer inside a record is borrowed: valid only during the sink call. */
+#ifndef LINKPERF_RECORD_H
+#define LINKPERF_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "linkperf/spec.h"
+
+#define LP_ADDR_STR_MAX 64   /* textual IPv4/IPv6 address, incl. NUL */
+#define LP_SYSINFO_MAX 256
+#define LP_VERSION_STR "linkperf 0.1.0"
+
+enum lp_record_kind {
+    LP_REC_LISTENING,   /* server: ready for a test (iperf3 prints its banner) */
+    LP_REC_CONNECTING,  /* client: connecting; server: accepted a control connection */
+    LP_REC_START,       /* all streams connected, test about to run */
+    LP_REC_INTERVAL,    /* one reporting interval */
+    LP_REC_END,         /* final summary (after results exchange) */
+    LP_REC_ERROR,       /* the test (or the server) failed; message says why */
+    LP_REC_DONE,        /* the test is over; nothing more for this test */
+};
+
+struct lp_endpoint {
+    char host[LP_ADDR_STR_MAX];
+    uint16_t port;
+};
+
+/* One data stream, as iperf3 identifies it. */
+struct lp_stream_id {
+    int id;          /* iperf3 stream id: 1, 3, 4, 5, ... (same on both ends) */
+    int socket;      /* local descriptor number, shown as "[  5]" */
+    bool sender;     /* this end sends on the stream */
+    bool reverse;    /* payload flows server -> client on this stream */
+};
+
+struct lp_stream_conn {
+    struct lp_stream_id sid;
+    struct lp_endpoint local, remote;
+};
+
+struct lp_rec_listening {
+    uint16_t port;
+    unsigned test_number;   /* iperf3's "(test #n)" counter */
+};
+
+struct lp_rec_connecting {
+    struct lp_endpoint peer; /* client: server host as given and port; server: client ctrl addr */
+};
+
+struct lp_rec_start {
+    const struct lp_spec *spec;          /* effective spec (server: built from client params) */
+    const char *version;                 /* "linkperf x.y.z" */
+    const char *system_info;             /* uname-style line */
+    time_t timestamp;                    /* wall clock at test start */
+    uint64_t timestamp_ms;
+    const char *cookie;                  /* iperf3 cookie (36 chars) */
+    struct lp_endpoint control_peer;     /* connecting_to / accepted_connection */
+    int tcp_mss;                         /* -M as requested (0 when unset) */
+    int tcp_mss_default;                 /* actual MSS of the control/data socket */
+    int sock_bufsize;                    /* -w as requested */
+    int sndbuf_actual, rcvbuf_actual;    /* of the first data socket */
+    unsigned nstreams;
+    const struct lp_stream_conn *streams;
+};
+
+/* Per-interval numbers of one stream, or a sum over streams of one direction. */
+struct lp_sample {
+    struct lp_stream_id sid;     /* sums: id = socket = 0 */
+    double start_s, end_s;       /* seconds since the test (or post-omit) start */
+    double seconds;              /* end_s - start_s */
+    uint64_t bytes;
+    double bits_per_second;
+    bool omitted;
+
+    /* TCP sender with tcp_info (Linux). retransmits is also set on TCP sender sums. */
+    bool has_tcp_info;
+    int64_t retransmits;         /* in this interval */
+    uint64_t snd_cwnd;           /* bytes */
+    uint64_t snd_wnd;            /* bytes */
+    uint32_t rtt_us, rttvar_us, pmtu;
+
+    /* UDP. Sender: packets sent. Receiver: packets expected (highest seq delta),
+     * lost and out-of-order in this interval, jitter at the end of it. */
+    bool is_udp;
+    uint64_t packets;
+    int64_t lost_packets;
+    uint64_t out_of_order;
+    double jitter_ms;
+    double lost_percent;
+};
+
+struct lp_rec_interval {
+    unsigned nstreams;
+    const struct lp_sample *streams;   /* in stream order */
+    struct lp_sample sum;              /* client->server streams (or the only direction) */
+    bool has_sum_reverse;              /* bidir: sum over server->client streams */
+    struct lp_sample sum_reverse;
+};
+
+/* Whole-test totals of one side (sender or receiver) of a stream or a direction. */
+struct lp_total {
+    bool present;
+    double start_s, end_s, seconds;
+    uint64_t bytes;
+    double bits_per_second;
+
+    bool has_retransmits;        /* TCP sender with counters known */
+    int64_t retransmits;
+    bool has_tcp_extra;          /* max/min/mean below measured locally */
+    uint64_t max_snd_cwnd, max_snd_wnd;
+    uint32_t max_rtt_us, min_rtt_us, mean_rtt_us;
+
+    bool is_udp;
+    double jitter_ms;
+    int64_t lost_packets;
+    uint64_t packets;
+    double lost_percent;
+    uint64_t out_of_order;
+};
+
+struct lp_stream_end {
+    struct lp_stream_id sid;
+    struct lp_total sender;      /* numbers of the end that sent on this stream */
+    struct lp_total receiver;    /* numbers of the end that received */
+};
+
+struct lp_direction_end {
+    bool present;
+    struct lp_total sent;        /* sum over the direction's streams, sender side */
+    struct lp_total received;    /* receiver side */
+};
+
+struct lp_cpu_util {
+    double host_total, host_user, host_system;
+    double remote_total, remote_user, remote_system;
+};
+
+struct lp_rec_end {
+    unsigned nstreams;
+    const struct lp_stream_end *streams;
+    struct lp_direction_end forward;   /* client -> server */
+    struct lp_direction_end reverse;   /* server -> client */
+    bool bidir;
+    struct lp_cpu_util cpu;
+    const char *sender_congestion;     /* NULL when unknown */
+    const char *receiver_congestion;
+    const char *server_output_text;    /* client with --get-server-output, or NULL */
+    const char *server_output_json;    /* raw JSON text of the server's document, or NULL */
+    bool partial;                      /* the test was cut short */
+};
+
+struct lp_rec_error {
+    int code;              /* iperf3 i_errno-compatible when one applies, else 0 */
+    const char *message;   /* one line, no trailing newline */
+    bool fatal;            /* the test ended because of it */
+};
+
+struct lp_record {
+    enum lp_record_kind kind;
+    enum lp_role role;
+    unsigned test_id;      /* server: per-process test number; client: 1 */
+    double wall_time;      /* seconds since the epoch when emitted (for --timestamps) */
+    union {
+        struct lp_rec_listening listening;
+        struct lp_rec_connecting connecting;
+        struct lp_rec_start start;
+        struct lp_rec_interval interval;
+        struct lp_rec_end end;
+        struct lp_rec_error error;
+    } u;
+};
+
+/* A consumer of records. Called on the engine's control thread, one record at a time
+ * per test; must not block for long. */
+typedef void (*lp_sink_fn)(const struct lp_record *rec, void *user);
+
+#endif

@@ -1,0 +1,96 @@
+/* linkperf test specification: the single description of a test.
+ * Produced by the CLI (and later the web form, profiles, .jperf import); consumed
+ * by the engine. Plain data: no pointers, no ownership, safe to copy by value. */
+#ifndef LINKPERF_SPEC_H
+#define LINKPERF_SPEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define LP_HOST_MAX 256         /* host names and numeric addresses, incl. NUL */
+#define LP_TITLE_MAX 256        /* -T title, incl. NUL */
+#define LP_EXTRA_DATA_MAX 1024  /* --extra-data, incl. NUL */
+#define LP_CONGESTION_MAX 16    /* TCP_CA_NAME_MAX on Linux, incl. NUL */
+
+#define LP_DEFAULT_PORT 5201
+#define LP_DEFAULT_DURATION_S 10.0
+#define LP_DEFAULT_INTERVAL_S 1.0
+#define LP_DEFAULT_TCP_BLKSIZE (128u * 1024u)
+#define LP_DEFAULT_UDP_BLKSIZE 1460u   /* iperf3 uses the control MSS when known */
+#define LP_DEFAULT_UDP_RATE_BPS (1024ull * 1024ull) /* iperf3's "1M" is 1048576 */
+#define LP_DEFAULT_PACING_TIMER_US 1000u
+#define LP_DEFAULT_RCV_TIMEOUT_MS 120000u
+#define LP_MAX_STREAMS 128
+#define LP_MAX_BLKSIZE (1024u * 1024u)
+#define LP_MIN_UDP_BLKSIZE 16u
+#define LP_MAX_UDP_BLKSIZE 65507u
+#define LP_MAX_DURATION_S 86400.0
+#define LP_MAX_WINDOW (512 * 1024 * 1024)
+
+enum lp_role { LP_ROLE_CLIENT = 0, LP_ROLE_SERVER = 1 };
+enum lp_proto { LP_PROTO_TCP = 0, LP_PROTO_UDP = 1 };
+/* Direction of payload, seen from the client. */
+enum lp_dir { LP_DIR_FORWARD = 0, LP_DIR_REVERSE = 1, LP_DIR_BIDIR = 2 };
+enum lp_dialect { LP_DIALECT_IPERF3 = 0, LP_DIALECT_IPERF2 = 1 };
+enum lp_family { LP_FAMILY_ANY = 0, LP_FAMILY_INET = 4, LP_FAMILY_INET6 = 6 };
+
+/* What the engine needs to know about reporting; how it looks is the formatter's business. */
+struct lp_report_spec {
+    double interval_s;       /* 0 disables interval records */
+    bool get_server_output;  /* client: ask the server for its output */
+    bool server_output_json; /* server: its own output is -J (so it sends server_output_json) */
+};
+
+struct lp_spec {
+    enum lp_role role;
+    enum lp_dialect dialect;
+    enum lp_proto proto;
+    enum lp_dir dir;
+    enum lp_family family;
+
+    char host[LP_HOST_MAX];      /* client: server to test against */
+    uint16_t port;               /* server port (control and data) */
+    char bind_addr[LP_HOST_MAX]; /* -B: local address ("" = any) */
+    uint16_t cport;              /* --cport: client data port (0 = ephemeral) */
+
+    unsigned streams;       /* -P: streams per direction, 1..LP_MAX_STREAMS */
+    double duration_s;      /* -t: seconds; 0 when ended by bytes or blocks */
+    uint64_t bytes;         /* -n: total bytes to send (0 = unused) */
+    uint64_t blocks;        /* -k: total blocks to send (0 = unused) */
+    unsigned omit_s;        /* -O: seconds omitted from the start */
+    uint32_t blksize;       /* -l: write/datagram size (0 = protocol default) */
+    uint64_t rate_bps;      /* -b: per stream, bits/s (0 = unlimited) */
+    unsigned burst;         /* -b RATE/BURST: packets per burst (0 = paced evenly) */
+    uint32_t pacing_timer_us;
+
+    int window_bytes;                 /* -w: SO_SNDBUF/SO_RCVBUF (0 = OS default) */
+    int mss;                          /* -M: TCP_MAXSEG (0 = OS default) */
+    bool nodelay;                     /* -N */
+    char congestion[LP_CONGESTION_MAX]; /* -C ("" = OS default) */
+    int tos;                          /* -S/--dscp: IP TOS byte, -1 = leave alone */
+    bool udp_counters_64bit;
+    bool repeating_payload;
+    bool skip_rx_copy;                /* TCP receive with MSG_TRUNC: count without copying */
+
+    char title[LP_TITLE_MAX];         /* -T */
+    char extra_data[LP_EXTRA_DATA_MAX];
+
+    struct lp_report_spec report;
+
+    unsigned threads;              /* worker threads (0 = one per online CPU) */
+
+    /* Server side. */
+    bool one_off;                  /* -1: serve one test, then return */
+    unsigned idle_timeout_s;       /* --idle-timeout: 0 = none */
+    unsigned server_max_duration_s;/* --server-max-duration: 0 = none */
+    unsigned rcv_timeout_ms;       /* --rcv-timeout: receiver idle limit during a test */
+    unsigned max_tests;            /* concurrent tests the server accepts (0 = default) */
+};
+
+/* Fill a spec with iperf3's defaults for the given role. */
+void lp_spec_init(struct lp_spec *spec, enum lp_role role);
+
+/* Effective block size (applies the protocol default when blksize is 0). */
+uint32_t lp_spec_blksize(const struct lp_spec *spec);
+
+#endif
