@@ -51,6 +51,7 @@ struct lp_spec {
     char host[LP_HOST_MAX];      /* client: server to test against */
     uint16_t port;               /* server port (control and data) */
     char bind_addr[LP_HOST_MAX]; /* -B: local address ("" = any) */
+    char bind_dev[32];           /* --bind-dev: SO_BINDTODEVICE ("" = none) */
     uint16_t cport;              /* --cport: client data port (0 = ephemeral) */
 
     unsigned streams;       /* -P: streams per direction, 1..LP_MAX_STREAMS */
@@ -71,6 +72,11 @@ struct lp_spec {
     bool udp_counters_64bit;
     bool repeating_payload;
     bool skip_rx_copy;                /* TCP receive with MSG_TRUNC: count without copying */
+    bool zerocopy;                    /* -Z: send without copying where the kernel can */
+    bool dont_fragment;               /* --dont-fragment: IPv4 DF on UDP */
+    uint64_t fq_rate_bps;             /* --fq-rate: SO_MAX_PACING_RATE (0 = unset) */
+    unsigned connect_timeout_ms;      /* --connect-timeout: control connect (0 = OS default) */
+    unsigned snd_timeout_ms;          /* --snd-timeout: TCP_USER_TIMEOUT (0 = OS default) */
 
     char title[LP_TITLE_MAX];         /* -T */
     char extra_data[LP_EXTRA_DATA_MAX];
