@@ -1,0 +1,44 @@
+/* What the command line asks for: the test spec plus everything that is the CLI's own
+ * business (output format, log file, pid file, daemon). Plain data, safe to copy. */
+#ifndef LP_CLI_CONFIG_H
+#define LP_CLI_CONFIG_H
+
+#include <stdbool.h>
+
+#include "fmt/fmt.h"
+#include "linkperf/spec.h"
+
+#define LP_CLI_PATH_MAX 4096
+#define LP_CLI_DEFAULT_MAX_TESTS 64u
+#define LP_CLI_EXIT_OK 0
+#define LP_CLI_EXIT_FAIL 1   /* a test failed / the server could not run */
+#define LP_CLI_EXIT_USAGE 2  /* bad command line */
+
+enum lp_cli_action {
+    LP_CLI_ACTION_RUN,     /* -s or -c */
+    LP_CLI_ACTION_DEMO,    /* linkperf demo */
+    LP_CLI_ACTION_HELP,
+    LP_CLI_ACTION_VERSION,
+    LP_CLI_ACTION_MAN,
+};
+
+/* fmt.title is left NULL here: it would point into spec.title and break copying by value;
+ * the output module points it at its own copy. */
+struct lp_cli_config {
+    enum lp_cli_action action;
+    bool role_given;                 /* -s or -c seen */
+    struct lp_spec spec;
+    struct lp_fmt_opts fmt;
+    bool json;                       /* -J (also set by --json-stream) */
+    bool json_stream;                /* --json-stream: one JSON object per line */
+    bool forceflush;
+    bool daemon;                     /* -D */
+    unsigned debug;                  /* -d/--debug[=n]: accepted, prints nothing extra yet */
+    char logfile[LP_CLI_PATH_MAX];   /* "" = stdout/stderr */
+    char pidfile[LP_CLI_PATH_MAX];   /* "" = none */
+};
+
+/* Defaults: an iperf3 client spec, adaptive units, no files. */
+void lp_cli_config_init(struct lp_cli_config *cfg);
+
+#endif

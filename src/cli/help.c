@@ -1,0 +1,77 @@
+/* --help: usage plus one line per option row, grouped by mode like iperf3's --help.
+ * Unsupported iperf3 options are listed by name only; the man page explains them. */
+#include "cli/help.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/buf.h"
+
+#define HELP_COLUMN 30   /* where the help text starts, as in iperf3's --help */
+#define WRAP_COLUMN 79
+
+static void option_line(struct lp_cli_buf *b, const struct lp_cli_opt *o)
+{
+    char left[96];
+    size_t n;
+
+    if (o->letter)
+        n = (size_t)snprintf(left, sizeof(left), "  -%c, --%s", o->letter, o->name);
+    else
+        n = (size_t)snprintf(left, sizeof(left), "  --%s", o->name);
+    if (o->metavar && n < sizeof(left))
+        snprintf(left + n, sizeof(left) - n, o->arg == LP_CLI_ARG_OPTIONAL ? "[=%s]" : " %s",
+                 o->metavar);
+    if (strlen(left) + 1 >= HELP_COLUMN)
+        lp_cli_buf_printf(b, "%s\n%*s%s\n", left, HELP_COLUMN, "", o->help);
+    else
+        lp_cli_buf_printf(b, "%-*s%s\n", HELP_COLUMN, left, o->help);
+}
+
+static void section(struct lp_cli_buf *b, const struct lp_cli_table *t, enum lp_cli_mode mode,
+                    const char *title)
+{
+    size_t i;
+
+    lp_cli_buf_printf(b, "%s\n", title);
+    for (i = 0; i < t->count; i++) {
+        const struct lp_cli_opt *o = &t->opts[i];
+        if (o->mode == mode && !(o->flags & LP_CLI_F_UNSUPPORTED))
+            option_line(b, o);
+    }
+}
+
+char *lp_cli_help_text(const struct lp_cli_table *t)
+{
+    struct lp_cli_buf b = {0};
+    size_t i, col = 1;
+
+    lp_cli_buf_puts(&b, "Usage: linkperf [-s|-c host] [options]\n"
+                        "       linkperf demo [options]\n"
+                        "       linkperf [-h|--help] [-v|--version] [--man]\n\n");
+    section(&b, t, LP_CLI_MODE_GENERAL, "Server or Client:");
+    section(&b, t, LP_CLI_MODE_SERVER, "Server specific:");
+    section(&b, t, LP_CLI_MODE_CLIENT, "Client specific:");
+    lp_cli_buf_puts(&b, "\n[KMG] indicates options that take a K/M/G/T suffix: 1000-based for "
+                        "rates (-b, --fq-rate),\n1024-based for sizes (-n, -k, -l, -w).\n"
+                        "\niperf3 options that linkperf does not support:\n ");
+    for (i = 0; i < t->count; i++) {
+        const struct lp_cli_opt *o = &t->opts[i];
+        char name[64];
+        if (!(o->flags & LP_CLI_F_UNSUPPORTED))
+            continue;
+        if (o->letter)
+            snprintf(name, sizeof(name), " -%c", o->letter);
+        else
+            snprintf(name, sizeof(name), " --%s", o->name);
+        if (col + strlen(name) > WRAP_COLUMN) {
+            lp_cli_buf_puts(&b, "\n ");
+            col = 1;
+        }
+        lp_cli_buf_puts(&b, name);
+        col += strlen(name);
+    }
+    lp_cli_buf_puts(&b, "\n\n'linkperf demo' runs a 5 s TCP and a 5 s UDP test against a "
+                        "server of its own on\n127.0.0.1. See linkperf --man for details.\n");
+    return lp_cli_buf_take(&b);
+}

@@ -1,0 +1,211 @@
+/* The man page (roff, man(7) macros) generated from the option table plus fixed prose.
+ * Deterministic on purpose (no build date): docs/linkperf.1 is this output, byte for byte. */
+#include "cli/help.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/buf.h"
+#include "linkperf/record.h"
+
+/* Escape text for roff: backslashes, option-like words' dashes (so they print as ASCII
+ * minus and can be searched), and a leading '.' or '\'' that would read as a request. */
+static void put_text(struct lp_cli_buf *b, const char *s, bool line_start)
+{
+    bool in_option = false;
+    char prev = ' ';
+
+    if (line_start && (*s == '.' || *s == '\''))
+        lp_cli_buf_puts(b, "\\&");
+    for (; *s; prev = *s, s++) {
+        if (*s == ' ' || *s == '(' || *s == '"')
+            in_option = false;
+        if (*s == '-' && (prev == ' ' || prev == '(' || prev == '"' || prev == '/' ||
+                          prev == ','))
+            in_option = true;
+        if (*s == '\\')
+            lp_cli_buf_puts(b, "\\e");
+        else if (*s == '-' && in_option)
+            lp_cli_buf_puts(b, "\\-");
+        else
+            lp_cli_buf_append(b, s, 1);
+    }
+}
+
+static void put_dashes(struct lp_cli_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '-')
+            lp_cli_buf_puts(b, "\\-");
+        else if (*s == '\\')
+            lp_cli_buf_puts(b, "\\e");
+        else
+            lp_cli_buf_append(b, s, 1);
+    }
+}
+
+static void option_tag(struct lp_cli_buf *b, const struct lp_cli_opt *o)
+{
+    lp_cli_buf_puts(b, ".TP\n");
+    if (o->letter)
+        lp_cli_buf_printf(b, "\\fB\\-%c\\fR, ", o->letter);
+    lp_cli_buf_puts(b, "\\fB\\-\\-");
+    put_dashes(b, o->name);
+    lp_cli_buf_puts(b, "\\fR");
+    if (o->metavar) {
+        lp_cli_buf_puts(b, o->arg == LP_CLI_ARG_OPTIONAL ? "[=\\fI" : " \\fI");
+        put_dashes(b, o->metavar);
+        lp_cli_buf_puts(b, o->arg == LP_CLI_ARG_OPTIONAL ? "\\fR]" : "\\fR");
+    }
+    lp_cli_buf_puts(b, "\n");
+}
+
+/* The paragraph: the row's man text, or its help line made into a sentence; then the
+ * range, so the page states exactly what the parser enforces. */
+static void option_paragraph(struct lp_cli_buf *b, const struct lp_cli_opt *o)
+{
+    const char *text = o->man ? o->man : o->help;
+    char range[64], first[2] = {(char)toupper((unsigned char)text[0]), '\0'};
+
+    put_text(b, first, true);
+    put_text(b, text + 1, false);
+    if (text[strlen(text) - 1] != '.')
+        lp_cli_buf_puts(b, ".");
+    lp_cli_options_range(o, range, sizeof(range));
+    if (range[0]) {
+        lp_cli_buf_puts(b, " Range: ");
+        put_text(b, range, false);
+        lp_cli_buf_puts(b, ".");
+    }
+    if (o->flags & LP_CLI_F_LINKPERF)
+        lp_cli_buf_puts(b, " (linkperf only.)");
+    lp_cli_buf_puts(b, "\n");
+}
+
+static void section(struct lp_cli_buf *b, const struct lp_cli_table *t, enum lp_cli_mode mode,
+                    bool unsupported)
+{
+    size_t i;
+
+    for (i = 0; i < t->count; i++) {
+        const struct lp_cli_opt *o = &t->opts[i];
+        if (o->mode != mode || !(o->flags & LP_CLI_F_UNSUPPORTED) != !unsupported)
+            continue;
+        option_tag(b, o);
+        option_paragraph(b, o);
+    }
+}
+
+static const char head[] =
+    ".SH NAME\n"
+    "linkperf \\- measure TCP and UDP throughput, jitter and loss; iperf3 compatible\n"
+    ".SH SYNOPSIS\n"
+    ".B linkperf\n"
+    "\\fB\\-s\\fR [\\fIoptions\\fR]\n"
+    ".br\n"
+    ".B linkperf\n"
+    "\\fB\\-c\\fR \\fIhost\\fR [\\fIoptions\\fR]\n"
+    ".br\n"
+    ".B linkperf demo\n"
+    "[\\fIoptions\\fR]\n"
+    ".br\n"
+    ".B linkperf\n"
+    "\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR | \\fB\\-\\-man\\fR\n"
+    ".SH DESCRIPTION\n"
+    "linkperf measures what a network link delivers. It speaks the iperf3 protocol, so a "
+    "linkperf client can test a stock iperf3 server and a linkperf server serves stock "
+    "iperf3 clients, and it takes iperf3's options and prints iperf3's text and JSON "
+    "output.\n"
+    ".PP\n"
+    "Run one end as a server (\\fB\\-s\\fR) and the other as a client "
+    "(\\fB\\-c\\fR \\fIhost\\fR). By default the client sends TCP data to the server for "
+    "10 seconds and both ends report the throughput every second.\n"
+    ".PP\n"
+    "\\fBlinkperf demo\\fR starts a server on 127.0.0.1 inside the same process, on a "
+    "free port, and runs a 5 second TCP test and then a 5 second UDP test at 100 Mbit/s "
+    "against it, printing the client side. General options such as \\fB\\-f\\fR, "
+    "\\fB\\-i\\fR and \\fB\\-J\\fR apply to its output.\n"
+    ".PP\n"
+    "Sizes (\\fB\\-n\\fR, \\fB\\-k\\fR, \\fB\\-l\\fR, \\fB\\-w\\fR) take 1024-based "
+    "K, M, G and T suffixes (256K is 262144); rates (\\fB\\-b\\fR, \\fB\\-\\-fq\\-rate\\fR) "
+    "take 1000-based ones (10M is 10000000). Long options may be abbreviated to any "
+    "unambiguous prefix and take their argument as \\fB\\-\\-opt value\\fR or "
+    "\\fB\\-\\-opt=value\\fR.\n";
+
+static const char tail[] =
+    ".SH DIFFERENCES FROM IPERF3\n"
+    ".IP \\(bu 2\n"
+    "A linkperf server runs many tests at once (up to \\fB\\-\\-max\\-tests\\fR) on a fixed "
+    "pool of worker threads (\\fB\\-\\-threads\\fR). A stock iperf3 server serves one test "
+    "at a time and tells other clients it is busy. Each test's output is printed as its "
+    "records arrive, so the lines of concurrent tests interleave; with \\fB\\-J\\fR each "
+    "test prints its own document.\n"
+    ".IP \\(bu 2\n"
+    "The server prints both the sender and the receiver rows of a test's summary, not "
+    "only its own side.\n"
+    ".IP \\(bu 2\n"
+    "\\fB\\-t 0\\fR runs until interrupted. \\fB\\-p 0\\fR on a server listens on any "
+    "free port. \\fB\\-i\\fR accepts 0 to turn interval reports off.\n"
+    ".IP \\(bu 2\n"
+    "Values are checked strictly: a malformed or out-of-range value, an option given to "
+    "the wrong role, or an option iperf3 has but linkperf does not is an error that "
+    "names the option, with exit status 2.\n"
+    ".IP \\(bu 2\n"
+    "On SIGINT, SIGTERM or SIGHUP a client stops, prints the partial results and exits "
+    "0, like iperf3 3.19 and later; a second SIGINT exits at once.\n"
+    ".SH EXIT STATUS\n"
+    ".TP\n"
+    ".B 0\n"
+    "The test ran (client), or the server was stopped normally.\n"
+    ".TP\n"
+    ".B 1\n"
+    "The test failed, or the server could not run.\n"
+    ".TP\n"
+    ".B 2\n"
+    "The command line is invalid; a one-line message on standard error says why.\n"
+    ".SH EXAMPLES\n"
+    ".TP\n"
+    ".B linkperf \\-s\n"
+    "Serve tests on port 5201.\n"
+    ".TP\n"
+    ".B linkperf \\-c 192.0.2.1 \\-t 30 \\-P 4\n"
+    "Send TCP to 192.0.2.1 for 30 seconds over four streams.\n"
+    ".TP\n"
+    ".B linkperf \\-c 192.0.2.1 \\-u \\-b 100M \\-R\n"
+    "Let the server send UDP at 100 Mbit/s; report jitter and loss.\n"
+    ".TP\n"
+    ".B linkperf \\-c 192.0.2.1 \\-\\-bidir \\-J\n"
+    "Send in both directions at once and print a JSON document.\n"
+    ".TP\n"
+    ".B linkperf demo\n"
+    "Try it out on this machine.\n"
+    ".SH SEE ALSO\n"
+    ".BR iperf3 (1),\n"
+    ".BR iperf (1)\n";
+
+char *lp_cli_man_page(const struct lp_cli_table *t)
+{
+    struct lp_cli_buf b = {0};
+
+    lp_cli_buf_printf(&b, ".\\\" Generated by 'linkperf --man' from src/cli/options.c; "
+                          "do not edit.\n"
+                          ".TH LINKPERF 1 \"\" \"%s\" \"User Commands\"\n",
+                      LP_VERSION_STR);
+    lp_cli_buf_puts(&b, head);
+    lp_cli_buf_puts(&b, ".SH GENERAL OPTIONS\n");
+    section(&b, t, LP_CLI_MODE_GENERAL, false);
+    lp_cli_buf_puts(&b, ".SH SERVER OPTIONS\n");
+    section(&b, t, LP_CLI_MODE_SERVER, false);
+    lp_cli_buf_puts(&b, ".SH CLIENT OPTIONS\n");
+    section(&b, t, LP_CLI_MODE_CLIENT, false);
+    lp_cli_buf_puts(&b, ".SH UNSUPPORTED IPERF3 OPTIONS\n"
+                        "linkperf recognises these iperf3 options and refuses them with a "
+                        "message saying so (exit status 2), rather than calling them "
+                        "unknown.\n");
+    section(&b, t, LP_CLI_MODE_GENERAL, true);
+    section(&b, t, LP_CLI_MODE_SERVER, true);
+    section(&b, t, LP_CLI_MODE_CLIENT, true);
+    lp_cli_buf_puts(&b, tail);
+    return lp_cli_buf_take(&b);
+}

@@ -1,0 +1,348 @@
+/* The iperf3-spelling option table (data) and lookups over any table.
+ * Does not parse argv or check combinations: parse.c does, driven by these rows. */
+#include "cli/options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/setters.h"
+#include "cli/values.h"
+
+#define FIELD(m) .off = offsetof(struct lp_cli_config, m), \
+                 .size = sizeof(((struct lp_cli_config *)0)->m)
+#define FLAG(m) .store = LP_CLI_STORE_TRUE, FIELD(m)
+#define STR(m, maxlen) .arg = LP_CLI_ARG_STRING, .max = (maxlen), \
+                       .store = LP_CLI_STORE_STR, FIELD(m)
+#define GENERAL .mode = LP_CLI_MODE_GENERAL
+#define SERVER .mode = LP_CLI_MODE_SERVER
+#define CLIENT .mode = LP_CLI_MODE_CLIENT
+#define MS_MAX (86400.0 * 1000.0)   /* iperf3 bounds its ms timeouts by MAX_TIME (a day) */
+
+static const struct lp_cli_opt iperf3_opts[] = {
+    /* ---- Server or client ---- */
+    {.name = "port", .letter = 'p', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
+     .max = 65535, GENERAL, .store = LP_CLI_STORE_U16, FIELD(spec.port),
+     .help = "server port to listen on/connect to (default 5201)",
+     .man = "Server port to listen on (server) or connect to (client); default 5201. "
+            "A server given 0 listens on any free port and reports it; a client needs "
+            "1..65535."},
+    {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[kmgtKMGT]",
+     GENERAL, .set = lp_cli_set_format,
+     .help = "format to report: Kbits, Mbits, Gbits, Tbits (a = adaptive)",
+     .man = "Unit of the Bitrate column: k, m, g, t for Kbits..Tbits per second "
+            "(1000-based), K, M, G, T for KBytes..TBytes per second (1024-based), a or A "
+            "(the default) to adapt. The Transfer column always adapts."},
+    {.name = "interval", .letter = 'i', .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 0.1,
+     .max = 60, GENERAL, .flags = LP_CLI_F_ZERO_OK, .store = LP_CLI_STORE_DOUBLE,
+     FIELD(spec.report.interval_s),
+     .help = "seconds between periodic throughput reports (0 = none)",
+     .man = "Seconds between periodic throughput reports; default 1, fractions allowed. "
+            "0 disables interval reports."},
+    {.name = "pidfile", .letter = 'I', .metavar = "file", STR(pidfile, LP_CLI_PATH_MAX - 1),
+     GENERAL, .help = "write PID file",
+     .man = "Write the process id to file (after -D has forked) and remove it at exit."},
+    {.name = "file", .letter = 'F', .arg = LP_CLI_ARG_STRING, .metavar = "name", GENERAL,
+     .flags = LP_CLI_F_UNSUPPORTED, .help = "xmit/recv the specified file"},
+    {.name = "affinity", .letter = 'A', .arg = LP_CLI_ARG_STRING, .metavar = "n/n,m", GENERAL,
+     .flags = LP_CLI_F_UNSUPPORTED, .help = "set CPU affinity"},
+    {.name = "bind", .letter = 'B', .arg = LP_CLI_ARG_STRING, .metavar = "host[%dev]",
+     .max = LP_HOST_MAX - 1, GENERAL, .set = lp_cli_set_bind,
+     .help = "bind to the interface associated with the address host",
+     .man = "Bind to the local address host. An optional %dev suffix is the same as "
+            "--bind-dev dev (as in iperf3, so it is not an IPv6 scope id)."},
+    {.name = "bind-dev", .metavar = "dev", STR(spec.bind_dev, 15), GENERAL,
+     .help = "bind to the network interface with SO_BINDTODEVICE"},
+    {.name = "verbose", .letter = 'V', FLAG(fmt.verbose), GENERAL,
+     .help = "more detailed output"},
+    {.name = "json", .letter = 'J', FLAG(json), GENERAL, .help = "output in JSON format",
+     .man = "Output one JSON document per test in iperf3's -J schema. A server prints "
+            "one document per test it served."},
+    {.name = "json-stream", GENERAL, .set = lp_cli_set_json_stream,
+     .help = "output in line-delimited JSON format (implies -J)",
+     .man = "Output one compact JSON object per line as the test runs, like iperf3 "
+            "3.17's --json-stream. Implies -J."},
+    {.name = "logfile", .metavar = "f", STR(logfile, LP_CLI_PATH_MAX - 1), GENERAL,
+     .help = "send output to a log file",
+     .man = "Append all output (normal and error) to file f instead of the terminal."},
+    {.name = "forceflush", FLAG(forceflush), GENERAL,
+     .help = "force flushing output at every interval",
+     .man = "Flush the output after every line instead of after every report."},
+    {.name = "timestamps", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "format",
+     .max = sizeof(((struct lp_fmt_opts *)0)->timestamp_format) - 1, GENERAL,
+     .set = lp_cli_set_timestamps,
+     .help = "emit a timestamp at the start of each output line",
+     .man = "Prefix each output line with the time. The optional =format is a "
+            "strftime(3) format; the default is iperf3's \"%c \"."},
+    {.name = "rcv-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 100, .max = MS_MAX,
+     GENERAL, .store = LP_CLI_STORE_UINT, FIELD(spec.rcv_timeout_ms),
+     .help = "idle timeout for receiving data (default 120000 ms)",
+     .man = "Abort a test when the receiving side sees no data for this many "
+            "milliseconds; default 120000."},
+    {.name = "snd-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = MS_MAX,
+     GENERAL, .store = LP_CLI_STORE_UINT, FIELD(spec.snd_timeout_ms),
+     .help = "timeout for unacknowledged TCP data (ms, default: system's)",
+     .man = "Give up on a TCP connection whose data stays unacknowledged for this many "
+            "milliseconds (TCP_USER_TIMEOUT); 0 keeps the system setting."},
+    {.name = "debug", .letter = 'd', .arg = LP_CLI_ARG_OPTIONAL, .metavar = "#", .min = 1,
+     .max = 4, GENERAL, .set = lp_cli_set_debug, .help = "emit debugging output",
+     .man = "Accepted for iperf3 compatibility, with an optional =level 1..4; linkperf "
+            "prints no debugging output yet."},
+    {.name = "threads", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = 64, GENERAL,
+     .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.threads),
+     .help = "worker threads (default 0 = one per CPU core)",
+     .man = "Number of worker threads that move data; 0 (the default) starts one per "
+            "online CPU core."},
+    {.name = "version", .letter = 'v', GENERAL, .flags = LP_CLI_F_STOP,
+     .set = lp_cli_set_version, .help = "show version information and quit"},
+    {.name = "help", .letter = 'h', GENERAL, .flags = LP_CLI_F_STOP, .set = lp_cli_set_help,
+     .help = "show this message and quit"},
+    {.name = "man", GENERAL, .flags = LP_CLI_F_STOP | LP_CLI_F_LINKPERF,
+     .set = lp_cli_set_man, .help = "print this manual page (roff) and quit",
+     .man = "Print this manual page, in roff, generated from the option table, and quit."},
+
+    /* ---- Server ---- */
+    {.name = "server", .letter = 's', SERVER, .set = lp_cli_set_server,
+     .help = "run in server mode",
+     .man = "Run in server mode. A linkperf server runs many tests at once (see "
+            "--max-tests) instead of refusing clients while one test is running."},
+    {.name = "daemon", .letter = 'D', FLAG(daemon), SERVER,
+     .help = "run the server as a daemon",
+     .man = "Run the server in the background, detached from the terminal. Output goes "
+            "to --logfile, or nowhere."},
+    {.name = "one-off", .letter = '1', FLAG(spec.one_off), SERVER,
+     .help = "handle one client connection then exit"},
+    {.name = "idle-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 86400,
+     SERVER, .store = LP_CLI_STORE_UINT, FIELD(spec.idle_timeout_s),
+     .help = "restart idle server after # seconds (default - no timeout)",
+     .man = "Reset the server when no client has connected for this many seconds; with "
+            "-1 the server exits instead."},
+    {.name = "server-max-duration", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,
+     .max = 86400, SERVER, .store = LP_CLI_STORE_UINT, FIELD(spec.server_max_duration_s),
+     .help = "refuse tests longer than # seconds (and untimed tests)",
+     .man = "Refuse tests whose duration plus omit time exceeds this many seconds, and "
+            "tests without a time limit (iperf3 3.20's option)."},
+    {.name = "max-tests", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 1024,
+     SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests),
+     .help = "tests the server runs at once (default 64)",
+     .man = "How many tests the server runs at the same time; default 64. A client "
+            "beyond that gets iperf3's busy answer."},
+    {.name = "server-bitrate-limit", .arg = LP_CLI_ARG_STRING, .metavar = "#[KMG][/#]",
+     SERVER, .flags = LP_CLI_F_UNSUPPORTED, .help = "server's total bit rate limit"},
+    {.name = "rsa-private-key-path", .arg = LP_CLI_ARG_STRING, .metavar = "file", SERVER,
+     .flags = LP_CLI_F_UNSUPPORTED,
+     .help = "path to the RSA private key for authentication"},
+    {.name = "authorized-users-path", .arg = LP_CLI_ARG_STRING, .metavar = "file", SERVER,
+     .flags = LP_CLI_F_UNSUPPORTED,
+     .help = "path to the file containing user credentials"},
+    {.name = "time-skew-threshold", .arg = LP_CLI_ARG_STRING, .metavar = "#", SERVER,
+     .flags = LP_CLI_F_UNSUPPORTED,
+     .help = "time skew threshold for authentication"},
+
+    /* ---- Client ---- */
+    {.name = "client", .letter = 'c', .arg = LP_CLI_ARG_STRING, .metavar = "host[%dev]",
+     .max = LP_HOST_MAX - 1, CLIENT, .set = lp_cli_set_client,
+     .help = "run in client mode, connecting to host",
+     .man = "Run in client mode, testing against the server host (a name or an IPv4 or "
+            "IPv6 address). An optional %dev suffix is the same as --bind-dev dev."},
+    {.name = "udp", .letter = 'u', CLIENT, .set = lp_cli_set_udp,
+     .help = "use UDP rather than TCP",
+     .man = "Use UDP rather than TCP. The rate defaults to 1 Mbit/s (1048576 bit/s) "
+            "and the datagram size to 1460 bytes."},
+    {.name = "connect-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
+     .max = MS_MAX, CLIENT, .store = LP_CLI_STORE_UINT, FIELD(spec.connect_timeout_ms),
+     .help = "timeout for control connection setup (ms)",
+     .man = "Give up connecting the control connection after this many milliseconds; "
+            "0 (the default) leaves it to the system."},
+    {.name = "bitrate", .letter = 'b', .arg = LP_CLI_ARG_RATE, .metavar = "#[KMG][/#]",
+     .min = 0, .max = 1e15, CLIENT, .flags = LP_CLI_F_BURST, .set = lp_cli_set_bitrate,
+     .help = "target bitrate in bits/sec (0 for unlimited)",
+     .man = "Target bitrate per stream in bits/s, with 1000-based K, M, G, T suffixes; 0 "
+            "means unlimited. Default: 1 Mbit/s (1048576) for UDP, unlimited for TCP. An "
+            "optional /N sends bursts of N packets (1..1000)."},
+    {.name = "pacing-timer", .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 1,
+     .max = 1000000, CLIENT, .store = LP_CLI_STORE_U32, FIELD(spec.pacing_timer_us),
+     .help = "set the timing for pacing, in microseconds (default 1000)"},
+    {.name = "fq-rate", .arg = LP_CLI_ARG_RATE, .metavar = "#[KMG]", .min = 0, .max = 1e15,
+     CLIENT, .store = LP_CLI_STORE_U64, FIELD(spec.fq_rate_bps),
+     .help = "enable fair-queuing based socket pacing in bits/sec",
+     .man = "Let the kernel pace each stream at this rate in bits/s (SO_MAX_PACING_RATE, "
+            "1000-based suffixes); 0 leaves pacing to linkperf."},
+    {.name = "time", .letter = 't', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
+     .max = LP_MAX_DURATION_S, CLIENT, .store = LP_CLI_STORE_DOUBLE, FIELD(spec.duration_s),
+     .help = "time in seconds to transmit for (default 10 secs, 0 = forever)",
+     .man = "Seconds to transmit for; default 10. 0 runs until interrupted (Ctrl-C). "
+            "Only one of -t, -n and -k may be given."},
+    {.name = "bytes", .letter = 'n', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 1,
+     .max = 1125899906842624.0, CLIENT, .store = LP_CLI_STORE_U64, FIELD(spec.bytes),
+     .help = "number of bytes to transmit (instead of -t)",
+     .man = "Number of bytes to transmit instead of a time, with 1024-based suffixes."},
+    {.name = "blockcount", .letter = 'k', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]",
+     .min = 1, .max = 1125899906842624.0, CLIENT, .store = LP_CLI_STORE_U64,
+     FIELD(spec.blocks),
+     .help = "number of blocks (packets) to transmit (instead of -t or -n)"},
+    {.name = "length", .letter = 'l', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 1,
+     .max = LP_MAX_BLKSIZE, CLIENT, .store = LP_CLI_STORE_U32, FIELD(spec.blksize),
+     .help = "length of buffer to read or write (default 128 KB TCP, 1460 UDP)",
+     .man = "Length of each write (TCP, 1..1M, default 128K) or datagram (UDP, "
+            "16..65507, default 1460), with 1024-based suffixes."},
+    {.name = "cport", .arg = LP_CLI_ARG_INT, .metavar = "port", .min = 1, .max = 65535,
+     CLIENT, .store = LP_CLI_STORE_U16, FIELD(spec.cport),
+     .help = "bind to a specific client port (default: ephemeral port)"},
+    {.name = "parallel", .letter = 'P', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,
+     .max = LP_MAX_STREAMS, CLIENT, .store = LP_CLI_STORE_UINT, FIELD(spec.streams),
+     .help = "number of parallel client streams to run"},
+    {.name = "reverse", .letter = 'R', CLIENT, .set = lp_cli_set_reverse,
+     .help = "run in reverse mode (server sends, client receives)"},
+    {.name = "bidir", CLIENT, .set = lp_cli_set_bidir,
+     .help = "run in bidirectional mode (client and server send and receive)",
+     .man = "Run in bidirectional mode: client and server both send and receive. "
+            "Cannot be combined with -R."},
+    {.name = "window", .letter = 'w', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 0,
+     .max = LP_MAX_WINDOW, CLIENT, .store = LP_CLI_STORE_INT, FIELD(spec.window_bytes),
+     .help = "set send/receive socket buffer sizes (sets TCP window size)"},
+    {.name = "congestion", .letter = 'C', .metavar = "algo",
+     STR(spec.congestion, LP_CONGESTION_MAX - 1), CLIENT,
+     .help = "set TCP congestion control algorithm"},
+    {.name = "set-mss", .letter = 'M', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 88,
+     .max = 9216, CLIENT, .flags = LP_CLI_F_ZERO_OK, .store = LP_CLI_STORE_INT,
+     FIELD(spec.mss), .help = "set TCP maximum segment size (MTU - 40 bytes)",
+     .man = "Set the TCP maximum segment size (MTU - 40 bytes); 0 keeps the system "
+            "default. Linux refuses values below 88."},
+    {.name = "no-delay", .letter = 'N', FLAG(spec.nodelay), CLIENT,
+     .help = "set TCP no delay, disabling Nagle's Algorithm"},
+    {.name = "version4", .letter = '4', GENERAL, .set = lp_cli_set_inet4,
+     .help = "only use IPv4"},
+    {.name = "version6", .letter = '6', GENERAL, .set = lp_cli_set_inet6,
+     .help = "only use IPv6"},
+    {.name = "tos", .letter = 'S', .arg = LP_CLI_ARG_INT, .metavar = "N", .min = 0,
+     .max = 255, CLIENT, .flags = LP_CLI_F_CPREFIX, .set = lp_cli_set_tos,
+     .help = "set the IP type of service, 0-255 (decimal, 0octal, 0xhex)",
+     .man = "Set the IP type of service byte, 0..255, in decimal, octal (leading 0) or "
+            "hex (leading 0x): 52, 064 and 0x34 are the same."},
+    {.name = "dscp", .arg = LP_CLI_ARG_STRING, .metavar = "N|name", .max = 15, CLIENT,
+     .set = lp_cli_set_dscp, .help = "set the IP DSCP value, 0-63 or symbolic (AF11, EF...)",
+     .man = "Set the DSCP, 0..63 (decimal, octal or hex as for -S) or a name: CS0..CS7, "
+            "AF11..AF43, EF, VA. The TOS byte becomes DSCP << 2."},
+    {.name = "zerocopy", .letter = 'Z', FLAG(spec.zerocopy), CLIENT,
+     .help = "use a 'zero copy' method of sending data"},
+    {.name = "skip-rx-copy", FLAG(spec.skip_rx_copy), CLIENT,
+     .help = "ignore received data instead of copying it (MSG_TRUNC)",
+     .man = "Receive TCP data without copying it to user space (MSG_TRUNC); the bytes "
+            "are counted, not read."},
+    {.name = "omit", .letter = 'O', .arg = LP_CLI_ARG_INT, .metavar = "N", .min = 0,
+     .max = 600, CLIENT, .store = LP_CLI_STORE_UINT, FIELD(spec.omit_s),
+     .help = "omit the first N seconds of the test from the statistics"},
+    {.name = "title", .letter = 'T', .metavar = "str", STR(spec.title, LP_TITLE_MAX - 1),
+     CLIENT, .help = "prefix every output line with this string"},
+    {.name = "extra-data", .metavar = "str", STR(spec.extra_data, LP_EXTRA_DATA_MAX - 1),
+     CLIENT, .help = "data string to include in client and server JSON"},
+    {.name = "get-server-output", FLAG(spec.report.get_server_output), CLIENT,
+     .help = "get results from server"},
+    {.name = "udp-counters-64bit", FLAG(spec.udp_counters_64bit), CLIENT,
+     .help = "use 64-bit counters in UDP test packets"},
+    {.name = "repeating-payload", FLAG(spec.repeating_payload), CLIENT,
+     .help = "use a repeating pattern in the payload instead of random bytes"},
+    {.name = "dont-fragment", FLAG(spec.dont_fragment), CLIENT,
+     .help = "set IPv4 Don't Fragment flag"},
+    {.name = "sctp", CLIENT, .flags = LP_CLI_F_UNSUPPORTED, .help = "use SCTP rather than TCP"},
+    {.name = "xbind", .letter = 'X', .arg = LP_CLI_ARG_STRING, .metavar = "name", CLIENT,
+     .flags = LP_CLI_F_UNSUPPORTED, .help = "bind SCTP association to links"},
+    {.name = "nstreams", .arg = LP_CLI_ARG_STRING, .metavar = "#", CLIENT,
+     .flags = LP_CLI_F_UNSUPPORTED, .help = "number of SCTP streams"},
+    {.name = "flowlabel", .letter = 'L', .arg = LP_CLI_ARG_STRING, .metavar = "N", CLIENT,
+     .flags = LP_CLI_F_UNSUPPORTED, .help = "set the IPv6 flow label"},
+    {.name = "username", .arg = LP_CLI_ARG_STRING, .metavar = "name", CLIENT,
+     .flags = LP_CLI_F_UNSUPPORTED, .help = "username for authentication"},
+    {.name = "rsa-public-key-path", .arg = LP_CLI_ARG_STRING, .metavar = "file", CLIENT,
+     .flags = LP_CLI_F_UNSUPPORTED,
+     .help = "path to the RSA public key for authentication"},
+};
+
+static const struct lp_cli_table iperf3_table = {
+    .name = "iperf3",
+    .opts = iperf3_opts,
+    .count = sizeof(iperf3_opts) / sizeof(iperf3_opts[0]),
+};
+
+const struct lp_cli_table *lp_cli_options_iperf3(void)
+{
+    return &iperf3_table;
+}
+
+const struct lp_cli_opt *lp_cli_options_long(const struct lp_cli_table *t, const char *name,
+                                             size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < t->count; i++) {
+        const char *n = t->opts[i].name;
+        if (strlen(n) == len && memcmp(n, name, len) == 0)
+            return &t->opts[i];
+    }
+    return NULL;
+}
+
+const struct lp_cli_opt *lp_cli_options_prefix(const struct lp_cli_table *t, const char *name,
+                                               size_t len, bool *ambiguous)
+{
+    const struct lp_cli_opt *found = lp_cli_options_long(t, name, len);
+    size_t i;
+
+    *ambiguous = false;
+    if (found || len == 0)
+        return found;
+    for (i = 0; i < t->count; i++) {
+        if (strncmp(t->opts[i].name, name, len) != 0)
+            continue;
+        if (found) {
+            *ambiguous = true;
+            return NULL;
+        }
+        found = &t->opts[i];
+    }
+    return found;
+}
+
+const struct lp_cli_opt *lp_cli_options_short(const struct lp_cli_table *t, char letter)
+{
+    size_t i;
+
+    for (i = 0; letter && i < t->count; i++) {
+        if (t->opts[i].letter == letter)
+            return &t->opts[i];
+    }
+    return NULL;
+}
+
+void lp_cli_options_label(const struct lp_cli_opt *o, char *buf, size_t len)
+{
+    if (o->letter)
+        snprintf(buf, len, "-%c/--%s", o->letter, o->name);
+    else
+        snprintf(buf, len, "--%s", o->name);
+}
+
+static void format_bound(char *buf, size_t len, const struct lp_cli_opt *o, double v)
+{
+    if (o->arg == LP_CLI_ARG_SIZE)
+        lp_cli_value_format_units(buf, len, v, 1024);
+    else if (o->arg == LP_CLI_ARG_RATE)
+        lp_cli_value_format_units(buf, len, v, 1000);
+    else
+        snprintf(buf, len, "%.15g", v);
+}
+
+void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len)
+{
+    char lo[32], hi[32];
+
+    if (o->arg != LP_CLI_ARG_INT && o->arg != LP_CLI_ARG_NUM && o->arg != LP_CLI_ARG_SIZE &&
+        o->arg != LP_CLI_ARG_RATE) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    format_bound(lo, sizeof(lo), o, o->min);
+    format_bound(hi, sizeof(hi), o, o->max);
+    snprintf(buf, len, "%s%s..%s", (o->flags & LP_CLI_F_ZERO_OK) ? "0 or " : "", lo, hi);
+}

@@ -1,0 +1,103 @@
+/* The CLI option table: one row per option, with its argument kind, range, mode, help
+ * line and man paragraph. Parsing, --help and --man are all generated from these rows. */
+#ifndef LP_CLI_OPTIONS_H
+#define LP_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/config.h"
+
+#define LP_CLI_BURST_MAX 1000 /* iperf3's limit on -b RATE/BURST */
+
+/* What an option's argument looks like. */
+enum lp_cli_arg {
+    LP_CLI_ARG_NONE,     /* a flag */
+    LP_CLI_ARG_INT,      /* decimal integer ("0x", "0" prefixes only with LP_CLI_F_CPREFIX) */
+    LP_CLI_ARG_NUM,      /* decimal number with an optional fraction (-i 0.5) */
+    LP_CLI_ARG_SIZE,     /* number with K/M/G/T suffix, 1024-based (-n -k -l -w) */
+    LP_CLI_ARG_RATE,     /* number with K/M/G/T suffix, 1000-based; -b adds /BURST */
+    LP_CLI_ARG_STRING,   /* text; max is its length limit */
+    LP_CLI_ARG_OPTIONAL, /* long form only: --name or --name=value (value is text) */
+};
+
+/* Which role an option applies to. */
+enum lp_cli_mode {
+    LP_CLI_MODE_GENERAL,
+    LP_CLI_MODE_SERVER,
+    LP_CLI_MODE_CLIENT,
+};
+
+enum lp_cli_flag {
+    LP_CLI_F_UNSUPPORTED = 1u << 0, /* iperf3 has it, linkperf does not: reject clearly */
+    LP_CLI_F_ZERO_OK = 1u << 1,     /* 0 is accepted besides min..max (means "off/default") */
+    LP_CLI_F_CPREFIX = 1u << 2,     /* INT accepts 0x.. hex and 0.. octal (-S like iperf3) */
+    LP_CLI_F_LINKPERF = 1u << 3,    /* linkperf's own option, not in iperf3 */
+    LP_CLI_F_STOP = 1u << 4,        /* -h -v --man: act at once, ignore the rest */
+    LP_CLI_F_BURST = 1u << 5,       /* RATE may end in /BURST (1..LP_CLI_BURST_MAX) */
+};
+
+/* How a plain value is stored into struct lp_cli_config (rows with a setter ignore it). */
+enum lp_cli_store {
+    LP_CLI_STORE_NONE,
+    LP_CLI_STORE_TRUE,   /* bool = true */
+    LP_CLI_STORE_UINT,   /* unsigned */
+    LP_CLI_STORE_U16,
+    LP_CLI_STORE_U32,
+    LP_CLI_STORE_U64,
+    LP_CLI_STORE_INT,
+    LP_CLI_STORE_DOUBLE,
+    LP_CLI_STORE_STR,    /* char[size], NUL-terminated; max length checked first */
+};
+
+/* A parsed argument, handed to a row's setter. */
+struct lp_cli_value {
+    const char *text;  /* the argument as given (NULL for flags and absent optional args) */
+    double num;        /* numeric kinds: the value after suffix scaling */
+    unsigned burst;    /* -b RATE/BURST: the burst (0 = none given) */
+};
+
+struct lp_cli_opt;
+struct lp_cli_err;
+/* Custom handling for options that are not a plain store. Returns 0 or -1 with err set. */
+typedef int (*lp_cli_set_fn)(struct lp_cli_config *cfg, const struct lp_cli_opt *opt,
+                             const struct lp_cli_value *v, struct lp_cli_err *err);
+
+struct lp_cli_opt {
+    const char *name;       /* long name without "--" */
+    char letter;            /* short letter, 0 = none */
+    enum lp_cli_arg arg;
+    const char *metavar;    /* argument as shown in help/man ("#", "host"), NULL for flags */
+    double min, max;        /* numeric range; STRING/OPTIONAL: max = length limit */
+    enum lp_cli_mode mode;
+    unsigned flags;         /* enum lp_cli_flag */
+    enum lp_cli_store store;
+    size_t off, size;       /* field in struct lp_cli_config for store */
+    lp_cli_set_fn set;      /* custom handling, or NULL */
+    const char *help;       /* one line for --help */
+    const char *man;        /* man page paragraph (NULL = help) */
+};
+
+/* A spelling of the options. iperf3's is the default; --iperf2 will add a second table. */
+struct lp_cli_table {
+    const char *name;              /* "iperf3" */
+    const struct lp_cli_opt *opts;
+    size_t count;
+};
+
+const struct lp_cli_table *lp_cli_options_iperf3(void);
+
+/* Lookups; NULL when absent. lp_cli_options_prefix also accepts an unambiguous prefix of a
+ * long name (getopt_long does, so iperf3 users may rely on it) and sets *ambiguous. */
+const struct lp_cli_opt *lp_cli_options_long(const struct lp_cli_table *t, const char *name,
+                                             size_t len);
+const struct lp_cli_opt *lp_cli_options_prefix(const struct lp_cli_table *t, const char *name,
+                                               size_t len, bool *ambiguous);
+const struct lp_cli_opt *lp_cli_options_short(const struct lp_cli_table *t, char letter);
+
+/* "-P/--parallel" or "--cport": how messages name an option. */
+void lp_cli_options_label(const struct lp_cli_opt *o, char *buf, size_t len);
+/* The valid range as text: "1..128", "0 or 88..9216", "0..512M". Empty for non-numeric. */
+void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len);
+
+#endif

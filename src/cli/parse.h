@@ -1,0 +1,18 @@
+/* argv -> struct lp_cli_config, driven by an option table. Never prints, never exits:
+ * a bad command line comes back as -1 and a one-line message naming the option. */
+#ifndef LP_CLI_PARSE_H
+#define LP_CLI_PARSE_H
+
+#include "cli/config.h"
+#include "cli/options.h"
+#include "cli/values.h"
+
+/* Parse with iperf3's spelling. Initialises cfg. Returns 0 or -1 (err filled); on -1 the
+ * caller exits with LP_CLI_EXIT_USAGE. argv[1] == "demo" selects LP_CLI_ACTION_DEMO. */
+int lp_cli_parse(int argc, char *const argv[], struct lp_cli_config *cfg,
+                 struct lp_cli_err *err);
+/* The same with any table (the --iperf2 spelling will come in as a second table). */
+int lp_cli_parse_table(const struct lp_cli_table *t, int argc, char *const argv[],
+                       struct lp_cli_config *cfg, struct lp_cli_err *err);
+
+#endif

@@ -1,0 +1,190 @@
+/* Option rows that are more than a plain store: roles, host%dev, -b RATE/BURST, TOS/DSCP,
+ * optional arguments. Values arrive already parsed and range-checked by parse.c. */
+#include "cli/setters.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void lp_cli_config_init(struct lp_cli_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->action = LP_CLI_ACTION_RUN;
+    /* The role is known only after all of argv is read; parse.c sets it at the end. */
+    lp_spec_init(&cfg->spec, LP_ROLE_CLIENT);
+    cfg->spec.max_tests = LP_CLI_DEFAULT_MAX_TESTS;
+    cfg->fmt.unit = 'a';
+}
+
+LP_CLI_SETTER(lp_cli_set_server)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.role = LP_ROLE_SERVER;
+    cfg->role_given = true;
+    return 0;
+}
+
+/* iperf3 reads "host%dev" as host plus --bind-dev dev (so no IPv6 scope ids here). */
+static int split_host(const struct lp_cli_opt *opt, const char *text, char *host,
+                      size_t hostlen, char *dev, size_t devlen, struct lp_cli_err *err)
+{
+    char label[48];
+    const char *pct = strchr(text, '%');
+    size_t n = pct ? (size_t)(pct - text) : strlen(text);
+
+    lp_cli_options_label(opt, label, sizeof(label));
+    if (n == 0)
+        return lp_cli_err_set(err, "option %s: the host is empty", label);
+    if (n >= hostlen)
+        return lp_cli_err_set(err, "option %s: the host is too long (at most %zu characters)",
+                              label, hostlen - 1);
+    if (pct && (pct[1] == '\0' || strlen(pct + 1) >= devlen))
+        return lp_cli_err_set(err, "option %s: the device after %% must be 1..%zu characters",
+                              label, devlen - 1);
+    memcpy(host, text, n);
+    host[n] = '\0';
+    if (pct)
+        snprintf(dev, devlen, "%s", pct + 1);
+    return 0;
+}
+
+/* IFNAMSIZ - 1: what SO_BINDTODEVICE accepts, tighter than the spec's buffer. */
+#define DEV_LEN 16
+
+LP_CLI_SETTER(lp_cli_set_client)
+{
+    cfg->spec.role = LP_ROLE_CLIENT;
+    cfg->role_given = true;
+    return split_host(opt, v->text, cfg->spec.host, sizeof(cfg->spec.host),
+                      cfg->spec.bind_dev, DEV_LEN, err);
+}
+
+LP_CLI_SETTER(lp_cli_set_bind)
+{
+    return split_host(opt, v->text, cfg->spec.bind_addr, sizeof(cfg->spec.bind_addr),
+                      cfg->spec.bind_dev, DEV_LEN, err);
+}
+
+LP_CLI_SETTER(lp_cli_set_format)
+{
+    (void)opt;
+    if (strlen(v->text) != 1 || !strchr("kmgtKMGTaA", v->text[0]))
+        return lp_cli_err_set(err, "option -f/--format: '%s' is not a format "
+                              "(one of k m g t K M G T a A)", v->text);
+    cfg->fmt.unit = v->text[0];
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_udp)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.proto = LP_PROTO_UDP;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_reverse)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.dir = LP_DIR_REVERSE;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_bidir)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.dir = LP_DIR_BIDIR;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_inet4)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.family = LP_FAMILY_INET;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_inet6)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.family = LP_FAMILY_INET6;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_bitrate)
+{
+    (void)opt, (void)err;
+    cfg->spec.rate_bps = (uint64_t)v->num;
+    cfg->spec.burst = v->burst;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_tos)
+{
+    (void)opt, (void)err;
+    cfg->spec.tos = (int)v->num;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_dscp)
+{
+    int dscp = 0;
+    int rc = lp_cli_value_dscp(v->text, &dscp);
+
+    (void)opt;
+    if (rc == -2)
+        return lp_cli_err_set(err, "option --dscp: %s is out of range (0..63)", v->text);
+    if (rc < 0)
+        return lp_cli_err_set(err, "option --dscp: '%s' is not a DSCP value "
+                              "(0..63, CS0..CS7, AF11..AF43, EF or VA)", v->text);
+    cfg->spec.tos = dscp << 2;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_timestamps)
+{
+    (void)opt, (void)err;
+    cfg->fmt.timestamps = true;
+    snprintf(cfg->fmt.timestamp_format, sizeof(cfg->fmt.timestamp_format), "%s",
+             v->text ? v->text : "");
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_debug)
+{
+    double level = 4; /* iperf3: a bare -d means every message */
+
+    if (v->text && (lp_cli_value_int(v->text, false, &level) < 0 || level < opt->min ||
+                    level > opt->max))
+        return lp_cli_err_set(err, "option -d/--debug: '%s' is not a debug level (1..4)",
+                              v->text);
+    cfg->debug = (unsigned)level;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_json_stream)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->json = true;
+    cfg->json_stream = true;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_help)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->action = LP_CLI_ACTION_HELP;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_version)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->action = LP_CLI_ACTION_VERSION;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_man)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->action = LP_CLI_ACTION_MAN;
+    return 0;
+}

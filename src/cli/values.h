@@ -1,0 +1,36 @@
+/* Argument grammar of the CLI: numbers, iperf3 unit suffixes, TOS/DSCP values, and the
+ * one-line error type every CLI parser fills. Pure functions, no allocation. */
+#ifndef LP_CLI_VALUES_H
+#define LP_CLI_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LP_CLI_ERR_MAX 512
+
+/* One line, no "linkperf: " prefix and no newline: main adds both. */
+struct lp_cli_err {
+    char msg[LP_CLI_ERR_MAX];
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int lp_cli_err_set(struct lp_cli_err *err, const char *fmt, ...); /* returns -1 */
+
+/* Each returns 0, or -1 when the text is not a number of that kind. Values are exact
+ * for integers up to 2^53, which covers every range in the table. */
+int lp_cli_value_int(const char *s, bool cprefix, double *out);  /* "-3", "0x34", "064" */
+int lp_cli_value_num(const char *s, double *out);                 /* "0.5", "-1" */
+/* iperf3 units: optional fraction, then one of k K m M g G t T; base 1000 or 1024.
+ * The result is truncated to an integer like iperf3's unit_atoi. */
+int lp_cli_value_units(const char *s, unsigned base, double *out);
+/* --dscp: a number 0..63 (C prefixes allowed) or a name (AF11..AF43, CS0..CS7, EF, VA),
+ * case-insensitive. Returns 0, -1 when malformed, -2 when a number is out of range. */
+int lp_cli_value_dscp(const char *s, int *dscp);
+
+/* Format n with the largest suffix that divides it exactly ("512M" for 536870912 in base
+ * 1024, "100M" for 1e8 in base 1000), else plainly. */
+void lp_cli_value_format_units(char *buf, size_t len, double n, unsigned base);
+
+#endif

@@ -1,0 +1,409 @@
+/* Every row of the option table: a valid value lands in the right field, and bad values
+ * give the expected one-line error naming the option. A row without a case here fails. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/parse.h"
+
+#define MAX_ARGS 8
+#define MAX_BAD 4
+
+struct bad {
+    const char *argv[MAX_ARGS];
+    const char *msg;
+};
+
+struct opt_case {
+    const char *name;                            /* the row's long name */
+    const char *argv[MAX_ARGS];                  /* a valid command line (NULL for rejects) */
+    int (*check)(const struct lp_cli_config *c); /* 1 when the value landed where it should */
+    struct bad bad[MAX_BAD];                     /* at least one */
+};
+
+static char s16[17], s256[257], s1024[1025], long_ts[96];
+
+#define CHECK(id, expr) \
+    static int check_##id(const struct lp_cli_config *c) { return (expr); }
+
+CHECK(port, c->spec.port == 5202)
+CHECK(format, c->fmt.unit == 'M')
+CHECK(interval, c->spec.report.interval_s == 0.5)
+CHECK(pidfile, strcmp(c->pidfile, "/tmp/lp.pid") == 0)
+CHECK(bind, strcmp(c->spec.bind_addr, "10.0.0.1") == 0 && strcmp(c->spec.bind_dev, "eth1") == 0)
+CHECK(bind_dev, strcmp(c->spec.bind_dev, "eth0") == 0)
+CHECK(verbose, c->fmt.verbose)
+CHECK(json, c->json && !c->json_stream)
+CHECK(json_stream, c->json && c->json_stream)
+CHECK(logfile, strcmp(c->logfile, "/tmp/lp.log") == 0)
+CHECK(forceflush, c->forceflush)
+CHECK(timestamps, c->fmt.timestamps && strcmp(c->fmt.timestamp_format, "%T ") == 0)
+CHECK(rcv_timeout, c->spec.rcv_timeout_ms == 5000)
+CHECK(snd_timeout, c->spec.snd_timeout_ms == 3000)
+CHECK(debug, c->debug == 2)
+CHECK(threads, c->spec.threads == 4)
+CHECK(version, c->action == LP_CLI_ACTION_VERSION)
+CHECK(help, c->action == LP_CLI_ACTION_HELP)
+CHECK(man, c->action == LP_CLI_ACTION_MAN)
+CHECK(server, c->spec.role == LP_ROLE_SERVER && c->action == LP_CLI_ACTION_RUN)
+CHECK(daemon, c->daemon)
+CHECK(one_off, c->spec.one_off)
+CHECK(idle_timeout, c->spec.idle_timeout_s == 30)
+CHECK(server_max_duration, c->spec.server_max_duration_s == 60)
+CHECK(max_tests, c->spec.max_tests == 8)
+CHECK(client, c->spec.role == LP_ROLE_CLIENT && strcmp(c->spec.host, "example.com") == 0 &&
+                  strcmp(c->spec.bind_dev, "eth0") == 0)
+CHECK(udp, c->spec.proto == LP_PROTO_UDP)
+CHECK(connect_timeout, c->spec.connect_timeout_ms == 2000)
+CHECK(bitrate, c->spec.rate_bps == 10000000 && c->spec.burst == 5)
+CHECK(pacing_timer, c->spec.pacing_timer_us == 500)
+CHECK(fq_rate, c->spec.fq_rate_bps == 1000000000ull)
+CHECK(time, c->spec.duration_s == 30)
+CHECK(bytes, c->spec.bytes == 52428800ull && c->spec.duration_s == 0)
+CHECK(blockcount, c->spec.blocks == 100 && c->spec.duration_s == 0)
+CHECK(length, c->spec.blksize == 65536)
+CHECK(cport, c->spec.cport == 4000)
+CHECK(parallel, c->spec.streams == 4)
+CHECK(reverse, c->spec.dir == LP_DIR_REVERSE)
+CHECK(bidir, c->spec.dir == LP_DIR_BIDIR)
+CHECK(window, c->spec.window_bytes == 262144)
+CHECK(congestion, strcmp(c->spec.congestion, "bbr") == 0)
+CHECK(set_mss, c->spec.mss == 1400)
+CHECK(no_delay, c->spec.nodelay)
+CHECK(version4, c->spec.family == LP_FAMILY_INET)
+CHECK(version6, c->spec.family == LP_FAMILY_INET6)
+CHECK(tos, c->spec.tos == 52)
+CHECK(dscp, c->spec.tos == 40)
+CHECK(zerocopy, c->spec.zerocopy)
+CHECK(skip_rx_copy, c->spec.skip_rx_copy)
+CHECK(omit, c->spec.omit_s == 2)
+CHECK(title, strcmp(c->spec.title, "lab") == 0)
+CHECK(extra_data, strcmp(c->spec.extra_data, "xd") == 0)
+CHECK(get_server_output, c->spec.report.get_server_output)
+CHECK(udp_counters_64bit, c->spec.udp_counters_64bit)
+CHECK(repeating_payload, c->spec.repeating_payload)
+CHECK(dont_fragment, c->spec.dont_fragment)
+
+#define NOT_SUPPORTED(n, flag, ...)                                                        \
+    {.name = n, .bad = {{{__VA_ARGS__, NULL},                                              \
+                         "option " flag " is an iperf3 option that linkperf does not support"}}}
+
+static const struct opt_case cases[] = {
+    /* ---- general ---- */
+    {"port", {"-c", "h", "-p", "5202"}, check_port,
+     {{{"-c", "h", "-p", "70000"}, "option -p/--port: 70000 is out of range (0..65535)"},
+      {{"-c", "h", "-p", "abc"}, "option -p/--port: 'abc' is not an integer"},
+      {{"-c", "h", "-p", "0"}, "option -p/--port: 0 is out of range (1..65535) for a client"}}},
+    {"format", {"-c", "h", "-f", "M"}, check_format,
+     {{{"-c", "h", "-f", "x"},
+       "option -f/--format: 'x' is not a format (one of k m g t K M G T a A)"},
+      {{"-c", "h", "-f", "kk"},
+       "option -f/--format: 'kk' is not a format (one of k m g t K M G T a A)"}}},
+    {"interval", {"-c", "h", "-i", "0.5"}, check_interval,
+     {{{"-c", "h", "-i", "0.05"}, "option -i/--interval: 0.05 is out of range (0 or 0.1..60)"},
+      {{"-c", "h", "-i", "61"}, "option -i/--interval: 61 is out of range (0 or 0.1..60)"},
+      {{"-c", "h", "-i", "1s"}, "option -i/--interval: '1s' is not a number"}}},
+    {"pidfile", {"-s", "-I", "/tmp/lp.pid"}, check_pidfile,
+     {{{"-s", "-I", ""}, "option -I/--pidfile needs a non-empty value"},
+      {{"-s", "-I"}, "option -I/--pidfile needs an argument"}}},
+    NOT_SUPPORTED("file", "-F/--file", "-c", "h", "-F", "x"),
+    NOT_SUPPORTED("affinity", "-A/--affinity", "-c", "h", "-A", "1"),
+    {"bind", {"-c", "h", "-B", "10.0.0.1%eth1"}, check_bind,
+     {{{"-c", "h", "-B", "%eth0"}, "option -B/--bind: the host is empty"},
+      {{"-c", "h", "-B", "a%"}, "option -B/--bind: the device after % must be 1..15 characters"}}},
+    {"bind-dev", {"-c", "h", "--bind-dev", "eth0"}, check_bind_dev,
+     {{{"-c", "h", "--bind-dev", s16}, "option --bind-dev: value is too long (at most 15 characters)"}}},
+    {"verbose", {"-c", "h", "-V"}, check_verbose,
+     {{{"-c", "h", "--verbose=2"}, "option -V/--verbose takes no argument"}}},
+    {"json", {"-c", "h", "-J"}, check_json,
+     {{{"-c", "h", "--json=1"}, "option -J/--json takes no argument"}}},
+    {"json-stream", {"-c", "h", "--json-stream"}, check_json_stream,
+     {{{"-c", "h", "--json-stream=x"}, "option --json-stream takes no argument"}}},
+    {"logfile", {"-c", "h", "--logfile", "/tmp/lp.log"}, check_logfile,
+     {{{"-c", "h", "--logfile"}, "option --logfile needs an argument"}}},
+    {"forceflush", {"-c", "h", "--forceflush"}, check_forceflush,
+     {{{"-c", "h", "--forceflush=1"}, "option --forceflush takes no argument"}}},
+    {"timestamps", {"-c", "h", "--timestamps=%T "}, check_timestamps,
+     {{{"-c", "h", long_ts}, "option --timestamps: value is too long (at most 63 characters)"}}},
+    {"rcv-timeout", {"-c", "h", "--rcv-timeout", "5000"}, check_rcv_timeout,
+     {{{"-c", "h", "--rcv-timeout", "50"},
+       "option --rcv-timeout: 50 is out of range (100..86400000)"}}},
+    {"snd-timeout", {"-c", "h", "--snd-timeout", "3000"}, check_snd_timeout,
+     {{{"-c", "h", "--snd-timeout", "-1"}, "option --snd-timeout: -1 is out of range (0..86400000)"}}},
+    {"debug", {"-c", "h", "--debug=2"}, check_debug,
+     {{{"-c", "h", "--debug=5"}, "option -d/--debug: '5' is not a debug level (1..4)"}}},
+    {"threads", {"-c", "h", "--threads", "4"}, check_threads,
+     {{{"-c", "h", "--threads", "65"}, "option --threads: 65 is out of range (0..64)"}}},
+    {"version", {"-v"}, check_version, {{{"--version=1"}, "option -v/--version takes no argument"}}},
+    {"help", {"-h"}, check_help, {{{"--help=x"}, "option -h/--help takes no argument"}}},
+    {"man", {"--man"}, check_man, {{{"--man=1"}, "option --man takes no argument"}}},
+    /* ---- server ---- */
+    {"server", {"-s"}, check_server,
+     {{{"-s", "-c", "h"}, "options -s/--server and -c/--client cannot be used together"}}},
+    {"daemon", {"-s", "-D"}, check_daemon,
+     {{{"-c", "h", "-D"}, "option -D/--daemon only applies to a server"}}},
+    {"one-off", {"-s", "-1"}, check_one_off,
+     {{{"-c", "h", "-1"}, "option -1/--one-off only applies to a server"}}},
+    {"idle-timeout", {"-s", "--idle-timeout", "30"}, check_idle_timeout,
+     {{{"-s", "--idle-timeout", "0"}, "option --idle-timeout: 0 is out of range (1..86400)"}}},
+    {"server-max-duration", {"-s", "--server-max-duration", "60"}, check_server_max_duration,
+     {{{"-s", "--server-max-duration", "86401"},
+       "option --server-max-duration: 86401 is out of range (1..86400)"}}},
+    {"max-tests", {"-s", "--max-tests", "8"}, check_max_tests,
+     {{{"-s", "--max-tests", "0"}, "option --max-tests: 0 is out of range (1..1024)"},
+      {{"-s", "--max-tests", "1025"}, "option --max-tests: 1025 is out of range (1..1024)"},
+      {{"-c", "h", "--max-tests", "2"}, "option --max-tests only applies to a server"}}},
+    NOT_SUPPORTED("server-bitrate-limit", "--server-bitrate-limit", "-s",
+                  "--server-bitrate-limit", "1M"),
+    NOT_SUPPORTED("rsa-private-key-path", "--rsa-private-key-path", "-s",
+                  "--rsa-private-key-path", "k.pem"),
+    NOT_SUPPORTED("authorized-users-path", "--authorized-users-path", "-s",
+                  "--authorized-users-path", "u.csv"),
+    NOT_SUPPORTED("time-skew-threshold", "--time-skew-threshold", "-s",
+                  "--time-skew-threshold", "10"),
+    /* ---- client ---- */
+    {"client", {"-c", "example.com%eth0"}, check_client,
+     {{{"-c"}, "option -c/--client needs an argument"},
+      {{"-c", s256}, "option -c/--client: value is too long (at most 255 characters)"}}},
+    {"udp", {"-c", "h", "-u"}, check_udp,
+     {{{"-s", "-u"}, "option -u/--udp only applies to a client"}}},
+    {"connect-timeout", {"-c", "h", "--connect-timeout", "2000"}, check_connect_timeout,
+     {{{"-c", "h", "--connect-timeout", "-5"},
+       "option --connect-timeout: -5 is out of range (0..86400000)"}}},
+    {"bitrate", {"-c", "h", "-b", "10M/5"}, check_bitrate,
+     {{{"-c", "h", "-b", "10M/0"}, "option -b/--bitrate: burst 0 is out of range (1..1000)"},
+      {{"-c", "h", "-b", "10X"}, "option -b/--bitrate: '10X' is not a rate (a number with an "
+                                 "optional K, M, G or T suffix)"},
+      {{"-c", "h", "-b", "2000T"}, "option -b/--bitrate: 2000T is out of range (0..1000T)"},
+      {{"-c", "h", "-b", "1M/x"}, "option -b/--bitrate: 'x' is not a valid burst count"}}},
+    {"pacing-timer", {"-c", "h", "--pacing-timer", "500"}, check_pacing_timer,
+     {{{"-c", "h", "--pacing-timer", "0"},
+       "option --pacing-timer: 0 is out of range (1..1000000)"}}},
+    {"fq-rate", {"-c", "h", "--fq-rate", "1G"}, check_fq_rate,
+     {{{"-c", "h", "--fq-rate", "fast"}, "option --fq-rate: 'fast' is not a rate (a number "
+                                         "with an optional K, M, G or T suffix)"}}},
+    {"time", {"-c", "h", "-t", "30"}, check_time,
+     {{{"-c", "h", "-t", "90000"}, "option -t/--time: 90000 is out of range (0..86400)"},
+      {{"-c", "h", "-t", "2.5"}, "option -t/--time: '2.5' is not an integer"}}},
+    {"bytes", {"-c", "h", "-n", "50M"}, check_bytes,
+     {{{"-c", "h", "-n", "0"}, "option -n/--bytes: 0 is out of range (1..1024T)"},
+      {{"-c", "h", "-n", "5MB"}, "option -n/--bytes: '5MB' is not a size (a number with an "
+                                 "optional K, M, G or T suffix)"}}},
+    {"blockcount", {"-c", "h", "-k", "100"}, check_blockcount,
+     {{{"-c", "h", "-k", "-1"}, "option -k/--blockcount: -1 is out of range (1..1024T)"}}},
+    {"length", {"-c", "h", "-l", "64K"}, check_length,
+     {{{"-c", "h", "-l", "2M"}, "option -l/--length: 2M is out of range (1..1M)"},
+      {{"-c", "h", "-u", "-l", "70000"},
+       "option -l/--length: 70000 is out of range (16..65507) for UDP"},
+      {{"-c", "h", "-u", "-l", "8"}, "option -l/--length: 8 is out of range (16..65507) for UDP"}}},
+    {"cport", {"-c", "h", "--cport", "4000"}, check_cport,
+     {{{"-c", "h", "--cport", "0"}, "option --cport: 0 is out of range (1..65535)"}}},
+    {"parallel", {"-c", "h", "-P", "4"}, check_parallel,
+     {{{"-c", "h", "-P", "500"}, "option -P/--parallel: 500 is out of range (1..128)"},
+      {{"-c", "h", "-P", "0"}, "option -P/--parallel: 0 is out of range (1..128)"}}},
+    {"reverse", {"-c", "h", "-R"}, check_reverse,
+     {{{"-c", "h", "-R", "--bidir"},
+       "options -R/--reverse and --bidir cannot be used together"},
+      {{"-s", "-R"}, "option -R/--reverse only applies to a client"}}},
+    {"bidir", {"-c", "h", "--bidir"}, check_bidir,
+     {{{"-s", "--bidir"}, "option --bidir only applies to a client"}}},
+    {"window", {"-c", "h", "-w", "256K"}, check_window,
+     {{{"-c", "h", "-w", "600M"}, "option -w/--window: 600M is out of range (0..512M)"}}},
+    {"congestion", {"-c", "h", "-C", "bbr"}, check_congestion,
+     {{{"-c", "h", "-C", s16}, "option -C/--congestion: value is too long (at most 15 "
+                               "characters)"}}},
+    {"set-mss", {"-c", "h", "-M", "1400"}, check_set_mss,
+     {{{"-c", "h", "-M", "40"}, "option -M/--set-mss: 40 is out of range (0 or 88..9216)"},
+      {{"-c", "h", "-M", "9217"}, "option -M/--set-mss: 9217 is out of range (0 or 88..9216)"}}},
+    {"no-delay", {"-c", "h", "-N"}, check_no_delay,
+     {{{"-s", "-N"}, "option -N/--no-delay only applies to a client"}}},
+    {"version4", {"-c", "h", "-4"}, check_version4,
+     {{{"-c", "h", "--version4=1"}, "option -4/--version4 takes no argument"}}},
+    {"version6", {"-s", "-6"}, check_version6,
+     {{{"-c", "h", "--version6=1"}, "option -6/--version6 takes no argument"}}},
+    {"tos", {"-c", "h", "-S", "0x34"}, check_tos,
+     {{{"-c", "h", "-S", "300"}, "option -S/--tos: 300 is out of range (0..255)"},
+      {{"-c", "h", "-S", "08"},
+       "option -S/--tos: '08' is not an integer (decimal, 0octal or 0xhex)"}}},
+    {"dscp", {"-c", "h", "--dscp", "AF11"}, check_dscp,
+     {{{"-c", "h", "--dscp", "64"}, "option --dscp: 64 is out of range (0..63)"},
+      {{"-c", "h", "--dscp", "AF44"}, "option --dscp: 'AF44' is not a DSCP value "
+                                      "(0..63, CS0..CS7, AF11..AF43, EF or VA)"}}},
+    {"zerocopy", {"-c", "h", "-Z"}, check_zerocopy,
+     {{{"-s", "-Z"}, "option -Z/--zerocopy only applies to a client"}}},
+    {"skip-rx-copy", {"-c", "h", "--skip-rx-copy"}, check_skip_rx_copy,
+     {{{"-s", "--skip-rx-copy"}, "option --skip-rx-copy only applies to a client"}}},
+    {"omit", {"-c", "h", "-O", "2"}, check_omit,
+     {{{"-c", "h", "-O", "601"}, "option -O/--omit: 601 is out of range (0..600)"},
+      {{"-c", "h", "-O", "-1"}, "option -O/--omit: -1 is out of range (0..600)"}}},
+    {"title", {"-c", "h", "-T", "lab"}, check_title,
+     {{{"-c", "h", "-T", s256}, "option -T/--title: value is too long (at most 255 characters)"}}},
+    {"extra-data", {"-c", "h", "--extra-data", "xd"}, check_extra_data,
+     {{{"-c", "h", "--extra-data", s1024},
+       "option --extra-data: value is too long (at most 1023 characters)"}}},
+    {"get-server-output", {"-c", "h", "--get-server-output"}, check_get_server_output,
+     {{{"-s", "--get-server-output"}, "option --get-server-output only applies to a client"}}},
+    {"udp-counters-64bit", {"-c", "h", "-u", "--udp-counters-64bit"}, check_udp_counters_64bit,
+     {{{"-s", "--udp-counters-64bit"}, "option --udp-counters-64bit only applies to a client"}}},
+    {"repeating-payload", {"-c", "h", "--repeating-payload"}, check_repeating_payload,
+     {{{"-s", "--repeating-payload"}, "option --repeating-payload only applies to a client"}}},
+    {"dont-fragment", {"-c", "h", "-u", "--dont-fragment"}, check_dont_fragment,
+     {{{"-s", "--dont-fragment"}, "option --dont-fragment only applies to a client"}}},
+    NOT_SUPPORTED("sctp", "--sctp", "-c", "h", "--sctp"),
+    NOT_SUPPORTED("xbind", "-X/--xbind", "-c", "h", "-X", "eth0"),
+    NOT_SUPPORTED("nstreams", "--nstreams", "-c", "h", "--nstreams", "2"),
+    NOT_SUPPORTED("flowlabel", "-L/--flowlabel", "-c", "h", "-L", "5"),
+    NOT_SUPPORTED("username", "--username", "-c", "h", "--username", "u"),
+    NOT_SUPPORTED("rsa-public-key-path", "--rsa-public-key-path", "-c", "h",
+                  "--rsa-public-key-path", "k.pem"),
+};
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static int parse_list(const char *const *list, struct lp_cli_config *cfg,
+                      struct lp_cli_err *err)
+{
+    char *argv[MAX_ARGS + 2];
+    int argc = 0;
+
+    argv[argc++] = (char *)"linkperf";
+    while (argc <= MAX_ARGS && list[argc - 1])
+        argv[argc] = (char *)list[argc - 1], argc++;
+    argv[argc] = NULL;
+    return lp_cli_parse(argc, argv, cfg, err);
+}
+
+static const struct opt_case *case_for(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < NCASES; i++) {
+        if (strcmp(cases[i].name, name) == 0)
+            return &cases[i];
+    }
+    return NULL;
+}
+
+static void test_every_row_has_a_case(void **state)
+{
+    const struct lp_cli_table *t = lp_cli_options_iperf3();
+    size_t i, missing = 0;
+
+    (void)state;
+    for (i = 0; i < t->count; i++) {
+        const struct lp_cli_opt *o = &t->opts[i];
+        const struct opt_case *c = case_for(o->name);
+        if (!c) {
+            print_error("option --%s has no test case\n", o->name);
+            missing++;
+            continue;
+        }
+        if (!c->bad[0].msg) {
+            print_error("option --%s has no bad-value case\n", o->name);
+            missing++;
+        }
+        if (!(o->flags & LP_CLI_F_UNSUPPORTED) && !c->check) {
+            print_error("option --%s has no valid-value case\n", o->name);
+            missing++;
+        }
+    }
+    /* And no case for an option the table does not have (a renamed row). */
+    for (i = 0; i < NCASES; i++) {
+        if (!lp_cli_options_long(t, cases[i].name, strlen(cases[i].name))) {
+            print_error("test case --%s matches no row\n", cases[i].name);
+            missing++;
+        }
+    }
+    assert_int_equal(missing, 0);
+}
+
+static void test_valid_values(void **state)
+{
+    struct lp_cli_config cfg;
+    struct lp_cli_err err;
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < NCASES; i++) {
+        if (!cases[i].check)
+            continue;
+        if (parse_list(cases[i].argv, &cfg, &err) != 0)
+            fail_msg("--%s: unexpected error: %s", cases[i].name, err.msg);
+        if (!cases[i].check(&cfg))
+            fail_msg("--%s: the value did not land in its field", cases[i].name);
+    }
+}
+
+static void test_bad_values(void **state)
+{
+    struct lp_cli_config cfg;
+    struct lp_cli_err err;
+    size_t i, j;
+
+    (void)state;
+    for (i = 0; i < NCASES; i++) {
+        for (j = 0; j < MAX_BAD && cases[i].bad[j].msg; j++) {
+            const struct bad *b = &cases[i].bad[j];
+            if (parse_list(b->argv, &cfg, &err) != -1)
+                fail_msg("--%s: bad case %zu was accepted", cases[i].name, j);
+            if (strcmp(err.msg, b->msg) != 0)
+                fail_msg("--%s: bad case %zu:\n  got  '%s'\n  want '%s'", cases[i].name, j,
+                         err.msg, b->msg);
+            assert_null(strchr(err.msg, '\n'));
+        }
+    }
+}
+
+/* The table itself: unique names and letters, sane ranges, string limits inside fields. */
+static void test_table_is_consistent(void **state)
+{
+    const struct lp_cli_table *t = lp_cli_options_iperf3();
+    size_t i, j;
+
+    (void)state;
+    for (i = 0; i < t->count; i++) {
+        const struct lp_cli_opt *o = &t->opts[i];
+        assert_non_null(o->help);
+        assert_true(o->help[0] != '\0');
+        assert_true(o->min <= o->max);
+        if (o->arg != LP_CLI_ARG_NONE && !(o->flags & LP_CLI_F_UNSUPPORTED))
+            assert_non_null(o->metavar);
+        if (o->arg == LP_CLI_ARG_NONE)
+            assert_null(o->metavar);
+        if (!(o->flags & LP_CLI_F_UNSUPPORTED))
+            assert_true(o->set != NULL || o->store != LP_CLI_STORE_NONE);
+        if (o->store == LP_CLI_STORE_STR)
+            assert_true(o->max > 0 && o->max < (double)o->size);
+        for (j = i + 1; j < t->count; j++) {
+            assert_string_not_equal(o->name, t->opts[j].name);
+            if (o->letter)
+                assert_true(o->letter != t->opts[j].letter);
+        }
+    }
+}
+
+static int fill_strings(void **state)
+{
+    (void)state;
+    memset(s16, 'a', sizeof(s16) - 1);
+    memset(s256, 'h', sizeof(s256) - 1);
+    memset(s1024, 'x', sizeof(s1024) - 1);
+    snprintf(long_ts, sizeof(long_ts), "--timestamps=%070d", 0); /* 70 > 63 */
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_row_has_a_case),
+        cmocka_unit_test(test_table_is_consistent),
+        cmocka_unit_test(test_valid_values),
+        cmocka_unit_test(test_bad_values),
+    };
+    return cmocka_run_group_tests(tests, fill_strings, NULL);
+}

@@ -1,0 +1,309 @@
+/* The CLI sink: one formatter per server test (created on the first record, freed after
+ * DONE), per-test capture for --get-server-output (bounded), JSON documents for JSON
+ * servers, --logfile append. The formatters are faked here: this tests routing only.
+ * The fakes define every lp_fmt_* symbol output.c uses, so no formatter object from
+ * lpcore is pulled into this executable (no duplicate symbols once src/fmt lands). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/output.h"
+
+/* ---- fake formatters (test-local state) ---- */
+static int n_new, n_free;
+static size_t interval_line_len = 20;
+static const struct lp_fmt_opts *last_opts;
+
+struct lp_fmt_text {
+    struct lp_out out;
+};
+struct lp_fmt_json {
+    struct lp_out out;
+    unsigned test_id;
+    bool stream;
+};
+
+static const char *const kind_names[] = {"LISTENING", "CONNECTING", "START", "INTERVAL",
+                                         "END", "ERROR", "DONE"};
+
+static void fake_line(const struct lp_out *out, const struct lp_record *rec)
+{
+    char line[4096];
+    int n = snprintf(line, sizeof(line), "T%u %s", rec->test_id, kind_names[rec->kind]);
+
+    if (rec->kind == LP_REC_INTERVAL) {
+        while ((size_t)n + 1 < interval_line_len && (size_t)n + 1 < sizeof(line))
+            line[n++] = '.';
+    }
+    line[n++] = '\n';
+    out->write(out->user, rec->kind == LP_REC_ERROR ? LP_OUT_STDERR : LP_OUT_STDOUT, line,
+               (size_t)n);
+}
+
+struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+{
+    struct lp_fmt_text *f = calloc(1, sizeof(*f));
+    f->out = *out;
+    last_opts = opts;
+    n_new++;
+    return f;
+}
+
+void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
+{
+    fake_line(&f->out, rec);
+}
+
+void lp_fmt_text_free(struct lp_fmt_text *f)
+{
+    n_free++;
+    free(f);
+}
+
+struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct lp_out *out,
+                                    bool stream)
+{
+    struct lp_fmt_json *f = calloc(1, sizeof(*f));
+    f->out = *out;
+    f->stream = stream;
+    last_opts = opts;
+    n_new++;
+    return f;
+}
+
+void lp_fmt_json_record(struct lp_fmt_json *f, const struct lp_record *rec)
+{
+    f->test_id = rec->test_id;
+    if (rec->kind == LP_REC_DONE)
+        f->out.write(f->out.user, LP_OUT_STDOUT, "{}\n", 3);
+}
+
+char *lp_fmt_json_document(const struct lp_fmt_json *f)
+{
+    char doc[64];
+    snprintf(doc, sizeof(doc), "{\"test\":%u}", f->test_id);
+    return strdup(doc);
+}
+
+void lp_fmt_json_free(struct lp_fmt_json *f)
+{
+    n_free++;
+    free(f);
+}
+
+/* ---- helpers ---- */
+struct fixture {
+    char path[64];
+    struct lp_cli_config cfg;
+    struct lp_cli_output *out;
+    struct lp_sink sink;
+};
+
+static int setup(void **state)
+{
+    struct fixture *fx = calloc(1, sizeof(*fx));
+    int fd;
+
+    snprintf(fx->path, sizeof(fx->path), "/tmp/lp_test_cli_output_XXXXXX");
+    fd = mkstemp(fx->path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "old line\n", 9), 9);
+    close(fd);
+    lp_cli_config_init(&fx->cfg);
+    snprintf(fx->cfg.logfile, sizeof(fx->cfg.logfile), "%s", fx->path);
+    n_new = n_free = 0;
+    interval_line_len = 20;
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *fx = *state;
+
+    lp_cli_output_free(fx->out);
+    unlink(fx->path);
+    free(fx);
+    return 0;
+}
+
+static void open_output(struct fixture *fx)
+{
+    char err[256];
+
+    fx->out = lp_cli_output_new(&fx->cfg, err, sizeof(err));
+    if (!fx->out)
+        fail_msg("lp_cli_output_new: %s", err);
+    lp_cli_output_sink(fx->out, &fx->sink);
+}
+
+static void send_rec(struct fixture *fx, enum lp_role role, unsigned test_id,
+                 enum lp_record_kind kind)
+{
+    struct lp_record rec;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.kind = kind;
+    rec.role = role;
+    rec.test_id = test_id;
+    if (kind == LP_REC_ERROR)
+        rec.u.error.message = "boom";
+    fx->sink.record(&rec, fx->sink.user);
+}
+
+static char *server_output(struct fixture *fx, unsigned test_id, int *is_json)
+{
+    *is_json = -1;
+    return fx->sink.server_output(test_id, is_json, fx->sink.user);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = calloc(1, 1 << 22);
+    size_t n;
+
+    assert_non_null(f);
+    n = fread(buf, 1, (1 << 22) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* ---- tests ---- */
+static void test_server_tests_get_their_own_formatter(void **state)
+{
+    struct fixture *fx = *state;
+    char *s, *log;
+    int is_json;
+
+    open_output(fx);
+    send_rec(fx, LP_ROLE_SERVER, 0, LP_REC_LISTENING);
+    send_rec(fx, LP_ROLE_SERVER, 1, LP_REC_CONNECTING);
+    send_rec(fx, LP_ROLE_SERVER, 2, LP_REC_CONNECTING);
+    send_rec(fx, LP_ROLE_SERVER, 1, LP_REC_INTERVAL);
+    send_rec(fx, LP_ROLE_SERVER, 2, LP_REC_INTERVAL);
+    send_rec(fx, LP_ROLE_SERVER, 1, LP_REC_END);
+    assert_int_equal(n_new, 3);                      /* test 0, 1 and 2 */
+    assert_int_equal(lp_cli_output_open_tests(fx->out), 3);
+
+    s = server_output(fx, 1, &is_json);
+    assert_non_null(s);
+    assert_int_equal(is_json, 0);
+    assert_string_equal(s, "T1 CONNECTING\nT1 INTERVAL........\nT1 END\n");
+    free(s);
+
+    send_rec(fx, LP_ROLE_SERVER, 1, LP_REC_DONE);
+    assert_int_equal(n_free, 1);
+    assert_int_equal(lp_cli_output_open_tests(fx->out), 2);
+    assert_null(server_output(fx, 1, &is_json));    /* gone after DONE */
+
+    s = server_output(fx, 2, &is_json);              /* test 2 untouched by test 1 */
+    assert_string_equal(s, "T2 CONNECTING\nT2 INTERVAL........\n");
+    free(s);
+    send_rec(fx, LP_ROLE_SERVER, 2, LP_REC_ERROR);
+    send_rec(fx, LP_ROLE_SERVER, 2, LP_REC_DONE);
+    send_rec(fx, LP_ROLE_SERVER, 0, LP_REC_LISTENING);   /* the banner again, same instance */
+    assert_int_equal(n_new, 3);
+    assert_int_equal(lp_cli_output_open_tests(fx->out), 1);
+
+    log = slurp(fx->path);                           /* appended, errors included */
+    assert_string_equal(log, "old line\nT0 LISTENING\nT1 CONNECTING\nT2 CONNECTING\n"
+                             "T1 INTERVAL........\nT2 INTERVAL........\nT1 END\nT1 DONE\n"
+                             "T2 ERROR\nT2 DONE\nT0 LISTENING\n");
+    free(log);
+    lp_cli_output_free(fx->out);
+    fx->out = NULL;
+    assert_int_equal(n_free, n_new);                 /* the banner instance too */
+}
+
+static void test_capture_is_bounded(void **state)
+{
+    struct fixture *fx = *state;
+    size_t total = 0;
+    char *s;
+    int is_json;
+
+    open_output(fx);
+    interval_line_len = 1000;
+    send_rec(fx, LP_ROLE_SERVER, 7, LP_REC_START);
+    while (total < 2 * LP_CLI_SERVER_OUTPUT_MAX) {
+        send_rec(fx, LP_ROLE_SERVER, 7, LP_REC_INTERVAL);
+        total += 1000;
+    }
+    s = server_output(fx, 7, &is_json);
+    assert_non_null(s);
+    assert_true(strlen(s) > LP_CLI_SERVER_OUTPUT_MAX);
+    assert_true(strlen(s) < LP_CLI_SERVER_OUTPUT_MAX + 100);
+    assert_non_null(strstr(s + LP_CLI_SERVER_OUTPUT_MAX, "server output truncated"));
+    assert_int_equal(strncmp(s, "T7 START\n", 9), 0);
+    free(s);
+}
+
+static void test_json_server_returns_document(void **state)
+{
+    struct fixture *fx = *state;
+    char *s;
+    int is_json;
+
+    fx->cfg.json = true;
+    open_output(fx);
+    send_rec(fx, LP_ROLE_SERVER, 3, LP_REC_CONNECTING);
+    send_rec(fx, LP_ROLE_SERVER, 3, LP_REC_END);
+    s = server_output(fx, 3, &is_json);
+    assert_int_equal(is_json, 1);
+    assert_string_equal(s, "{\"test\":3}");
+    free(s);
+    send_rec(fx, LP_ROLE_SERVER, 3, LP_REC_DONE);
+    assert_int_equal(n_free, 1);
+    assert_null(server_output(fx, 99, &is_json));   /* unknown test */
+}
+
+static void test_client_runs_one_after_another(void **state)
+{
+    struct fixture *fx = *state;
+
+    snprintf(fx->cfg.spec.title, sizeof(fx->cfg.spec.title), "lab");
+    open_output(fx);
+    send_rec(fx, LP_ROLE_CLIENT, 1, LP_REC_CONNECTING);
+    assert_non_null(last_opts->title);
+    assert_string_equal(last_opts->title, "lab");
+    send_rec(fx, LP_ROLE_CLIENT, 1, LP_REC_DONE);
+    lp_cli_output_printf(fx->out, LP_OUT_STDOUT, "== heading %d ==\n", 2);
+    send_rec(fx, LP_ROLE_CLIENT, 1, LP_REC_CONNECTING);  /* the demo's second test */
+    send_rec(fx, LP_ROLE_CLIENT, 1, LP_REC_DONE);
+    assert_int_equal(n_new, 2);
+    assert_int_equal(n_free, 2);
+    assert_int_equal(lp_cli_output_open_tests(fx->out), 0);
+}
+
+static void test_bad_logfile_is_an_error(void **state)
+{
+    struct fixture *fx = *state;
+    char err[256] = "";
+
+    (void)state;
+    snprintf(fx->cfg.logfile, sizeof(fx->cfg.logfile), "/nonexistent-dir/x.log");
+    assert_null(lp_cli_output_new(&fx->cfg, err, sizeof(err)));
+    assert_non_null(strstr(err, "/nonexistent-dir/x.log"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_server_tests_get_their_own_formatter, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_capture_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_server_returns_document, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_runs_one_after_another, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_logfile_is_an_error, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
