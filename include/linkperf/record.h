@@ -25,7 +25,7 @@ enum lp_record_kind {
 };
 
 struct lp_endpoint {
-    char host[LP_ADDR_STR_MAX];
+    char host[LP_HOST_MAX];    /* numeric address, or the host name as the user gave it */
     uint16_t port;
 };
 

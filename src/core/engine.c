@@ -1,0 +1,86 @@
+/* The engine context shared by client and server: control loop, workers, record delivery.
+ * Records are stamped here so every sink sees the same wall time. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "core/clock.h"
+#include "core/run.h"
+
+int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads)
+{
+    memset(e, 0, sizeof(*e));
+    e->sink = *sink;
+    struct utsname u;
+    if (uname(&u) == 0) {
+        /* Truncation of an over-long uname line is harmless: it is only displayed. */
+        char line[5 * sizeof(u.sysname) + 8];
+        snprintf(line, sizeof(line), "%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version, u.machine);
+        snprintf(e->system_info, sizeof(e->system_info), "%.*s", (int)sizeof(e->system_info) - 1, line);
+    }
+    int err = lp_loop_init(&e->loop);
+    if (err < 0)
+        return err;
+    err = lp_workers_start(&e->workers, threads);
+    if (err < 0) {
+        lp_loop_destroy(&e->loop);
+        return err;
+    }
+    return 0;
+}
+
+void lp_engine_fini(struct lp_engine *e)
+{
+    lp_workers_stop(&e->workers);
+    lp_loop_destroy(&e->loop);
+}
+
+void lp_engine_emit(struct lp_engine *e, struct lp_record *rec)
+{
+    rec->wall_time = lp_wall_s();
+    if (e->sink.record)
+        e->sink.record(rec, e->sink.user);
+}
+
+void lp_engine_error(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
+                     const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    struct lp_record rec = {.kind = LP_REC_ERROR, .role = role, .test_id = test_id};
+    rec.u.error.code = code;
+    rec.u.error.message = msg;
+    rec.u.error.fatal = fatal;
+    lp_engine_emit(e, &rec);
+}
+
+const char *lp_strerror(int err)
+{
+    switch (err) {
+    case LP_OK:
+        return "success";
+    case LP_EINVAL:
+        return "invalid test specification";
+    case LP_EPEER:
+        return "the peer broke the protocol";
+    case LP_ECLOSED:
+        return "the control connection closed unexpectedly";
+    case LP_EBUSY:
+        return "the server is busy running a test. try again later";
+    case LP_ETIMEOUT:
+        return "timed out";
+    case LP_ECANCEL:
+        return "interrupted";
+    case LP_ESERVER:
+        return "the server reported an error";
+    case LP_ERESOLVE:
+        return "cannot resolve the host name";
+    default:
+        return err < 0 && err > -4096 ? strerror(-err) : "unknown error";
+    }
+}

@@ -1,0 +1,648 @@
+/* Test run bookkeeping (see run.h): interval cutting, omit, totals, end records, results.
+ * Dialect-neutral: iperf3 (and later iperf2) control code drives it. */
+#include "core/run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "stats/udp_rx.h"
+#include "wire/iperf3.h"
+
+static void on_interval(struct lp_timer *t);
+static void on_omit_end(struct lp_timer *t);
+
+void lp_run_init(struct lp_run *r, struct lp_engine *e, const struct lp_spec *spec, unsigned id)
+{
+    memset(r, 0, sizeof(*r));
+    r->eng = e;
+    r->spec = *spec;
+    r->id = id;
+    lp_timer_init(&r->interval_timer, on_interval);
+    lp_timer_init(&r->omit_timer, on_omit_end);
+    atomic_init(&r->budget.remaining, 0);
+    atomic_init(&r->budget.rx_total, 0);
+    atomic_init(&r->budget.rx_target_hit, false);
+}
+
+void lp_run_release(struct lp_run *r)
+{
+    lp_timer_cancel(&r->eng->loop, &r->interval_timer);
+    lp_timer_cancel(&r->eng->loop, &r->omit_timer);
+    for (unsigned i = 0; i < r->nstreams; i++)
+        lp_stream_free(r->streams[i].ds);
+    free(r->streams);
+    r->streams = NULL;
+    r->nstreams = r->cap = 0;
+}
+
+unsigned lp_run_expected(const struct lp_spec *spec)
+{
+    return spec->streams * (spec->dir == LP_DIR_BIDIR ? 2u : 1u);
+}
+
+bool lp_run_stream_sends(const struct lp_spec *spec, enum lp_role role, unsigned n, bool *reverse)
+{
+    /* Payload direction of the n-th stream, seen from the client. In bidir the first P
+     * streams carry client->server traffic, the next P server->client. */
+    bool rev = spec->dir == LP_DIR_REVERSE || (spec->dir == LP_DIR_BIDIR && n >= spec->streams);
+    *reverse = rev;
+    return role == LP_ROLE_CLIENT ? !rev : rev;
+}
+
+static void stream_event(struct lp_stream *s, enum lp_stream_event ev)
+{
+    struct lp_run *r = s->cfg.owner;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_run_stream *rs = &r->streams[i];
+        if (rs->ds != s)
+            continue;
+        if (lp_stream_settle(s, ev)) {
+            rs->settled = true;
+            rs->attached = false;
+        }
+        if (r->on_event)
+            r->on_event(r, rs, ev);
+        return;
+    }
+}
+
+struct lp_run_stream *lp_run_add_stream(struct lp_run *r, int fd, uint64_t order)
+{
+    if (r->nstreams == r->cap) {
+        unsigned cap = r->cap ? r->cap * 2 : 4;
+        struct lp_run_stream *n = realloc(r->streams, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        r->streams = n;
+        r->cap = cap;
+    }
+    struct lp_run_stream *rs = &r->streams[r->nstreams];
+    memset(rs, 0, sizeof(*rs));
+    rs->order = order;
+    rs->conn.sid.socket = fd;
+    rs->settled = true; /* not attached yet: nothing to wait for */
+    /* The data-path object is created in lp_run_finalize_streams, once roles are known. */
+    struct lp_stream_config cfg = {.kind = LP_STREAM_TCP_RECV, .fd = fd};
+    rs->ds = lp_stream_new(&cfg);
+    if (!rs->ds)
+        return NULL;
+    r->nstreams++;
+    return rs;
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const struct lp_run_stream *x = a, *y = b;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int lp_run_finalize_streams(struct lp_run *r)
+{
+    enum lp_role role = r->spec.role;
+    bool udp = r->spec.proto == LP_PROTO_UDP;
+    qsort(r->streams, r->nstreams, sizeof(r->streams[0]), by_order);
+    r->budget.limited = r->spec.bytes || r->spec.blocks;
+    r->budget.blocks = !r->spec.bytes && r->spec.blocks;
+    atomic_store(&r->budget.remaining, (int64_t)(r->spec.bytes ? r->spec.bytes : r->spec.blocks));
+    /* A receiving client ends the test when the bytes it asked for have arrived. */
+    if (role == LP_ROLE_CLIENT && r->spec.bytes && r->spec.dir == LP_DIR_REVERSE)
+        r->budget.rx_target = r->spec.bytes;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_run_stream *rs = &r->streams[i];
+        bool reverse;
+        bool sends = lp_run_stream_sends(&r->spec, role, i, &reverse);
+        int fd = rs->ds->h.fd;
+        struct lp_stream_config cfg = {
+            .kind = udp ? (sends ? LP_STREAM_UDP_SEND : LP_STREAM_UDP_RECV)
+                        : (sends ? LP_STREAM_TCP_SEND : LP_STREAM_TCP_RECV),
+            .fd = fd,
+            .blksize = lp_spec_blksize(&r->spec),
+            .rate_bps = r->spec.rate_bps,
+            .burst = r->spec.burst,
+            .udp_counters64 = r->spec.udp_counters_64bit,
+            .skip_rx_copy = r->spec.skip_rx_copy,
+            .repeating_payload = r->spec.repeating_payload,
+            .budget = &r->budget,
+            .ctrl_loop = &r->eng->loop,
+            .notify = stream_event,
+            .owner = r,
+        };
+        /* Replace the placeholder, keeping the descriptor. */
+        rs->ds->h.fd = -1;
+        lp_stream_free(rs->ds);
+        rs->ds = lp_stream_new(&cfg);
+        if (!rs->ds) {
+            close(fd);
+            return -1;
+        }
+        rs->conn.sid.id = lp_i3_stream_id(i);
+        rs->conn.sid.socket = fd;
+        rs->conn.sid.sender = sends;
+        rs->conn.sid.reverse = reverse;
+        lp_sock_local(fd, &rs->conn.local);
+        lp_sock_peer(fd, &rs->conn.remote);
+    }
+    if (r->nstreams) {
+        int fd = r->streams[0].ds->h.fd;
+        lp_sock_bufsizes(fd, &r->sndbuf, &r->rcvbuf);
+        if (!udp) {
+            r->tcp_mss_default = lp_sock_mss(fd);
+            lp_sock_congestion(fd, r->congestion, sizeof(r->congestion));
+        }
+    }
+    return 0;
+}
+
+void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind)
+{
+    struct lp_record rec = {.kind = kind, .role = r->spec.role, .test_id = r->id};
+    lp_engine_emit(r->eng, &rec);
+}
+
+void lp_run_emit_start(struct lp_run *r)
+{
+    struct lp_stream_conn *conns = calloc(r->nstreams ? r->nstreams : 1, sizeof(*conns));
+    for (unsigned i = 0; conns && i < r->nstreams; i++)
+        conns[i] = r->streams[i].conn;
+    struct lp_record rec = {.kind = LP_REC_START, .role = r->spec.role, .test_id = r->id};
+    struct lp_rec_start *st = &rec.u.start;
+    st->spec = &r->spec;
+    st->version = LP_VERSION_STR;
+    st->system_info = r->eng->system_info;
+    st->timestamp = time(NULL);
+    st->timestamp_ms = (uint64_t)(lp_wall_s() * 1000.0);
+    st->cookie = r->cookie;
+    st->control_peer = r->ctrl_peer;
+    st->tcp_mss = r->spec.mss;
+    st->tcp_mss_default = r->tcp_mss_default;
+    st->sock_bufsize = r->spec.window_bytes;
+    st->sndbuf_actual = r->sndbuf;
+    st->rcvbuf_actual = r->rcvbuf;
+    st->nstreams = conns ? r->nstreams : 0;
+    st->streams = conns;
+    lp_engine_emit(r->eng, &rec);
+    free(conns);
+}
+
+static uint64_t interval_ns(const struct lp_run *r)
+{
+    return (uint64_t)(r->spec.report.interval_s * 1e9);
+}
+
+void lp_run_begin(struct lp_run *r)
+{
+    uint64_t now = lp_now_ns();
+    r->started = true;
+    r->run_ns = r->meas_ns = r->last_cut_ns = now;
+    r->omitting = r->spec.omit_s > 0;
+    if (r->spec.duration_s > 0 && !r->spec.bytes && !r->spec.blocks)
+        r->end_deadline_ns = now + (uint64_t)((r->spec.duration_s + r->spec.omit_s) * 1e9);
+    lp_cpu_snap(&r->cpu0);
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_run_stream *rs = &r->streams[i];
+        rs->min_rtt = UINT32_MAX;
+        rs->settled = false;
+        rs->attached = true;
+        if (lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers)) < 0) {
+            rs->settled = true;
+            rs->attached = false;
+        }
+    }
+    if (interval_ns(r))
+        lp_timer_arm(&r->eng->loop, &r->interval_timer, now + interval_ns(r));
+    if (r->omitting)
+        lp_timer_arm(&r->eng->loop, &r->omit_timer, now + (uint64_t)r->spec.omit_s * LP_NS_PER_S);
+}
+
+/* ---- samples ---- */
+
+static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t now, struct lp_sample *smp)
+{
+    struct lp_stream_counters c;
+    lp_stream_read(rs->ds, &c);
+    bool udp = r->spec.proto == LP_PROTO_UDP;
+    bool sender = rs->conn.sid.sender;
+    memset(smp, 0, sizeof(*smp));
+    smp->sid = rs->conn.sid;
+    smp->start_s = lp_ns_to_s(r->last_cut_ns - r->meas_ns);
+    smp->end_s = lp_ns_to_s(now - r->meas_ns);
+    smp->seconds = smp->end_s - smp->start_s;
+    smp->bytes = c.bytes - rs->last.bytes;
+    smp->bits_per_second = smp->seconds > 0 ? (double)smp->bytes * 8.0 / smp->seconds : 0;
+    smp->omitted = r->omitting;
+    if (udp) {
+        smp->is_udp = true;
+        if (sender) {
+            smp->packets = c.packets - rs->last.packets;
+        } else {
+            smp->packets = c.max_seq - rs->last.max_seq;
+            smp->lost_packets = c.lost - rs->last.lost;
+            smp->out_of_order = c.out_of_order - rs->last.out_of_order;
+            smp->jitter_ms = c.jitter_s * 1000.0;
+            smp->lost_percent = lp_udp_lost_percent(smp->lost_packets, smp->packets);
+        }
+    } else if (sender) {
+        struct lp_tcp_sample ti;
+        if (lp_sock_tcp_info(rs->ds->h.fd, &ti) == 0 && ti.valid) {
+            rs->has_tcp_info = true;
+            smp->has_tcp_info = true;
+            smp->retransmits = (int64_t)(ti.total_retrans - rs->retr_last);
+            smp->snd_cwnd = ti.snd_cwnd_bytes;
+            smp->snd_wnd = ti.snd_wnd_bytes;
+            smp->rtt_us = ti.rtt_us;
+            smp->rttvar_us = ti.rttvar_us;
+            smp->pmtu = ti.pmtu;
+            rs->retr_last = ti.total_retrans;
+            if (!r->omitting) {
+                if (ti.snd_cwnd_bytes > rs->max_cwnd)
+                    rs->max_cwnd = ti.snd_cwnd_bytes;
+                if (ti.snd_wnd_bytes > rs->max_snd_wnd)
+                    rs->max_snd_wnd = ti.snd_wnd_bytes;
+                if (ti.rtt_us > rs->max_rtt)
+                    rs->max_rtt = ti.rtt_us;
+                if (ti.rtt_us < rs->min_rtt)
+                    rs->min_rtt = ti.rtt_us;
+                rs->rtt_sum += ti.rtt_us;
+                rs->rtt_n++;
+            }
+        }
+    }
+    rs->last = c;
+}
+
+static void sum_into(struct lp_sample *sum, const struct lp_sample *s, unsigned *njit)
+{
+    sum->bytes += s->bytes;
+    sum->packets += s->packets;
+    sum->lost_packets += s->lost_packets;
+    sum->out_of_order += s->out_of_order;
+    sum->retransmits += s->retransmits;
+    sum->has_tcp_info |= s->has_tcp_info;
+    if (s->is_udp && !s->sid.sender) {
+        sum->jitter_ms += s->jitter_ms;
+        (*njit)++;
+    }
+}
+
+static void finish_sum(struct lp_sample *sum, const struct lp_sample *proto, unsigned njit)
+{
+    sum->start_s = proto->start_s;
+    sum->end_s = proto->end_s;
+    sum->seconds = proto->seconds;
+    sum->omitted = proto->omitted;
+    sum->is_udp = proto->is_udp;
+    sum->sid.sender = proto->sid.sender;
+    sum->sid.reverse = proto->sid.reverse;
+    sum->bits_per_second = sum->seconds > 0 ? (double)sum->bytes * 8.0 / sum->seconds : 0;
+    if (njit)
+        sum->jitter_ms /= njit;
+    sum->lost_percent = lp_udp_lost_percent(sum->lost_packets, sum->packets);
+}
+
+static void cut(struct lp_run *r, uint64_t now)
+{
+    if (r->nstreams == 0)
+        return;
+    struct lp_sample *smp = calloc(r->nstreams, sizeof(*smp));
+    if (!smp)
+        return;
+    struct lp_record rec = {.kind = LP_REC_INTERVAL, .role = r->spec.role, .test_id = r->id};
+    struct lp_rec_interval *iv = &rec.u.interval;
+    unsigned nfwd = 0, nrev = 0, jf = 0, jr = 0;
+    const struct lp_sample *pf = NULL, *pr = NULL;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        sample_stream(r, &r->streams[i], now, &smp[i]);
+        if (smp[i].sid.reverse && r->spec.dir == LP_DIR_BIDIR) {
+            sum_into(&iv->sum_reverse, &smp[i], &jr);
+            pr = &smp[i];
+            nrev++;
+        } else {
+            sum_into(&iv->sum, &smp[i], &jf);
+            pf = &smp[i];
+            nfwd++;
+        }
+    }
+    if (pf)
+        finish_sum(&iv->sum, pf, jf);
+    if (pr) {
+        finish_sum(&iv->sum_reverse, pr, jr);
+        iv->has_sum_reverse = true;
+    }
+    (void)nfwd;
+    (void)nrev;
+    iv->nstreams = r->nstreams;
+    iv->streams = smp;
+    r->last_cut_ns = now;
+    lp_engine_emit(r->eng, &rec);
+    free(smp);
+}
+
+static void on_interval(struct lp_timer *t)
+{
+    struct lp_run *r = lp_container_of(t, struct lp_run, interval_timer);
+    uint64_t now = lp_now_ns();
+    uint64_t iv = interval_ns(r);
+    if (r->finished)
+        return;
+    /* An interval ending within 10% of an interval before the test end is left for the
+     * final cut, so the last row is not a sliver. */
+    bool near_end = r->end_deadline_ns && r->end_deadline_ns <= now + iv / 10 && !r->omitting;
+    if (!near_end)
+        cut(r, now);
+    uint64_t next = r->last_cut_ns + iv;
+    if (next <= now)
+        next = now + iv;
+    lp_timer_arm(&r->eng->loop, &r->interval_timer, next);
+}
+
+static void on_omit_end(struct lp_timer *t)
+{
+    struct lp_run *r = lp_container_of(t, struct lp_run, omit_timer);
+    uint64_t now = lp_now_ns();
+    if (r->finished)
+        return;
+    cut(r, now);
+    r->omitting = false;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_run_stream *rs = &r->streams[i];
+        rs->base = rs->last;
+        rs->retr_base = rs->retr_last;
+    }
+    r->meas_ns = r->last_cut_ns = now;
+    lp_cpu_snap(&r->cpu0);
+    if (interval_ns(r))
+        lp_timer_arm(&r->eng->loop, &r->interval_timer, now + interval_ns(r));
+}
+
+void lp_run_stop_streams(struct lp_run *r, bool all)
+{
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_run_stream *rs = &r->streams[i];
+        if (!rs->conn.sid.sender)
+            lp_stream_set_counting(rs->ds, false);
+        if ((all || rs->conn.sid.sender) && rs->attached && !rs->ds->detach_requested) {
+            if (lp_stream_detach(rs->ds) < 0)
+                rs->settled = true;
+        }
+    }
+}
+
+void lp_run_detach_all(struct lp_run *r)
+{
+    lp_run_stop_streams(r, true);
+}
+
+bool lp_run_senders_settled(const struct lp_run *r)
+{
+    for (unsigned i = 0; i < r->nstreams; i++)
+        if (r->streams[i].conn.sid.sender && !r->streams[i].settled)
+            return false;
+    return true;
+}
+
+bool lp_run_all_settled(const struct lp_run *r)
+{
+    for (unsigned i = 0; i < r->nstreams; i++)
+        if (!r->streams[i].settled)
+            return false;
+    return true;
+}
+
+void lp_run_finish(struct lp_run *r)
+{
+    if (r->finished)
+        return;
+    uint64_t now = lp_now_ns();
+    lp_timer_cancel(&r->eng->loop, &r->interval_timer);
+    lp_timer_cancel(&r->eng->loop, &r->omit_timer);
+    if (r->started) {
+        /* Keep a short last interval only if it carried data or is not a sliver. */
+        bool any = false;
+        for (unsigned i = 0; i < r->nstreams; i++) {
+            struct lp_stream_counters c;
+            lp_stream_read(r->streams[i].ds, &c);
+            any |= c.bytes != r->streams[i].last.bytes;
+        }
+        uint64_t iv = interval_ns(r);
+        if (iv && (any || now - r->last_cut_ns >= iv / 10))
+            cut(r, now);
+        else if (!iv) {
+            /* No interval reports: still refresh the counters for the totals. */
+            for (unsigned i = 0; i < r->nstreams; i++) {
+                struct lp_sample s;
+                sample_stream(r, &r->streams[i], now, &s);
+            }
+        } else {
+            for (unsigned i = 0; i < r->nstreams; i++)
+                lp_stream_read(r->streams[i].ds, &r->streams[i].last);
+        }
+    }
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        r->streams[i].final = r->streams[i].last;
+        r->streams[i].retr_final = r->streams[i].retr_last;
+    }
+    r->final_ns = now;
+    r->finished = true;
+    lp_cpu_snap(&r->cpu1);
+}
+
+/* ---- totals ---- */
+
+static double run_seconds(const struct lp_run *r)
+{
+    if (!r->started)
+        return 0;
+    return lp_ns_to_s((r->finished ? r->final_ns : lp_now_ns()) - r->meas_ns);
+}
+
+static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, struct lp_total *t)
+{
+    bool udp = r->spec.proto == LP_PROTO_UDP;
+    const struct lp_stream_counters *f = &rs->final, *b = &rs->base;
+    memset(t, 0, sizeof(*t));
+    t->present = true;
+    t->end_s = t->seconds = run_seconds(r);
+    t->bytes = f->bytes - b->bytes;
+    t->is_udp = udp;
+    if (udp) {
+        if (rs->conn.sid.sender) {
+            t->packets = f->packets - b->packets;
+        } else {
+            t->packets = f->max_seq - b->max_seq;
+            t->lost_packets = f->lost - b->lost;
+            t->out_of_order = f->out_of_order - b->out_of_order;
+            t->jitter_ms = f->jitter_s * 1000.0;
+            t->lost_percent = lp_udp_lost_percent(t->lost_packets, t->packets);
+        }
+    } else if (rs->conn.sid.sender && rs->has_tcp_info) {
+        t->has_retransmits = true;
+        t->retransmits = (int64_t)(rs->retr_final - rs->retr_base);
+        t->has_tcp_extra = true;
+        t->max_snd_cwnd = rs->max_cwnd;
+        t->max_snd_wnd = rs->max_snd_wnd;
+        t->max_rtt_us = rs->max_rtt;
+        t->min_rtt_us = rs->rtt_n ? rs->min_rtt : 0;
+        t->mean_rtt_us = rs->rtt_n ? (uint32_t)(rs->rtt_sum / rs->rtt_n) : 0;
+    }
+    t->bits_per_second = t->seconds > 0 ? (double)t->bytes * 8.0 / t->seconds : 0;
+}
+
+static void peer_total(const struct lp_run *r, const struct lp_i3_results *peer,
+                       const struct lp_i3_stream_result *p, bool peer_sends, struct lp_total *t)
+{
+    bool udp = r->spec.proto == LP_PROTO_UDP;
+    memset(t, 0, sizeof(*t));
+    t->present = true;
+    t->end_s = t->seconds = p->end_time;
+    t->bytes = p->bytes;
+    t->bits_per_second = t->seconds > 0 ? (double)t->bytes * 8.0 / t->seconds : 0;
+    t->is_udp = udp;
+    if (udp) {
+        t->packets = p->packets;
+        if (!peer_sends) {
+            t->lost_packets = p->errors;
+            t->jitter_ms = p->jitter_s * 1000.0;
+            t->lost_percent = lp_udp_lost_percent(t->lost_packets, t->packets);
+        }
+    } else if (peer_sends && peer->sender_has_retransmits == 1 && p->retransmits >= 0) {
+        t->has_retransmits = true;
+        t->retransmits = p->retransmits;
+    }
+}
+
+static void add_total(struct lp_total *sum, const struct lp_total *t, unsigned *njit, bool *all_retr)
+{
+    if (!t->present)
+        return;
+    sum->present = true;
+    sum->bytes += t->bytes;
+    if (t->seconds > sum->seconds)
+        sum->seconds = sum->end_s = t->seconds;
+    sum->packets += t->packets;
+    sum->lost_packets += t->lost_packets;
+    sum->out_of_order += t->out_of_order;
+    sum->is_udp = t->is_udp;
+    if (t->has_retransmits)
+        sum->retransmits += t->retransmits;
+    else
+        *all_retr = false;
+    sum->jitter_ms += t->jitter_ms;
+    (*njit)++;
+}
+
+static void close_sum(struct lp_total *sum, unsigned njit, bool all_retr, bool sender_side)
+{
+    if (!sum->present)
+        return;
+    sum->has_retransmits = all_retr && !sum->is_udp && sender_side;
+    if (!sum->has_retransmits)
+        sum->retransmits = 0;
+    sum->jitter_ms = njit ? sum->jitter_ms / njit : 0;
+    sum->bits_per_second = sum->seconds > 0 ? (double)sum->bytes * 8.0 / sum->seconds : 0;
+    sum->lost_percent = lp_udp_lost_percent(sum->lost_packets, sum->packets);
+}
+
+void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out)
+{
+    bool udp = r->spec.proto == LP_PROTO_UDP;
+    bool sends = false, retr = false;
+    memset(out, 0, sizeof(*out));
+    if (r->started) {
+        struct lp_cpu_snap now;
+        const struct lp_cpu_snap *b = r->finished ? &r->cpu1 : &now;
+        if (!r->finished)
+            lp_cpu_snap(&now);
+        lp_cpu_util(&r->cpu0, b, &out->cpu_total, &out->cpu_user, &out->cpu_system);
+    }
+    snprintf(out->congestion, sizeof(out->congestion), "%s", udp ? "" : r->congestion);
+    for (unsigned i = 0; i < r->nstreams && i < LP_I3_MAX_RESULT_STREAMS; i++) {
+        const struct lp_run_stream *rs = &r->streams[i];
+        struct lp_total t;
+        local_total(r, rs, &t);
+        struct lp_i3_stream_result *s = &out->streams[out->nstreams++];
+        s->id = rs->conn.sid.id;
+        s->bytes = t.bytes;
+        s->retransmits = t.has_retransmits ? t.retransmits : -1;
+        s->jitter_s = udp && !rs->conn.sid.sender ? t.jitter_ms / 1000.0 : 0;
+        s->errors = udp && !rs->conn.sid.sender ? t.lost_packets : 0;
+        s->packets = udp ? t.packets : 0;
+        s->start_time = 0;
+        s->end_time = t.seconds;
+        sends |= rs->conn.sid.sender;
+        retr |= t.has_retransmits;
+    }
+    out->sender_has_retransmits = !sends ? -1 : (!udp && retr) ? 1 : 0;
+}
+
+void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
+                     const char *server_output_text, const char *server_output_json)
+{
+    struct lp_stream_end *se = calloc(r->nstreams ? r->nstreams : 1, sizeof(*se));
+    if (!se)
+        return;
+    struct lp_record rec = {.kind = LP_REC_END, .role = r->spec.role, .test_id = r->id};
+    struct lp_rec_end *end = &rec.u.end;
+    unsigned jit[2][2] = {{0}}; /* [direction][sent/received] */
+    bool retr[2][2] = {{true, true}, {true, true}};
+    bool any_local_send = false;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        const struct lp_run_stream *rs = &r->streams[i];
+        struct lp_total local, remote = {0};
+        bool sends = rs->conn.sid.sender;
+        local_total(r, rs, &local);
+        const struct lp_i3_stream_result *p = peer ? lp_i3_results_find(peer, rs->conn.sid.id) : NULL;
+        if (p)
+            peer_total(r, peer, p, !sends, &remote);
+        se[i].sid = rs->conn.sid;
+        se[i].sender = sends ? local : remote;
+        se[i].receiver = sends ? remote : local;
+        any_local_send |= sends;
+        int d = rs->conn.sid.reverse && r->spec.dir == LP_DIR_BIDIR;
+        struct lp_direction_end *de = d ? &end->reverse : &end->forward;
+        de->present = true;
+        add_total(&de->sent, &se[i].sender, &jit[d][0], &retr[d][0]);
+        add_total(&de->received, &se[i].receiver, &jit[d][1], &retr[d][1]);
+    }
+    for (int d = 0; d < 2; d++) {
+        struct lp_direction_end *de = d ? &end->reverse : &end->forward;
+        close_sum(&de->sent, jit[d][0], retr[d][0], true);
+        close_sum(&de->received, jit[d][1], retr[d][1], false);
+        /* A sender's jitter is meaningless; iperf3 reports 0 there. */
+        de->sent.jitter_ms = 0;
+        de->sent.lost_packets = 0;
+        de->sent.lost_percent = 0;
+    }
+    end->nstreams = r->nstreams;
+    end->streams = se;
+    end->bidir = r->spec.dir == LP_DIR_BIDIR;
+    end->partial = partial;
+    struct lp_i3_results mine;
+    lp_run_local_results(r, &mine);
+    end->cpu.host_total = mine.cpu_total;
+    end->cpu.host_user = mine.cpu_user;
+    end->cpu.host_system = mine.cpu_system;
+    if (peer) {
+        end->cpu.remote_total = peer->cpu_total;
+        end->cpu.remote_user = peer->cpu_user;
+        end->cpu.remote_system = peer->cpu_system;
+    }
+    if (r->spec.proto == LP_PROTO_TCP) {
+        const char *local_cc = r->congestion[0] ? r->congestion : NULL;
+        const char *peer_cc = peer && peer->congestion[0] ? peer->congestion : NULL;
+        bool bidir = r->spec.dir == LP_DIR_BIDIR;
+        if (any_local_send || bidir) {
+            end->sender_congestion = local_cc;
+            end->receiver_congestion = peer_cc;
+        } else {
+            end->sender_congestion = peer_cc;
+            end->receiver_congestion = local_cc;
+        }
+    }
+    end->server_output_text = server_output_text;
+    end->server_output_json = server_output_json;
+    lp_engine_emit(r->eng, &rec);
+    free(se);
+}

@@ -1,0 +1,105 @@
+/* A test run, independent of the control dialect: its streams, the interval clock, omit
+ * handling, and the arithmetic that turns stream counters into interval and end records.
+ * Lives on the control thread. Owns its streams; borrows the engine. */
+#ifndef LP_RUN_H
+#define LP_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/cpu.h"
+#include "core/loop.h"
+#include "core/stream.h"
+#include "core/worker.h"
+#include "linkperf/engine.h"
+#include "linkperf/record.h"
+#include "net/sock.h"
+#include "proto/i3json.h"
+
+/* What client and server share: the control loop, the workers, the sink. */
+struct lp_engine {
+    struct lp_loop loop;
+    struct lp_workers workers;
+    struct lp_sink sink;
+    char system_info[LP_SYSINFO_MAX];
+};
+
+int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads);
+void lp_engine_fini(struct lp_engine *e);
+/* Stamp and deliver a record. */
+void lp_engine_emit(struct lp_engine *e, struct lp_record *rec);
+void lp_engine_error(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
+                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Control-side view of one stream. */
+struct lp_run_stream {
+    struct lp_stream *ds;
+    struct lp_stream_conn conn;
+    uint64_t order;                 /* arrival order (server) */
+    struct lp_stream_counters last, base, final;
+    uint64_t retr_last, retr_base, retr_final;
+    bool has_tcp_info;
+    uint64_t max_cwnd, max_snd_wnd;
+    uint32_t max_rtt, min_rtt;
+    uint64_t rtt_sum, rtt_n;
+    bool settled;                   /* its worker will not touch it again */
+    bool attached;
+};
+
+struct lp_run;
+typedef void (*lp_run_event_fn)(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream_event ev);
+
+struct lp_run {
+    struct lp_engine *eng;
+    struct lp_spec spec;
+    unsigned id;
+    char cookie[37];
+    struct lp_endpoint ctrl_peer;
+
+    struct lp_run_stream *streams;
+    unsigned nstreams, cap;
+    struct lp_stream_budget budget;
+    lp_run_event_fn on_event;
+    void *owner;
+
+    bool started, finished;         /* TEST_RUNNING seen; final interval cut */
+    bool omitting;
+    uint64_t run_ns, meas_ns, last_cut_ns, final_ns, end_deadline_ns;
+    struct lp_timer interval_timer, omit_timer;
+    struct lp_cpu_snap cpu0, cpu1;
+    int tcp_mss_default, sndbuf, rcvbuf;
+    char congestion[LP_CONGESTION_MAX];
+};
+
+void lp_run_init(struct lp_run *r, struct lp_engine *e, const struct lp_spec *spec, unsigned id);
+/* Free streams (they must be settled or never attached) and cancel timers. */
+void lp_run_release(struct lp_run *r);
+
+/* Number of data streams the spec calls for (doubled in bidir). */
+unsigned lp_run_expected(const struct lp_spec *spec);
+/* Whether the local end sends on the n-th stream (creation order) of role's side. */
+bool lp_run_stream_sends(const struct lp_spec *spec, enum lp_role role, unsigned n, bool *reverse);
+
+/* Add a connected data socket (takes ownership of fd). Returns NULL on allocation failure. */
+struct lp_run_stream *lp_run_add_stream(struct lp_run *r, int fd, uint64_t order);
+/* Sort by arrival order, assign ids (1,3,4,...), roles and endpoints. */
+int lp_run_finalize_streams(struct lp_run *r);
+
+void lp_run_emit_start(struct lp_run *r);
+/* TEST_RUNNING: attach streams to workers, start the interval/omit clocks. */
+void lp_run_begin(struct lp_run *r);
+/* Stop counting on receivers, detach senders (or everything with all = true). */
+void lp_run_stop_streams(struct lp_run *r, bool all);
+bool lp_run_senders_settled(const struct lp_run *r);
+bool lp_run_all_settled(const struct lp_run *r);
+void lp_run_detach_all(struct lp_run *r);
+/* Cut the last interval and freeze the totals. */
+void lp_run_finish(struct lp_run *r);
+
+void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out);
+/* Emit LP_REC_END from local totals and the peer's results (NULL when none arrived). */
+void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
+                     const char *server_output_text, const char *server_output_json);
+void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind);
+
+#endif

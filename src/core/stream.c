@@ -1,0 +1,567 @@
+/* The data path: TCP and UDP send/receive loops run by a worker thread, with pacing,
+ * byte budgets and batched UDP system calls. No reporting here: counters are published
+ * for the control thread, which cuts intervals from them. */
+#include "core/stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "wire/iperf3.h"
+
+#define LP_TCP_WRITES_PER_EVENT 16  /* fairness between streams sharing a worker */
+#define LP_TCP_READS_PER_EVENT 16
+#define LP_TCP_READ_MAX (256u * 1024u)
+#define LP_TCP_TRUNC_READ_MAX (4u * 1024u * 1024u)
+#define LP_UDP_BATCH 64
+#define LP_UDP_RX_HEAD 64           /* bytes of each datagram we actually copy */
+#define LP_MIN_PACE_NS (20u * 1000u) /* do not wake more often than every 20 us */
+
+struct lp_post_ev {
+    struct lp_stream *s;
+    enum lp_stream_event ev;
+};
+
+static void deliver_event(void *arg)
+{
+    struct lp_post_ev *pe = arg;
+    pe->s->cfg.notify(pe->s, pe->ev);
+    free(pe);
+}
+
+static void post_event(struct lp_stream *s, enum lp_stream_event ev)
+{
+    struct lp_post_ev *pe = malloc(sizeof(*pe));
+    if (!pe)
+        abort(); /* a lost event would leak the stream forever; tiny allocation */
+    pe->s = s;
+    pe->ev = ev;
+    if (lp_loop_post(s->cfg.ctrl_loop, deliver_event, pe) < 0)
+        abort();
+}
+
+static void fill_payload(uint8_t *buf, size_t len, bool repeating)
+{
+    if (repeating) {
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)('0' + i % 10);
+        return;
+    }
+    /* Incompressible filler (xorshift), so link-layer compression cannot flatter results. */
+    uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)buf ^ (uint64_t)time(NULL);
+    for (size_t i = 0; i < len; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        buf[i] = (uint8_t)x;
+    }
+}
+
+struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
+{
+    struct lp_stream *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->cfg = *cfg;
+    s->h.fd = cfg->fd;
+    lp_timer_init(&s->pace_timer, NULL);
+    lp_udp_rx_init(&s->rx);
+    s->next_seq = 1;
+    atomic_init(&s->counting, true);
+    if (cfg->kind == LP_STREAM_TCP_SEND || cfg->kind == LP_STREAM_UDP_SEND) {
+        s->payload = malloc(cfg->blksize ? cfg->blksize : 1);
+        if (!s->payload) {
+            free(s);
+            return NULL;
+        }
+        fill_payload(s->payload, cfg->blksize, cfg->repeating_payload);
+    }
+    return s;
+}
+
+void lp_stream_free(struct lp_stream *s)
+{
+    if (!s)
+        return;
+    if (s->h.fd >= 0)
+        close(s->h.fd);
+    free(s->payload);
+    free(s);
+}
+
+bool lp_stream_settle(struct lp_stream *s, enum lp_stream_event ev)
+{
+    switch (ev) {
+    case LP_SEV_DETACHED:
+        s->off_worker = true;
+        if (s->detach_requested)
+            s->detach_replied = true;
+        break;
+    case LP_SEV_FINISHED:
+    case LP_SEV_EOF:
+    case LP_SEV_ERROR:
+        s->off_worker = true;
+        break;
+    case LP_SEV_RX_TARGET:
+        break;
+    }
+    return s->off_worker && (!s->detach_requested || s->detach_replied);
+}
+
+void lp_stream_set_counting(struct lp_stream *s, bool on)
+{
+    atomic_store_explicit(&s->counting, on, memory_order_relaxed);
+}
+
+void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c)
+{
+    c->bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed);
+    c->packets = atomic_load_explicit(&s->packets, memory_order_relaxed);
+    c->max_seq = atomic_load_explicit(&s->max_seq, memory_order_relaxed);
+    c->lost = atomic_load_explicit(&s->lost, memory_order_relaxed);
+    c->out_of_order = atomic_load_explicit(&s->out_of_order, memory_order_relaxed);
+    uint64_t jb = atomic_load_explicit(&s->jitter_bits, memory_order_relaxed);
+    memcpy(&c->jitter_s, &jb, sizeof(jb));
+    c->last_rx_ns = atomic_load_explicit(&s->last_rx_ns, memory_order_relaxed);
+}
+
+static void add_bytes(struct lp_stream *s, uint64_t n)
+{
+    /* Single writer: a relaxed load+store is enough and avoids a locked add. */
+    uint64_t v = atomic_load_explicit(&s->bytes, memory_order_relaxed);
+    atomic_store_explicit(&s->bytes, v + n, memory_order_relaxed);
+}
+
+static void add_packets(struct lp_stream *s, uint64_t n)
+{
+    uint64_t v = atomic_load_explicit(&s->packets, memory_order_relaxed);
+    atomic_store_explicit(&s->packets, v + n, memory_order_relaxed);
+}
+
+/* ---- attach / detach (run on the worker) ---- */
+
+static void worker_detach(struct lp_stream *s, enum lp_stream_event why)
+{
+    if (!s->attached)
+        return;
+    lp_loop_del(&s->worker->loop, &s->h);
+    lp_timer_cancel(&s->worker->loop, &s->pace_timer);
+    s->attached = false;
+    post_event(s, why);
+}
+
+static void fail(struct lp_stream *s, int err)
+{
+    int expected = 0;
+    atomic_compare_exchange_strong(&s->error, &expected, err);
+    worker_detach(s, LP_SEV_ERROR);
+}
+
+static void set_events(struct lp_stream *s, uint32_t ev)
+{
+    if (ev == s->events)
+        return;
+    if (lp_loop_mod(&s->worker->loop, &s->h, ev) == 0)
+        s->events = ev;
+}
+
+/* Take up to want units from the shared budget; returns what was granted. */
+static uint64_t budget_take(struct lp_stream *s, uint64_t want)
+{
+    struct lp_stream_budget *b = s->cfg.budget;
+    if (!b || !b->limited)
+        return want;
+    int64_t before = atomic_fetch_sub(&b->remaining, (int64_t)want);
+    if (before <= 0) {
+        atomic_fetch_add(&b->remaining, (int64_t)want);
+        return 0;
+    }
+    if ((uint64_t)before < want) {
+        atomic_fetch_add(&b->remaining, (int64_t)(want - (uint64_t)before));
+        return (uint64_t)before;
+    }
+    return want;
+}
+
+static void budget_return(struct lp_stream *s, uint64_t units)
+{
+    if (s->cfg.budget && s->cfg.budget->limited && units)
+        atomic_fetch_add(&s->cfg.budget->remaining, (int64_t)units);
+}
+
+static bool budget_exhausted(const struct lp_stream *s)
+{
+    const struct lp_stream_budget *b = s->cfg.budget;
+    return b && b->limited && atomic_load(&b->remaining) <= 0;
+}
+
+static void note_rx(struct lp_stream *s, uint64_t n)
+{
+    struct lp_stream_budget *b = s->cfg.budget;
+    if (!b || !b->rx_target)
+        return;
+    uint64_t total = atomic_fetch_add(&b->rx_total, n) + n;
+    if (total >= b->rx_target && !atomic_exchange(&b->rx_target_hit, true))
+        post_event(s, LP_SEV_RX_TARGET);
+}
+
+/* Returns false when the stream may not send now (a pacing timer is armed). */
+static bool pace_allows(struct lp_stream *s, uint64_t bytes, uint64_t now)
+{
+    if (!s->cfg.rate_bps)
+        return true;
+    if (lp_pacer_credit(&s->pacer, now) >= bytes)
+        return true;
+    uint64_t due = lp_pacer_due_ns(&s->pacer, bytes);
+    if (due < now + LP_MIN_PACE_NS)
+        due = now + LP_MIN_PACE_NS;
+    lp_timer_arm(&s->worker->loop, &s->pace_timer, due);
+    set_events(s, 0);
+    return false;
+}
+
+/* ---- TCP ---- */
+
+static void tcp_send(struct lp_stream *s)
+{
+    uint64_t now = s->cfg.rate_bps ? lp_now_ns() : 0;
+    bool blocks = s->cfg.budget && s->cfg.budget->blocks;
+    for (int i = 0; i < LP_TCP_WRITES_PER_EVENT; i++) {
+        size_t n = s->cfg.blksize;
+        if (!pace_allows(s, n, now))
+            return;
+        uint64_t grant = budget_take(s, blocks ? 1 : n);
+        if (grant == 0) {
+            worker_detach(s, LP_SEV_FINISHED);
+            return;
+        }
+        if (!blocks)
+            n = (size_t)grant;
+        ssize_t w = send(s->h.fd, s->payload, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w < 0) {
+            budget_return(s, blocks ? 1 : n);
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                set_events(s, EPOLLOUT);
+                return;
+            }
+            fail(s, -errno);
+            return;
+        }
+        if (!blocks && (size_t)w < n)
+            budget_return(s, n - (size_t)w);
+        if (atomic_load_explicit(&s->counting, memory_order_relaxed))
+            add_bytes(s, (uint64_t)w);
+        if (s->cfg.rate_bps)
+            lp_pacer_spend(&s->pacer, (uint64_t)w);
+        if (budget_exhausted(s)) {
+            worker_detach(s, LP_SEV_FINISHED);
+            return;
+        }
+        if ((size_t)w < n) { /* socket buffer full */
+            set_events(s, EPOLLOUT);
+            return;
+        }
+    }
+    set_events(s, EPOLLOUT);
+}
+
+static void tcp_recv(struct lp_stream *s)
+{
+    int flags = MSG_DONTWAIT | (s->cfg.skip_rx_copy ? MSG_TRUNC : 0);
+    size_t len = s->cfg.skip_rx_copy ? LP_TCP_TRUNC_READ_MAX : s->worker->scratch_len;
+    if (!s->cfg.skip_rx_copy && len > LP_TCP_READ_MAX)
+        len = LP_TCP_READ_MAX;
+    uint64_t got = 0;
+    for (int i = 0; i < LP_TCP_READS_PER_EVENT; i++) {
+        ssize_t r = recv(s->h.fd, s->worker->scratch, len, flags);
+        if (r > 0) {
+            got += (uint64_t)r;
+            continue;
+        }
+        if (r == 0) {
+            if (got)
+                break; /* account first; EOF is seen again on the next event */
+            worker_detach(s, LP_SEV_EOF);
+            return;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            break;
+        fail(s, -errno);
+        return;
+    }
+    if (got && atomic_load_explicit(&s->counting, memory_order_relaxed)) {
+        add_bytes(s, got);
+        note_rx(s, got);
+        atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
+    }
+}
+
+/* ---- UDP ---- */
+
+static void udp_send(struct lp_stream *s)
+{
+    struct mmsghdr msgs[LP_UDP_BATCH];
+    struct iovec iov[LP_UDP_BATCH][2];
+    uint8_t hdrs[LP_UDP_BATCH][LP_I3_UDP_HDR64];
+    bool c64 = s->cfg.udp_counters64;
+    size_t hlen = lp_i3_udp_hdr_len(c64);
+    size_t blk = s->cfg.blksize;
+    bool blocks = s->cfg.budget && s->cfg.budget->blocks;
+
+    for (int round = 0; round < 4; round++) {
+        uint64_t now = lp_now_ns();
+        unsigned n = LP_UDP_BATCH;
+        if (s->cfg.rate_bps) {
+            uint64_t need = (uint64_t)blk * (s->cfg.burst ? s->cfg.burst : 1);
+            if (!pace_allows(s, need, now))
+                return;
+            uint64_t can = lp_pacer_credit(&s->pacer, now) / blk;
+            if (can < n)
+                n = (unsigned)(can ? can : 1);
+        }
+        uint64_t grant = budget_take(s, blocks ? n : (uint64_t)n * blk);
+        if (grant == 0) {
+            worker_detach(s, LP_SEV_FINISHED);
+            return;
+        }
+        unsigned granted = blocks ? (unsigned)grant : (unsigned)((grant + blk - 1) / blk);
+        if (granted < n)
+            n = granted;
+        /* Sender timestamp: one monotonic reading per batch; they leave together. */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        memset(msgs, 0, sizeof(msgs[0]) * n);
+        for (unsigned i = 0; i < n; i++) {
+            struct lp_i3_udp_hdr h = {(uint32_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000), s->next_seq + i};
+            lp_i3_udp_hdr_put(hdrs[i], sizeof(hdrs[i]), &h, c64);
+            iov[i][0].iov_base = hdrs[i];
+            iov[i][0].iov_len = hlen;
+            iov[i][1].iov_base = s->payload + hlen;
+            iov[i][1].iov_len = blk - hlen;
+            msgs[i].msg_hdr.msg_iov = iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 2;
+        }
+        int sent = sendmmsg(s->h.fd, msgs, n, MSG_DONTWAIT);
+        if (sent < 0) {
+            budget_return(s, blocks ? n : (uint64_t)n * blk);
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) {
+                set_events(s, EPOLLOUT);
+                return;
+            }
+            if (errno == ECONNREFUSED) /* an ICMP error from an earlier datagram; keep going */
+                continue;
+            fail(s, -errno);
+            return;
+        }
+        if ((unsigned)sent < n)
+            budget_return(s, blocks ? n - (unsigned)sent : (uint64_t)(n - (unsigned)sent) * blk);
+        s->next_seq += (uint64_t)sent;
+        if (atomic_load_explicit(&s->counting, memory_order_relaxed)) {
+            add_bytes(s, (uint64_t)sent * blk);
+            add_packets(s, (uint64_t)sent);
+        }
+        if (s->cfg.rate_bps)
+            lp_pacer_spend(&s->pacer, (uint64_t)sent * blk);
+        if (budget_exhausted(s)) {
+            worker_detach(s, LP_SEV_FINISHED);
+            return;
+        }
+        if ((unsigned)sent < n) {
+            set_events(s, EPOLLOUT);
+            return;
+        }
+    }
+    /* Unpaced: let epoll tell us when there is room; paced: the timer drives us. */
+    if (!s->cfg.rate_bps)
+        set_events(s, EPOLLOUT);
+    else
+        pace_allows(s, (uint64_t)blk * (s->cfg.burst ? s->cfg.burst : 1), lp_now_ns());
+}
+
+static uint64_t ts_to_ns(const struct timespec *ts)
+{
+    return (uint64_t)ts->tv_sec * LP_NS_PER_S + (uint64_t)ts->tv_nsec;
+}
+
+static void udp_publish(struct lp_stream *s)
+{
+    uint64_t jb;
+    memcpy(&jb, &s->rx.jitter_s, sizeof(jb));
+    atomic_store_explicit(&s->max_seq, s->rx.max_seq, memory_order_relaxed);
+    atomic_store_explicit(&s->lost, s->rx.lost, memory_order_relaxed);
+    atomic_store_explicit(&s->out_of_order, s->rx.out_of_order, memory_order_relaxed);
+    atomic_store_explicit(&s->jitter_bits, jb, memory_order_relaxed);
+}
+
+static void udp_recv(struct lp_stream *s)
+{
+    struct mmsghdr msgs[LP_UDP_BATCH];
+    struct iovec iov[LP_UDP_BATCH];
+    union {
+        char buf[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } ctl[LP_UDP_BATCH];
+    uint8_t *heads = (uint8_t *)s->worker->scratch;
+    bool c64 = s->cfg.udp_counters64;
+    bool any = false;
+
+    for (int round = 0; round < 8; round++) {
+        memset(msgs, 0, sizeof(msgs));
+        for (int i = 0; i < LP_UDP_BATCH; i++) {
+            /* Only the header is copied: MSG_TRUNC still reports each datagram's length. */
+            iov[i].iov_base = heads + (size_t)i * LP_UDP_RX_HEAD;
+            iov[i].iov_len = LP_UDP_RX_HEAD;
+            msgs[i].msg_hdr.msg_iov = &iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+            msgs[i].msg_hdr.msg_control = ctl[i].buf;
+            msgs[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
+        }
+        int n = recvmmsg(s->h.fd, msgs, LP_UDP_BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                break;
+            if (errno == ECONNREFUSED)
+                continue;
+            fail(s, -errno);
+            return;
+        }
+        if (n == 0)
+            break;
+        struct timespec batch_ts;
+        clock_gettime(CLOCK_REALTIME, &batch_ts);
+        bool counting = atomic_load_explicit(&s->counting, memory_order_relaxed);
+        uint64_t bytes = 0;
+        for (int i = 0; i < n; i++) {
+            size_t len = msgs[i].msg_len;
+            struct lp_i3_udp_hdr h;
+            if (!lp_i3_udp_hdr_get(iov[i].iov_base, len < LP_UDP_RX_HEAD ? len : LP_UDP_RX_HEAD, &h, c64))
+                continue; /* too short to be ours: not counted */
+            if (!counting)
+                continue;
+            uint64_t arrival = ts_to_ns(&batch_ts);
+            for (struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                    struct timespec kts;
+                    memcpy(&kts, CMSG_DATA(c), sizeof(kts));
+                    arrival = ts_to_ns(&kts);
+                }
+            }
+            /* Transit relative to the first datagram keeps full precision in a double. */
+            int64_t transit = (int64_t)arrival - (int64_t)((uint64_t)h.sec * LP_NS_PER_S + (uint64_t)h.usec * 1000u);
+            if (!s->have_transit_base) {
+                s->transit_base_ns = transit;
+                s->have_transit_base = true;
+            }
+            lp_udp_rx_packet(&s->rx, h.seq, (double)(transit - s->transit_base_ns) / 1e9);
+            bytes += len;
+        }
+        if (counting && bytes) {
+            add_bytes(s, bytes);
+            add_packets(s, (uint64_t)n);
+            note_rx(s, bytes);
+            any = true;
+        }
+        if (n < LP_UDP_BATCH)
+            break;
+    }
+    if (any) {
+        udp_publish(s);
+        atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
+    }
+}
+
+/* ---- dispatch ---- */
+
+static void on_io(struct lp_handler *h, uint32_t events)
+{
+    struct lp_stream *s = lp_container_of(h, struct lp_stream, h);
+    if (!s->attached)
+        return;
+    switch (s->cfg.kind) {
+    case LP_STREAM_TCP_SEND:
+        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+            tcp_send(s);
+        break;
+    case LP_STREAM_TCP_RECV:
+        tcp_recv(s);
+        break;
+    case LP_STREAM_UDP_SEND:
+        udp_send(s);
+        break;
+    case LP_STREAM_UDP_RECV:
+        udp_recv(s);
+        break;
+    }
+}
+
+static void on_pace(struct lp_timer *t)
+{
+    struct lp_stream *s = lp_container_of(t, struct lp_stream, pace_timer);
+    if (!s->attached)
+        return;
+    if (s->cfg.kind == LP_STREAM_TCP_SEND)
+        tcp_send(s);
+    else
+        udp_send(s);
+}
+
+static void do_attach(void *arg)
+{
+    struct lp_stream *s = arg;
+    uint32_t ev = (s->cfg.kind == LP_STREAM_TCP_RECV || s->cfg.kind == LP_STREAM_UDP_RECV) ? EPOLLIN : EPOLLOUT;
+    s->h.fn = on_io;
+    s->pace_timer.fn = on_pace;
+    if (s->cfg.rate_bps) {
+        uint64_t cap = lp_pacer_default_cap(s->cfg.rate_bps, s->cfg.blksize);
+        uint64_t burst = (uint64_t)s->cfg.blksize * s->cfg.burst;
+        lp_pacer_init(&s->pacer, s->cfg.rate_bps, cap > burst ? cap : burst, lp_now_ns());
+        /* Start with one block of credit so the first datagram leaves at once. */
+        s->pacer.credit_bytes = (double)s->cfg.blksize * (s->cfg.burst ? s->cfg.burst : 1);
+    }
+    if (s->cfg.kind == LP_STREAM_UDP_RECV) {
+        int one = 1;
+        setsockopt(s->h.fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+    }
+    s->events = ev;
+    if (lp_loop_add(&s->worker->loop, &s->h, ev) < 0) {
+        s->attached = true; /* so fail() reports it */
+        s->events = 0;
+        int e = -errno;
+        s->attached = false;
+        atomic_store(&s->error, e ? e : -EINVAL);
+        post_event(s, LP_SEV_ERROR);
+        return;
+    }
+    s->attached = true;
+    atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
+}
+
+static void do_detach(void *arg)
+{
+    struct lp_stream *s = arg;
+    if (s->attached) {
+        lp_loop_del(&s->worker->loop, &s->h);
+        lp_timer_cancel(&s->worker->loop, &s->pace_timer);
+        s->attached = false;
+    }
+    post_event(s, LP_SEV_DETACHED); /* always answered: the control thread counts on it */
+}
+
+int lp_stream_attach(struct lp_stream *s, struct lp_worker *w)
+{
+    s->worker = w;
+    return lp_loop_post(&w->loop, do_attach, s);
+}
+
+int lp_stream_detach(struct lp_stream *s)
+{
+    if (!s->worker || s->detach_requested)
+        return 0;
+    s->detach_requested = true;
+    return lp_loop_post(&s->worker->loop, do_detach, s);
+}

@@ -1,0 +1,106 @@
+/* A data stream: one TCP connection or connected UDP socket that sends or receives
+ * payload. The control thread creates it and reads its published counters; once attached,
+ * only its worker thread does I/O on it. Owns its descriptor and send buffer. */
+#ifndef LP_STREAM_H
+#define LP_STREAM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/loop.h"
+#include "core/worker.h"
+#include "stats/pacer.h"
+#include "stats/udp_rx.h"
+
+enum lp_stream_kind { LP_STREAM_TCP_SEND, LP_STREAM_TCP_RECV, LP_STREAM_UDP_SEND, LP_STREAM_UDP_RECV };
+
+/* What a worker tells the control thread about a stream. */
+enum lp_stream_event {
+    LP_SEV_DETACHED,   /* no longer on its worker (after lp_stream_detach or on its own) */
+    LP_SEV_FINISHED,   /* sender used up the byte/block budget; detached */
+    LP_SEV_EOF,        /* receiver saw the peer close; detached */
+    LP_SEV_ERROR,      /* socket error (stream->error); detached */
+    LP_SEV_RX_TARGET,  /* receivers together reached the byte target; still attached */
+};
+
+/* Limits shared by all streams of one test (and so by several workers). */
+struct lp_stream_budget {
+    atomic_int_least64_t remaining; /* bytes or blocks still to send; only if limited */
+    bool limited;
+    bool blocks;                    /* remaining counts writes, not bytes */
+    atomic_uint_least64_t rx_total; /* bytes received by all receiving streams */
+    uint64_t rx_target;             /* 0 = none */
+    atomic_bool rx_target_hit;
+};
+
+struct lp_stream;
+typedef void (*lp_stream_notify_fn)(struct lp_stream *s, enum lp_stream_event ev);
+
+struct lp_stream_config {
+    enum lp_stream_kind kind;
+    int fd;
+    uint32_t blksize;
+    uint64_t rate_bps;       /* 0 = unlimited */
+    unsigned burst;          /* packets per burst with a rate (0 = even pacing) */
+    bool udp_counters64;
+    bool skip_rx_copy;
+    bool repeating_payload;
+    struct lp_stream_budget *budget; /* may be NULL */
+    struct lp_loop *ctrl_loop;       /* where notifications are posted */
+    lp_stream_notify_fn notify;
+    void *owner;
+};
+
+struct lp_stream_counters {
+    uint64_t bytes;
+    uint64_t packets;       /* UDP: datagrams sent, or received */
+    uint64_t max_seq;       /* UDP receiver: highest sequence number */
+    int64_t lost;
+    uint64_t out_of_order;
+    double jitter_s;
+    uint64_t last_rx_ns;
+};
+
+struct lp_stream {
+    struct lp_handler h;
+    struct lp_stream_config cfg;
+    struct lp_worker *worker;
+    uint8_t *payload;          /* sender: blksize bytes of filler */
+
+    /* worker-only state */
+    struct lp_pacer pacer;
+    struct lp_timer pace_timer;
+    uint32_t events;
+    uint64_t next_seq;
+    struct lp_udp_rx rx;
+    int64_t transit_base_ns;
+    bool have_transit_base;
+    bool attached;
+    bool done;
+
+    /* published by the worker, read by the control thread */
+    atomic_uint_least64_t bytes, packets, max_seq, out_of_order, jitter_bits, last_rx_ns;
+    atomic_int_least64_t lost;
+    atomic_bool counting;      /* false: drain without counting (after the test end) */
+    atomic_int error;          /* negative errno of the first socket error */
+
+    /* control-thread bookkeeping: safe to free once both are settled */
+    bool detach_requested;     /* a detach request was posted (it always gets a reply) */
+    bool detach_replied;
+    bool off_worker;           /* a terminal event arrived */
+};
+
+struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg);
+/* Post the stream to worker w; I/O starts there. */
+int lp_stream_attach(struct lp_stream *s, struct lp_worker *w);
+/* Post a detach; LP_SEV_DETACHED follows (unless the stream already detached itself). */
+int lp_stream_detach(struct lp_stream *s);
+void lp_stream_set_counting(struct lp_stream *s, bool on);
+void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c);
+/* Control thread: account for an event; true once the worker will never touch s again. */
+bool lp_stream_settle(struct lp_stream *s, enum lp_stream_event ev);
+/* Control thread, only once settled (or never attached): close the descriptor and free. */
+void lp_stream_free(struct lp_stream *s);
+
+#endif

@@ -1,0 +1,543 @@
+/* iperf3 client: the control state machine of one test against an iperf3 (or linkperf)
+ * server. Setup steps block briefly on the calling thread; the test itself runs on the
+ * control loop with data on the worker threads. Never prints: records go to the sink. */
+#include <errno.h>
+#include <stdarg.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/run.h"
+#include "linkperf/engine.h"
+#include "net/sock.h"
+#include "proto/ctrl.h"
+#include "proto/i3_common.h"
+#include "proto/i3json.h"
+#include "wire/iperf3.h"
+
+#define LP_CLIENT_STEP_TIMEOUT_MS 30000u  /* longest wait for the server's next move */
+#define LP_UDP_HELLO_TIMEOUT_MS 10000u
+
+enum client_phase { C_SETUP, C_RUNNING, C_ENDING, C_RESULTS, C_DONE };
+
+struct lp_client {
+    struct lp_engine eng;
+    bool eng_ok;
+    struct lp_spec spec;
+    struct lp_run run;
+    struct lp_ctrl ctrl;
+    bool ctrl_open;
+    struct lp_addr server;
+    enum client_phase phase;
+    bool want_results_frame;
+    bool end_sent;
+    int result;
+    bool finishing;
+    atomic_bool stop_req;
+    struct lp_timer end_timer, rcv_timer, step_timer;
+    struct lp_i3_results peer;
+    bool have_peer;
+};
+
+static void client_finish(struct lp_client *c, int rc);
+
+static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...)
+{
+    if (c->phase == C_DONE)
+        return;
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, code, true, "%s", msg);
+    /* What was measured before the failure is still worth showing. */
+    if (c->run.started) {
+        lp_run_stop_streams(&c->run, true);
+        lp_run_finish(&c->run);
+        lp_run_emit_end(&c->run, NULL, true, NULL, NULL);
+    }
+    client_finish(c, rc);
+}
+
+static void arm_step(struct lp_client *c)
+{
+    lp_timer_arm(&c->eng.loop, &c->step_timer, lp_now_ns() + LP_CLIENT_STEP_TIMEOUT_MS * LP_NS_PER_MS);
+}
+
+static void on_step_timeout(struct lp_timer *t)
+{
+    struct lp_client *c = lp_container_of(t, struct lp_client, step_timer);
+    fail(c, LP_ETIMEOUT, 0, "the server did not answer within %u seconds", LP_CLIENT_STEP_TIMEOUT_MS / 1000);
+}
+
+/* ---- stream setup (blocking, before the test runs) ---- */
+
+static int bind_addr_for(struct lp_client *c, unsigned n, struct lp_addr *out, bool *use)
+{
+    char err[128];
+    *use = c->spec.bind_addr[0] || c->spec.cport;
+    if (!*use)
+        return 0;
+    enum lp_family fam = c->server.ss.ss_family == AF_INET6 ? LP_FAMILY_INET6 : LP_FAMILY_INET;
+    uint16_t port = c->spec.cport ? (uint16_t)(c->spec.cport + n) : 0;
+    return lp_sock_resolve(c->spec.bind_addr[0] ? c->spec.bind_addr : NULL, port, fam, SOCK_STREAM, true, out,
+                           err, sizeof(err));
+}
+
+static int open_tcp_stream(struct lp_client *c, unsigned n)
+{
+    struct lp_addr b;
+    bool use_bind;
+    int err = bind_addr_for(c, n, &b, &use_bind);
+    if (err < 0)
+        return err;
+    int fd = lp_sock_connect(&c->server, use_bind ? &b : NULL, SOCK_STREAM, &c->spec, c->spec.connect_timeout_ms);
+    if (fd < 0)
+        return fd;
+    err = lp_i3_write_all(fd, c->run.cookie, LP_I3_COOKIE_SIZE, LP_CLIENT_STEP_TIMEOUT_MS);
+    if (err < 0 || !lp_run_add_stream(&c->run, fd, n)) {
+        close(fd);
+        return err < 0 ? err : -ENOMEM;
+    }
+    return 0;
+}
+
+static bool is_reply(const uint8_t b[4])
+{
+    uint32_t v = lp_i3_get_u32(b);
+    return v == LP_I3_UDP_REPLY || v == LP_I3_UDP_LEGACY_REPLY;
+}
+
+static int open_udp_stream(struct lp_client *c, unsigned n)
+{
+    struct lp_addr b;
+    bool use_bind;
+    const char *what = NULL;
+    int err = bind_addr_for(c, n, &b, &use_bind);
+    if (err < 0)
+        return err;
+    int fd = socket(c->server.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if ((err = lp_sock_apply_spec(fd, &c->spec, SOCK_DGRAM, &what)) < 0)
+        goto fail;
+    if (use_bind && bind(fd, (struct sockaddr *)&b.ss, b.len) < 0) {
+        err = -errno;
+        goto fail;
+    }
+    if (connect(fd, (struct sockaddr *)&c->server.ss, c->server.len) < 0) {
+        err = -errno;
+        goto fail;
+    }
+    uint8_t hello[4];
+    lp_i3_put_u32(hello, LP_I3_UDP_HELLO);
+    if (send(fd, hello, 4, 0) != 4) {
+        err = -errno;
+        goto fail;
+    }
+    /* In reverse mode data may overtake the reply: skip a bounded number of datagrams. */
+    uint64_t deadline = lp_now_ns() + LP_UDP_HELLO_TIMEOUT_MS * LP_NS_PER_MS;
+    for (unsigned tries = 0;; tries++) {
+        uint64_t now = lp_now_ns();
+        if (now >= deadline || tries > 100000) {
+            err = -ETIMEDOUT;
+            goto fail;
+        }
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        int rc = poll(&pf, 1, (int)((deadline - now) / LP_NS_PER_MS) + 1);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc <= 0)
+            continue;
+        uint8_t buf[4];
+        ssize_t r = recv(fd, buf, sizeof(buf), MSG_TRUNC);
+        if (r < 0) {
+            err = -errno;
+            goto fail;
+        }
+        if (r == 4 && is_reply(buf))
+            break;
+    }
+    if (!lp_run_add_stream(&c->run, fd, n)) {
+        err = -ENOMEM;
+        goto fail;
+    }
+    return 0;
+fail:
+    close(fd);
+    return err;
+}
+
+static void create_streams(struct lp_client *c)
+{
+    unsigned n = lp_run_expected(&c->spec);
+    for (unsigned i = 0; i < n; i++) {
+        int err = c->spec.proto == LP_PROTO_UDP ? open_udp_stream(c, i) : open_tcp_stream(c, i);
+        if (err < 0) {
+            fail(c, err, 0, "unable to connect stream: %s", strerror(-err));
+            return;
+        }
+    }
+}
+
+/* ---- the end of the test ---- */
+
+static void maybe_send_end(struct lp_client *c)
+{
+    if (c->phase != C_ENDING || c->end_sent || !lp_run_senders_settled(&c->run))
+        return;
+    lp_run_finish(&c->run);
+    c->end_sent = true;
+    lp_ctrl_send_state(&c->ctrl, LP_I3_TEST_END);
+    arm_step(c);
+}
+
+static void begin_end(struct lp_client *c)
+{
+    if (c->phase != C_RUNNING)
+        return;
+    c->phase = C_ENDING;
+    lp_timer_cancel(&c->eng.loop, &c->end_timer);
+    lp_timer_cancel(&c->eng.loop, &c->rcv_timer);
+    lp_run_stop_streams(&c->run, false);
+    maybe_send_end(c);
+}
+
+static void on_end_timer(struct lp_timer *t)
+{
+    begin_end(lp_container_of(t, struct lp_client, end_timer));
+}
+
+static void on_rcv_timer(struct lp_timer *t)
+{
+    struct lp_client *c = lp_container_of(t, struct lp_client, rcv_timer);
+    uint64_t now = lp_now_ns(), newest = 0;
+    for (unsigned i = 0; i < c->run.nstreams; i++) {
+        struct lp_stream_counters k;
+        if (c->run.streams[i].conn.sid.sender)
+            continue;
+        lp_stream_read(c->run.streams[i].ds, &k);
+        if (k.last_rx_ns > newest)
+            newest = k.last_rx_ns;
+    }
+    if (newest && now - newest > (uint64_t)c->spec.rcv_timeout_ms * LP_NS_PER_MS) {
+        fail(c, LP_ETIMEOUT, LP_I3E_NOMSG, "idle timeout for receiving data");
+        return;
+    }
+    lp_timer_arm(&c->eng.loop, &c->rcv_timer, now + LP_NS_PER_S);
+}
+
+static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream_event ev)
+{
+    struct lp_client *c = r->owner;
+    if (ev == LP_SEV_ERROR && (c->phase == C_RUNNING || c->phase == C_SETUP)) {
+        int e = atomic_load(&rs->ds->error);
+        fail(c, e, 0, "data stream failed: %s", strerror(-e));
+        return;
+    }
+    if (c->phase == C_RUNNING) {
+        if (ev == LP_SEV_RX_TARGET)
+            begin_end(c);
+        else if (ev == LP_SEV_FINISHED && lp_run_senders_settled(r))
+            begin_end(c);
+        else if (ev == LP_SEV_EOF && lp_run_all_settled(r))
+            begin_end(c);
+    }
+    if (c->phase == C_ENDING)
+        maybe_send_end(c);
+    if (c->phase == C_DONE && c->finishing)
+        client_finish(c, c->result);
+}
+
+/* ---- control messages ---- */
+
+static void on_test_running(struct lp_client *c)
+{
+    lp_run_begin(&c->run);
+    c->phase = C_RUNNING;
+    lp_timer_cancel(&c->eng.loop, &c->step_timer);
+    if (c->run.end_deadline_ns)
+        lp_timer_arm(&c->eng.loop, &c->end_timer, c->run.end_deadline_ns);
+    bool receives = c->spec.dir != LP_DIR_FORWARD;
+    if (receives && c->spec.rcv_timeout_ms)
+        lp_timer_arm(&c->eng.loop, &c->rcv_timer, lp_now_ns() + LP_NS_PER_S);
+}
+
+static void send_results(struct lp_client *c)
+{
+    struct lp_i3_results mine;
+    lp_run_local_results(&c->run, &mine);
+    char *json = lp_i3_results_encode(&mine);
+    if (!json) {
+        fail(c, -ENOMEM, 0, "cannot encode results");
+        return;
+    }
+    lp_ctrl_send_json(&c->ctrl, json);
+    free(json);
+    c->want_results_frame = true;
+    arm_step(c);
+}
+
+/* SERVER_ERROR: 0xFE then one or two int32 (i_errno, errno). Returns false if incomplete. */
+static bool handle_server_error(struct lp_client *c)
+{
+    const uint8_t *p = lp_ctrl_peek(&c->ctrl, 9);
+    if (!p && !(c->ctrl.eof || c->ctrl.err))
+        return false;
+    p = lp_ctrl_peek(&c->ctrl, 5);
+    int code = p ? (int)lp_i3_get_u32(p + 1) : 0;
+    char msg[200];
+    snprintf(msg, sizeof(msg), "the server reported error %d: %s", code, lp_i3_error_text(code));
+    fail(c, LP_ESERVER, code, "%s", msg);
+    return true;
+}
+
+static bool handle_state(struct lp_client *c, int8_t st)
+{
+    switch (st) {
+    case LP_I3_PARAM_EXCHANGE: {
+        char *json = lp_i3_params_encode(&c->spec, "3.12");
+        if (!json) {
+            fail(c, -ENOMEM, 0, "cannot encode parameters");
+            return false;
+        }
+        lp_ctrl_send_json(&c->ctrl, json);
+        free(json);
+        arm_step(c);
+        return true;
+    }
+    case LP_I3_CREATE_STREAMS:
+        create_streams(c);
+        arm_step(c);
+        return c->phase != C_DONE;
+    case LP_I3_TEST_START:
+        if (lp_run_finalize_streams(&c->run) < 0) {
+            fail(c, -ENOMEM, 0, "cannot set up streams");
+            return false;
+        }
+        lp_run_emit_start(&c->run);
+        return true;
+    case LP_I3_TEST_RUNNING:
+        on_test_running(c);
+        return true;
+    case LP_I3_EXCHANGE_RESULTS:
+        if (!c->run.finished) { /* the server ended the test first */
+            lp_run_stop_streams(&c->run, false);
+            lp_run_finish(&c->run);
+        }
+        c->phase = C_RESULTS;
+        send_results(c);
+        return c->phase != C_DONE;
+    case LP_I3_DISPLAY_RESULTS:
+        lp_timer_cancel(&c->eng.loop, &c->step_timer);
+        lp_run_emit_end(&c->run, c->have_peer ? &c->peer : NULL, false,
+                        c->have_peer ? c->peer.server_output_text : NULL,
+                        c->have_peer ? c->peer.server_output_json : NULL);
+        lp_ctrl_send_state(&c->ctrl, LP_I3_IPERF_DONE);
+        client_finish(c, 0);
+        return false;
+    case LP_I3_ACCESS_DENIED:
+        fail(c, LP_EBUSY, LP_I3E_ACCESSDENIED, "the server is busy running a test. try again later");
+        return false;
+    case LP_I3_SERVER_TERMINATE:
+        fail(c, LP_ESERVER, LP_I3E_SERVERTERM, "the server has terminated");
+        return false;
+    default: {
+        fail(c, LP_EPEER, LP_I3E_MESSAGE, "received an unknown control message (%d)", st);
+        return false;
+    }
+    }
+}
+
+static void on_ctrl(struct lp_ctrl *ctrl)
+{
+    struct lp_client *c = ctrl->owner;
+    while (c->phase != C_DONE) {
+        if (c->want_results_frame) {
+            const char *body;
+            size_t len;
+            int rc = lp_ctrl_frame(&c->ctrl, LP_I3_RESULTS_MAX, &body, &len);
+            if (rc < 0) {
+                fail(c, LP_EPEER, LP_I3E_RECVRESULTS, "the server's results are too large");
+                return;
+            }
+            if (rc == 0)
+                break;
+            char err[200];
+            memset(&c->peer, 0, sizeof(c->peer));
+            if (lp_i3_results_decode(body, len, &c->peer, err, sizeof(err)) < 0) {
+                lp_i3_results_release(&c->peer);
+                fail(c, LP_EPEER, LP_I3E_RECVRESULTS, "unable to receive results: %s", err);
+                return;
+            }
+            lp_ctrl_consume_frame(&c->ctrl, len);
+            c->have_peer = true;
+            c->want_results_frame = false;
+            continue;
+        }
+        const uint8_t *p = lp_ctrl_peek(&c->ctrl, 1);
+        if (!p)
+            break;
+        int8_t st = (int8_t)p[0];
+        if (st == LP_I3_SERVER_ERROR) {
+            if (!handle_server_error(c))
+                break;
+            return;
+        }
+        lp_ctrl_consume(&c->ctrl, 1);
+        if (!handle_state(c, st))
+            return;
+    }
+    if (c->phase != C_DONE && (c->ctrl.eof || c->ctrl.err)) {
+        if (c->ctrl.err)
+            fail(c, LP_ECLOSED, LP_I3E_CTRLCLOSE, "control connection failed: %s", strerror(-c->ctrl.err));
+        else
+            fail(c, LP_ECLOSED, LP_I3E_CTRLCLOSE, "the server has unexpectedly closed the connection");
+    }
+}
+
+/* ---- lifecycle ---- */
+
+static void client_finish(struct lp_client *c, int rc)
+{
+    if (!c->finishing) {
+        c->finishing = true;
+        c->result = rc;
+        c->phase = C_DONE;
+        lp_timer_cancel(&c->eng.loop, &c->end_timer);
+        lp_timer_cancel(&c->eng.loop, &c->rcv_timer);
+        lp_timer_cancel(&c->eng.loop, &c->step_timer);
+        lp_run_detach_all(&c->run);
+    }
+    /* Wait until no worker holds a stream, then close the control connection and stop. */
+    if (!lp_run_all_settled(&c->run))
+        return;
+    if (c->ctrl_open) {
+        lp_ctrl_close(&c->ctrl);
+        c->ctrl_open = false;
+    }
+    lp_run_emit_simple(&c->run, LP_REC_DONE);
+    lp_loop_stop(&c->eng.loop);
+}
+
+static void on_wake(void *arg)
+{
+    struct lp_client *c = arg;
+    if (!atomic_exchange(&c->stop_req, false) || c->phase == C_DONE)
+        return;
+    lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, LP_I3E_CLIENTTERM, false, "interrupt - the client has terminated");
+    if (c->run.started) {
+        lp_run_stop_streams(&c->run, true);
+        lp_run_finish(&c->run);
+        lp_run_emit_end(&c->run, NULL, true, NULL, NULL);
+    }
+    if (c->ctrl_open)
+        lp_ctrl_send_state(&c->ctrl, LP_I3_CLIENT_TERMINATE);
+    client_finish(c, LP_ECANCEL);
+}
+
+struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink *sink)
+{
+    struct lp_client *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->spec = *spec;
+    c->spec.role = LP_ROLE_CLIENT;
+    if (lp_engine_init(&c->eng, sink, spec->threads) < 0) {
+        free(c);
+        return NULL;
+    }
+    c->eng_ok = true;
+    atomic_init(&c->stop_req, false);
+    lp_run_init(&c->run, &c->eng, &c->spec, 1);
+    c->run.on_event = on_stream;
+    c->run.owner = c;
+    lp_timer_init(&c->end_timer, on_end_timer);
+    lp_timer_init(&c->rcv_timer, on_rcv_timer);
+    lp_timer_init(&c->step_timer, on_step_timeout);
+    c->eng.loop.on_wake = on_wake;
+    c->eng.loop.on_wake_arg = c;
+    return c;
+}
+
+void lp_client_stop(struct lp_client *c)
+{
+    atomic_store(&c->stop_req, true);
+    lp_loop_wake(&c->eng.loop);
+}
+
+static int connect_control(struct lp_client *c)
+{
+    char err[300];
+    int rc = lp_sock_resolve(c->spec.host, c->spec.port, c->spec.family, SOCK_STREAM, false, &c->server, err,
+                             sizeof(err));
+    struct lp_record rec = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_CLIENT, .test_id = 1};
+    snprintf(rec.u.connecting.peer.host, sizeof(rec.u.connecting.peer.host), "%s", c->spec.host);
+    rec.u.connecting.peer.port = c->spec.port;
+    lp_engine_emit(&c->eng, &rec);
+    if (rc < 0) {
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server: %s", err);
+        return LP_ERESOLVE;
+    }
+    struct lp_addr b;
+    bool use_bind = c->spec.bind_addr[0] != '\0';
+    if (use_bind) {
+        enum lp_family fam = c->server.ss.ss_family == AF_INET6 ? LP_FAMILY_INET6 : LP_FAMILY_INET;
+        if (lp_sock_resolve(c->spec.bind_addr, 0, fam, SOCK_STREAM, true, &b, err, sizeof(err)) < 0) {
+            lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to bind: %s", err);
+            return LP_ERESOLVE;
+        }
+    }
+    int fd = lp_sock_connect(&c->server, use_bind ? &b : NULL, SOCK_STREAM, NULL, c->spec.connect_timeout_ms);
+    if (fd < 0) {
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server %s port %u: %s",
+                        c->spec.host, (unsigned)c->spec.port, strerror(-fd));
+        return fd;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (lp_ctrl_open(&c->ctrl, &c->eng.loop, fd, on_ctrl, c) < 0) {
+        close(fd);
+        return -ENOMEM;
+    }
+    c->ctrl_open = true;
+    lp_i3_new_cookie(c->run.cookie);
+    lp_sock_peer(fd, &c->run.ctrl_peer);
+    lp_ctrl_send(&c->ctrl, c->run.cookie, LP_I3_COOKIE_SIZE);
+    arm_step(c);
+    return 0;
+}
+
+int lp_client_run(struct lp_client *c)
+{
+    int rc = connect_control(c);
+    if (rc < 0) {
+        lp_run_emit_simple(&c->run, LP_REC_DONE);
+        return rc;
+    }
+    lp_loop_run(&c->eng.loop);
+    return c->result;
+}
+
+void lp_client_free(struct lp_client *c)
+{
+    if (!c)
+        return;
+    if (c->ctrl_open)
+        lp_ctrl_close(&c->ctrl);
+    lp_run_release(&c->run);
+    lp_i3_results_release(&c->peer);
+    if (c->eng_ok)
+        lp_engine_fini(&c->eng);
+    free(c);
+}

@@ -1,0 +1,49 @@
+/* iperf3 control-channel JSON: the client's parameters and the results both ends exchange.
+ * Decoding is typed and range-checked: a peer's JSON is untrusted input. */
+#ifndef LP_I3JSON_H
+#define LP_I3JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "linkperf/spec.h"
+
+/* Encode the parameters a client sends (compact JSON, iperf3 3.12 key order); malloc'd. */
+char *lp_i3_params_encode(const struct lp_spec *spec, const char *client_version);
+
+/* Decode a client's parameters onto *out (which holds the server's settings: port, limits,
+ * threads ...). Returns 0, or an iperf3 i_errno (> 0) with a message in err. */
+int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *err, size_t errlen);
+
+struct lp_i3_stream_result {
+    int id;
+    uint64_t bytes;
+    int64_t retransmits;
+    double jitter_s;
+    int64_t errors;
+    uint64_t packets;
+    double start_time, end_time;
+};
+
+#define LP_I3_MAX_RESULT_STREAMS (2 * LP_MAX_STREAMS)
+
+struct lp_i3_results {
+    double cpu_total, cpu_user, cpu_system;
+    int sender_has_retransmits;      /* 1, 0 or -1 (only receives) */
+    char congestion[LP_CONGESTION_MAX];
+    unsigned nstreams;
+    struct lp_i3_stream_result streams[LP_I3_MAX_RESULT_STREAMS];
+    char *server_output_text;        /* malloc'd or NULL */
+    char *server_output_json;        /* malloc'd document text or NULL */
+};
+
+/* Encode (compact). server_output_json, if set, must be a JSON document: it is embedded as
+ * an object. Returns malloc'd text or NULL. */
+char *lp_i3_results_encode(const struct lp_i3_results *r);
+/* Returns 0 or -1 with a message in err. Frees nothing in *r first: start from zeroed. */
+int lp_i3_results_decode(const char *json, size_t len, struct lp_i3_results *r, char *err, size_t errlen);
+void lp_i3_results_release(struct lp_i3_results *r);
+const struct lp_i3_stream_result *lp_i3_results_find(const struct lp_i3_results *r, int id);
+
+#endif

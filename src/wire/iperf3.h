@@ -1,0 +1,79 @@
+/* iperf3 wire constants and freestanding codecs: state bytes, cookie, JSON frame length,
+ * UDP datagram header and stream-setup handshake. No I/O, no allocation. */
+#ifndef LP_WIRE_IPERF3_H
+#define LP_WIRE_IPERF3_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Control state bytes (signed on the wire). */
+enum lp_i3_state {
+    LP_I3_TEST_START = 1,
+    LP_I3_TEST_RUNNING = 2,
+    LP_I3_TEST_END = 4,
+    LP_I3_PARAM_EXCHANGE = 9,
+    LP_I3_CREATE_STREAMS = 10,
+    LP_I3_SERVER_TERMINATE = 11,
+    LP_I3_CLIENT_TERMINATE = 12,
+    LP_I3_EXCHANGE_RESULTS = 13,
+    LP_I3_DISPLAY_RESULTS = 14,
+    LP_I3_IPERF_DONE = 16,
+    LP_I3_ACCESS_DENIED = -1,
+    LP_I3_SERVER_ERROR = -2,
+};
+
+/* iperf3 i_errno values we send or interpret. */
+enum {
+    LP_I3E_CTRLCLOSE = 109,
+    LP_I3E_MESSAGE = 110,
+    LP_I3E_RECVPARAMS = 114,
+    LP_I3E_RECVRESULTS = 117,
+    LP_I3E_CLIENTTERM = 119,
+    LP_I3E_SERVERTERM = 120,
+    LP_I3E_ACCESSDENIED = 121,
+    LP_I3E_NOMSG = 144,
+    LP_I3E_STREAMID = 208,
+    LP_I3E_MAXDURATION = 37,
+    LP_I3E_DURATION = 5,
+    LP_I3E_NUMSTREAMS = 6,
+    LP_I3E_BLOCKSIZE = 7,
+};
+
+#define LP_I3_COOKIE_SIZE 37           /* 36 characters + NUL */
+#define LP_I3_PARAMS_MAX 8192          /* largest parameter JSON we accept */
+#define LP_I3_RESULTS_MAX (8u << 20)   /* largest results JSON we accept (server output) */
+#define LP_I3_UDP_HELLO 0x39383736u    /* "9876" in wire byte order */
+#define LP_I3_UDP_REPLY 0x36373839u    /* "6789" */
+#define LP_I3_UDP_LEGACY_REPLY 0xB168DE3Au /* <= 3.11 servers: 987654321 little-endian */
+#define LP_I3_UDP_HDR32 12u
+#define LP_I3_UDP_HDR64 16u
+
+/* Fill cookie[37] from 36 bytes of entropy: base32 lowercase alphabet, NUL-terminated. */
+void lp_i3_cookie_from_entropy(char cookie[LP_I3_COOKIE_SIZE], const uint8_t entropy[36]);
+/* A cookie as iperf3 compares it: 36 printable characters then NUL. */
+bool lp_i3_cookie_valid(const uint8_t buf[LP_I3_COOKIE_SIZE]);
+
+/* 4-byte big-endian length prefix of a JSON frame. */
+void lp_i3_put_len(uint8_t out[4], uint32_t len);
+uint32_t lp_i3_get_len(const uint8_t in[4]);
+
+/* UDP datagram header: sec, usec (sender clock), then a 32- or 64-bit sequence number. */
+struct lp_i3_udp_hdr {
+    uint32_t sec, usec;
+    uint64_t seq;
+};
+size_t lp_i3_udp_hdr_len(bool counters64);
+/* Return the header length written, or 0 if len is too small. */
+size_t lp_i3_udp_hdr_put(uint8_t *buf, size_t len, const struct lp_i3_udp_hdr *h, bool counters64);
+/* Return the header length read, or 0 if the datagram is too short. */
+size_t lp_i3_udp_hdr_get(const uint8_t *buf, size_t len, struct lp_i3_udp_hdr *h, bool counters64);
+
+/* Stream-setup handshake words (4 bytes each, compared as wire bytes). */
+void lp_i3_put_u32(uint8_t out[4], uint32_t v);
+uint32_t lp_i3_get_u32(const uint8_t in[4]);
+
+/* The iperf3 stream id of the n-th stream created (0-based): 1, 3, 4, 5, ... */
+int lp_i3_stream_id(unsigned n);
+
+#endif
