@@ -125,6 +125,7 @@ int lp_run_finalize_streams(struct lp_run *r)
             .udp_counters64 = r->spec.udp_counters_64bit,
             .skip_rx_copy = r->spec.skip_rx_copy,
             .repeating_payload = r->spec.repeating_payload,
+            .window_bytes = r->spec.window_bytes,
             .budget = &r->budget,
             .ctrl_loop = &r->eng->loop,
             .notify = stream_event,
@@ -377,30 +378,35 @@ static void on_omit_end(struct lp_timer *t)
         lp_timer_arm(&r->eng->loop, &r->interval_timer, now + interval_ns(r));
 }
 
-void lp_run_stop_streams(struct lp_run *r, bool all)
+void lp_run_quiesce(struct lp_run *r)
 {
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
-        if (!rs->conn.sid.sender)
-            lp_stream_set_counting(rs->ds, false);
-        if ((all || rs->conn.sid.sender) && rs->attached && !rs->ds->detach_requested) {
-            if (lp_stream_detach(rs->ds) < 0)
-                rs->settled = true;
-        }
+        if (!rs->attached)
+            continue;
+        int err = rs->conn.sid.sender ? lp_stream_detach(rs->ds) : lp_stream_freeze(rs->ds);
+        if (err < 0)
+            rs->settled = true; /* could not post: treat as gone rather than wait forever */
     }
+}
+
+bool lp_run_quiesced(const struct lp_run *r)
+{
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        const struct lp_run_stream *rs = &r->streams[i];
+        if (!rs->settled && (rs->conn.sid.sender || !rs->ds->frozen))
+            return false;
+    }
+    return true;
 }
 
 void lp_run_detach_all(struct lp_run *r)
 {
-    lp_run_stop_streams(r, true);
-}
-
-bool lp_run_senders_settled(const struct lp_run *r)
-{
-    for (unsigned i = 0; i < r->nstreams; i++)
-        if (r->streams[i].conn.sid.sender && !r->streams[i].settled)
-            return false;
-    return true;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_run_stream *rs = &r->streams[i];
+        if (rs->attached && lp_stream_detach(rs->ds) < 0)
+            rs->settled = true;
+    }
 }
 
 bool lp_run_all_settled(const struct lp_run *r)

@@ -88,11 +88,13 @@ int lp_run_finalize_streams(struct lp_run *r);
 void lp_run_emit_start(struct lp_run *r);
 /* TEST_RUNNING: attach streams to workers, start the interval/omit clocks. */
 void lp_run_begin(struct lp_run *r);
-/* Stop counting on receivers, detach senders (or everything with all = true). */
-void lp_run_stop_streams(struct lp_run *r, bool all);
-bool lp_run_senders_settled(const struct lp_run *r);
-bool lp_run_all_settled(const struct lp_run *r);
+/* The client's end of a test: detach senders; receivers count what is queued, then keep
+ * draining without counting. lp_run_quiesced tells when that is done. */
+void lp_run_quiesce(struct lp_run *r);
+bool lp_run_quiesced(const struct lp_run *r);
+/* Detach every stream (receivers count what is queued first). */
 void lp_run_detach_all(struct lp_run *r);
+bool lp_run_all_settled(const struct lp_run *r);
 /* Cut the last interval and freeze the totals. */
 void lp_run_finish(struct lp_run *r);
 

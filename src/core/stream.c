@@ -107,16 +107,15 @@ bool lp_stream_settle(struct lp_stream *s, enum lp_stream_event ev)
     case LP_SEV_ERROR:
         s->off_worker = true;
         break;
+    case LP_SEV_FROZEN:
+        s->frozen = true;
+        break;
     case LP_SEV_RX_TARGET:
         break;
     }
     return s->off_worker && (!s->detach_requested || s->detach_replied);
 }
 
-void lp_stream_set_counting(struct lp_stream *s, bool on)
-{
-    atomic_store_explicit(&s->counting, on, memory_order_relaxed);
-}
 
 void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c)
 {
@@ -270,6 +269,43 @@ static void tcp_send(struct lp_stream *s)
     set_events(s, EPOLLOUT);
 }
 
+/* Wake the receiver only once about LP_RCVLOWAT_NS worth of data is queued: far fewer
+ * wake-ups (and context switches on the sender's side) at high rates, while interval
+ * figures stay accurate to that much data. The kernel still wakes us when the window
+ * is nearly closed, at EOF, and we drain on freeze/detach, so nothing is left uncounted. */
+#define LP_RCVLOWAT_NS (2u * 1000u * 1000u)
+#define LP_RCVLOWAT_MAX (256 * 1024)
+#define LP_RCVLOWAT_PERIOD_NS (20u * 1000u * 1000u)
+
+static void set_rcvlowat(struct lp_stream *s, int v)
+{
+    if (v == s->rcvlowat)
+        return;
+    if (setsockopt(s->h.fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) == 0)
+        s->rcvlowat = v;
+}
+
+static void adapt_rcvlowat(struct lp_stream *s, uint64_t got, uint64_t now)
+{
+    s->rate_bytes += got;
+    if (!s->rate_t0_ns) {
+        s->rate_t0_ns = now;
+        return;
+    }
+    uint64_t dt = now - s->rate_t0_ns;
+    if (dt < LP_RCVLOWAT_PERIOD_NS)
+        return;
+    double want = (double)s->rate_bytes * LP_RCVLOWAT_NS / (double)dt;
+    int v = 1;
+    while (v < LP_RCVLOWAT_MAX && v * 2 <= want)
+        v *= 2;
+    if (s->cfg.window_bytes > 0 && v > s->cfg.window_bytes / 4)
+        v = s->cfg.window_bytes / 4 > 0 ? s->cfg.window_bytes / 4 : 1;
+    set_rcvlowat(s, v);
+    s->rate_t0_ns = now;
+    s->rate_bytes = 0;
+}
+
 static void tcp_recv(struct lp_stream *s)
 {
     int flags = MSG_DONTWAIT | (s->cfg.skip_rx_copy ? MSG_TRUNC : 0);
@@ -295,9 +331,11 @@ static void tcp_recv(struct lp_stream *s)
         return;
     }
     if (got && atomic_load_explicit(&s->counting, memory_order_relaxed)) {
+        uint64_t now = lp_now_ns();
         add_bytes(s, got);
         note_rx(s, got);
-        atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
+        atomic_store_explicit(&s->last_rx_ns, now, memory_order_relaxed);
+        adapt_rcvlowat(s, got, now);
     }
 }
 
@@ -523,6 +561,7 @@ static void do_attach(void *arg)
         /* Start with one block of credit so the first datagram leaves at once. */
         s->pacer.credit_bytes = (double)s->cfg.blksize * (s->cfg.burst ? s->cfg.burst : 1);
     }
+    s->rcvlowat = 1;
     if (s->cfg.kind == LP_STREAM_UDP_RECV) {
         int one = 1;
         setsockopt(s->h.fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
@@ -541,9 +580,36 @@ static void do_attach(void *arg)
     atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
 }
 
+/* Count whatever is queued right now (receivers), so a stop loses nothing that arrived. */
+static void drain(struct lp_stream *s)
+{
+    if (!s->attached)
+        return;
+    if (s->cfg.kind == LP_STREAM_TCP_RECV) {
+        set_rcvlowat(s, 1);
+        for (int i = 0; i < 64 && s->attached; i++) {
+            uint64_t before = atomic_load_explicit(&s->bytes, memory_order_relaxed);
+            tcp_recv(s);
+            if (atomic_load_explicit(&s->bytes, memory_order_relaxed) == before)
+                break;
+        }
+    } else if (s->cfg.kind == LP_STREAM_UDP_RECV) {
+        udp_recv(s);
+    }
+}
+
+static void do_freeze(void *arg)
+{
+    struct lp_stream *s = arg;
+    drain(s);
+    atomic_store_explicit(&s->counting, false, memory_order_relaxed);
+    post_event(s, LP_SEV_FROZEN);
+}
+
 static void do_detach(void *arg)
 {
     struct lp_stream *s = arg;
+    drain(s);
     if (s->attached) {
         lp_loop_del(&s->worker->loop, &s->h);
         lp_timer_cancel(&s->worker->loop, &s->pace_timer);
@@ -556,6 +622,14 @@ int lp_stream_attach(struct lp_stream *s, struct lp_worker *w)
 {
     s->worker = w;
     return lp_loop_post(&w->loop, do_attach, s);
+}
+
+int lp_stream_freeze(struct lp_stream *s)
+{
+    if (!s->worker || s->freeze_requested || s->detach_requested)
+        return 0;
+    s->freeze_requested = true;
+    return lp_loop_post(&s->worker->loop, do_freeze, s);
 }
 
 int lp_stream_detach(struct lp_stream *s)

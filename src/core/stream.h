@@ -22,6 +22,7 @@ enum lp_stream_event {
     LP_SEV_EOF,        /* receiver saw the peer close; detached */
     LP_SEV_ERROR,      /* socket error (stream->error); detached */
     LP_SEV_RX_TARGET,  /* receivers together reached the byte target; still attached */
+    LP_SEV_FROZEN,     /* counting stopped after a final drain (lp_stream_freeze); still attached */
 };
 
 /* Limits shared by all streams of one test (and so by several workers). */
@@ -46,6 +47,7 @@ struct lp_stream_config {
     bool udp_counters64;
     bool skip_rx_copy;
     bool repeating_payload;
+    int window_bytes;        /* -w, bounds the receive low-watermark */
     struct lp_stream_budget *budget; /* may be NULL */
     struct lp_loop *ctrl_loop;       /* where notifications are posted */
     lp_stream_notify_fn notify;
@@ -78,6 +80,8 @@ struct lp_stream {
     bool have_transit_base;
     bool attached;
     bool done;
+    int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
+    uint64_t rate_t0_ns, rate_bytes;
 
     /* published by the worker, read by the control thread */
     atomic_uint_least64_t bytes, packets, max_seq, out_of_order, jitter_bits, last_rx_ns;
@@ -89,6 +93,7 @@ struct lp_stream {
     bool detach_requested;     /* a detach request was posted (it always gets a reply) */
     bool detach_replied;
     bool off_worker;           /* a terminal event arrived */
+    bool freeze_requested, frozen;
 };
 
 struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg);
@@ -96,7 +101,9 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg);
 int lp_stream_attach(struct lp_stream *s, struct lp_worker *w);
 /* Post a detach; LP_SEV_DETACHED follows (unless the stream already detached itself). */
 int lp_stream_detach(struct lp_stream *s);
-void lp_stream_set_counting(struct lp_stream *s, bool on);
+/* Receivers: count what is already queued, then stop counting (keep draining). Answered
+ * with LP_SEV_FROZEN. Detaching a receiver also counts what is queued first. */
+int lp_stream_freeze(struct lp_stream *s);
 void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c);
 /* Control thread: account for an event; true once the worker will never touch s again. */
 bool lp_stream_settle(struct lp_stream *s, enum lp_stream_event ev);

@@ -62,7 +62,6 @@ static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...)
     lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, code, true, "%s", msg);
     /* What was measured before the failure is still worth showing. */
     if (c->run.started) {
-        lp_run_stop_streams(&c->run, true);
         lp_run_finish(&c->run);
         lp_run_emit_end(&c->run, NULL, true, NULL, NULL);
     }
@@ -194,7 +193,7 @@ static void create_streams(struct lp_client *c)
 
 static void maybe_send_end(struct lp_client *c)
 {
-    if (c->phase != C_ENDING || c->end_sent || !lp_run_senders_settled(&c->run))
+    if (c->phase != C_ENDING || c->end_sent || !lp_run_quiesced(&c->run))
         return;
     lp_run_finish(&c->run);
     c->end_sent = true;
@@ -209,7 +208,7 @@ static void begin_end(struct lp_client *c)
     c->phase = C_ENDING;
     lp_timer_cancel(&c->eng.loop, &c->end_timer);
     lp_timer_cancel(&c->eng.loop, &c->rcv_timer);
-    lp_run_stop_streams(&c->run, false);
+    lp_run_quiesce(&c->run);
     maybe_send_end(c);
 }
 
@@ -237,6 +236,14 @@ static void on_rcv_timer(struct lp_timer *t)
     lp_timer_arm(&c->eng.loop, &c->rcv_timer, now + LP_NS_PER_S);
 }
 
+static bool senders_done(const struct lp_run *r)
+{
+    for (unsigned i = 0; i < r->nstreams; i++)
+        if (r->streams[i].conn.sid.sender && !r->streams[i].settled)
+            return false;
+    return true;
+}
+
 static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream_event ev)
 {
     struct lp_client *c = r->owner;
@@ -248,7 +255,7 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
     if (c->phase == C_RUNNING) {
         if (ev == LP_SEV_RX_TARGET)
             begin_end(c);
-        else if (ev == LP_SEV_FINISHED && lp_run_senders_settled(r))
+        else if (ev == LP_SEV_FINISHED && senders_done(r))
             begin_end(c);
         else if (ev == LP_SEV_EOF && lp_run_all_settled(r))
             begin_end(c);
@@ -331,10 +338,8 @@ static bool handle_state(struct lp_client *c, int8_t st)
         on_test_running(c);
         return true;
     case LP_I3_EXCHANGE_RESULTS:
-        if (!c->run.finished) { /* the server ended the test first */
-            lp_run_stop_streams(&c->run, false);
+        if (!c->run.finished) /* the server ended the test first */
             lp_run_finish(&c->run);
-        }
         c->phase = C_RESULTS;
         send_results(c);
         return c->phase != C_DONE;
@@ -437,7 +442,6 @@ static void on_wake(void *arg)
         return;
     lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, LP_I3E_CLIENTTERM, false, "interrupt - the client has terminated");
     if (c->run.started) {
-        lp_run_stop_streams(&c->run, true);
         lp_run_finish(&c->run);
         lp_run_emit_end(&c->run, NULL, true, NULL, NULL);
     }

@@ -210,7 +210,6 @@ static void test_fail(struct stest *t, int code, bool tell_peer, const char *fmt
     va_end(ap);
     lp_engine_error(&t->srv->eng, LP_ROLE_SERVER, t->run.id, code, true, "%s", msg);
     if (t->run.started && !t->run.finished) {
-        lp_run_stop_streams(&t->run, true);
         lp_run_finish(&t->run);
         lp_run_emit_end(&t->run, NULL, true, NULL, NULL);
     }
@@ -371,7 +370,7 @@ static void test_stop(struct stest *t)
     t->phase = S_STOPPING;
     lp_timer_cancel(&t->srv->eng.loop, &t->rcv_timer);
     lp_timer_cancel(&t->srv->eng.loop, &t->grace_timer);
-    lp_run_stop_streams(&t->run, true);
+    lp_run_detach_all(&t->run);
 }
 
 static void maybe_exchange(struct stest *t)
