@@ -20,6 +20,7 @@
 #define LP_TCP_TRUNC_READ_MAX (4u * 1024u * 1024u)
 #define LP_UDP_BATCH 64
 #define LP_UDP_RX_HEAD 64           /* bytes of each datagram we actually copy */
+#define LP_UDP_RCVBUF (4 * 1024 * 1024)
 #define LP_MIN_PACE_NS (20u * 1000u) /* do not wake more often than every 20 us */
 
 struct lp_post_ev {
@@ -414,11 +415,17 @@ static void udp_send(struct lp_stream *s)
             return;
         }
     }
-    /* Unpaced: let epoll tell us when there is room; paced: the timer drives us. */
-    if (!s->cfg.rate_bps)
+    /* Unpaced: let epoll tell us when there is room. Paced: the timer drives us; if we are
+     * behind, come back right after other streams had their turn. */
+    if (!s->cfg.rate_bps) {
         set_events(s, EPOLLOUT);
-    else
-        pace_allows(s, (uint64_t)blk * (s->cfg.burst ? s->cfg.burst : 1), lp_now_ns());
+    } else {
+        uint64_t now = lp_now_ns();
+        if (pace_allows(s, (uint64_t)blk * (s->cfg.burst ? s->cfg.burst : 1), now)) {
+            set_events(s, 0);
+            lp_timer_arm(&s->worker->loop, &s->pace_timer, now);
+        }
+    }
 }
 
 static uint64_t ts_to_ns(const struct timespec *ts)
@@ -565,6 +572,12 @@ static void do_attach(void *arg)
     if (s->cfg.kind == LP_STREAM_UDP_RECV) {
         int one = 1;
         setsockopt(s->h.fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+        /* Without -w, give UDP receivers room for bursts (the kernel caps it at rmem_max):
+         * drops in our own socket would be counted as link loss. */
+        if (s->cfg.window_bytes <= 0) {
+            int big = LP_UDP_RCVBUF;
+            setsockopt(s->h.fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+        }
     }
     s->events = ev;
     if (lp_loop_add(&s->worker->loop, &s->h, ev) < 0) {
