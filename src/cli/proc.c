@@ -72,6 +72,12 @@ struct lp_cli_signals *lp_cli_signals_start(char *err, size_t errlen)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    /* An ignored signal is discarded even while blocked, so sigwait would never see it:
+     * a shell starts background jobs with SIGINT ignored. iperf3 catches these three
+     * regardless of what it inherited; so do we. Blocked first, so no default action. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     pthread_mutex_init(&s->mu, NULL);
     rc = pthread_create(&s->thread, NULL, signal_thread, s);
     if (rc != 0) {
