@@ -1,0 +1,382 @@
+/* cJSON objects for iperf3 3.12's -J schema: start, one interval, end. Same keys, nesting
+ * and order as the 3.12 captures; values come straight from the records. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt/fmt_util.h"
+#include "fmt/json_int.h"
+
+static void num(cJSON *o, const char *k, double v)
+{
+    cJSON_AddNumberToObject(o, k, v);
+}
+
+/* ---- start ---- */
+
+cJSON *lp_json_start_empty(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    char sys[LP_SYSINFO_MAX];
+
+    if (!o)
+        return NULL;
+    lp_fmt_sysinfo(sys, sizeof(sys));
+    cJSON_AddItemToObject(o, "connected", cJSON_CreateArray());
+    cJSON_AddStringToObject(o, "version", LP_VERSION_STR);
+    cJSON_AddStringToObject(o, "system_info", sys);
+    return o;
+}
+
+static void add_endpoint(cJSON *o, const char *k, const struct lp_endpoint *e)
+{
+    cJSON *c = cJSON_AddObjectToObject(o, k);
+
+    cJSON_AddStringToObject(c, "host", e->host);
+    num(c, "port", e->port);
+}
+
+static void add_connected(cJSON *o, const struct lp_rec_start *st)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "connected");
+
+    for (unsigned i = 0; a && i < st->nstreams; i++) {
+        const struct lp_stream_conn *c = &st->streams[i];
+        cJSON *s = cJSON_CreateObject();
+        num(s, "socket", c->sid.socket);
+        cJSON_AddStringToObject(s, "local_host", c->local.host);
+        num(s, "local_port", c->local.port);
+        cJSON_AddStringToObject(s, "remote_host", c->remote.host);
+        num(s, "remote_port", c->remote.port);
+        cJSON_AddItemToArray(a, s);
+    }
+}
+
+static void add_timestamp(cJSON *o, const struct lp_rec_start *st)
+{
+    cJSON *t = cJSON_AddObjectToObject(o, "timestamp");
+    char when[64];
+
+    lp_fmt_gmt(when, sizeof(when), st->timestamp);
+    cJSON_AddStringToObject(t, "time", when);
+    num(t, "timesecs", (double)st->timestamp);
+    /* timemillisecs is 3.20+; left out so the keys match 3.12 exactly. */
+}
+
+static void add_buffers(cJSON *o, const struct lp_rec_start *st)
+{
+    num(o, "sock_bufsize", st->sock_bufsize);
+    num(o, "sndbuf_actual", st->sndbuf_actual);
+    num(o, "rcvbuf_actual", st->rcvbuf_actual);
+}
+
+static void add_test_start(cJSON *o, const struct lp_spec *sp)
+{
+    cJSON *t = cJSON_AddObjectToObject(o, "test_start");
+
+    cJSON_AddStringToObject(t, "protocol", sp->proto == LP_PROTO_UDP ? "UDP" : "TCP");
+    num(t, "num_streams", sp->streams);
+    num(t, "blksize", lp_spec_blksize(sp));
+    num(t, "omit", sp->omit_s);
+    num(t, "duration", sp->duration_s);
+    num(t, "bytes", (double)sp->bytes);
+    num(t, "blocks", (double)sp->blocks);
+    num(t, "reverse", sp->dir == LP_DIR_REVERSE);
+    num(t, "tos", sp->tos < 0 ? 0 : sp->tos);
+    num(t, "target_bitrate", (double)sp->rate_bps);
+    /* bidir, fqrate (3.13+) and interval (3.17+) are not in 3.12's document. */
+}
+
+static void add_mss(cJSON *o, const struct lp_rec_start *st)
+{
+    if (st->tcp_mss > 0)
+        num(o, "tcp_mss", st->tcp_mss);
+    else
+        num(o, "tcp_mss_default", st->tcp_mss_default);
+}
+
+cJSON *lp_json_start(const struct lp_rec_start *st, enum lp_role role)
+{
+    static const struct lp_spec none; /* all zero: a TCP forward test */
+    const struct lp_spec *sp = st->spec ? st->spec : &none;
+    bool tcp = sp->proto == LP_PROTO_TCP;
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o)
+        return NULL;
+    add_connected(o, st);
+    cJSON_AddStringToObject(o, "version", st->version ? st->version : LP_VERSION_STR);
+    cJSON_AddStringToObject(o, "system_info", st->system_info ? st->system_info : "");
+    /* 3.12 adds these keys as the test sets itself up, so the order depends on the role
+     * (and on the protocol for a server). Its duplicate keys (-P, -b) are not repeated. */
+    if (role == LP_ROLE_SERVER && tcp)
+        add_buffers(o, st);
+    add_timestamp(o, st);
+    if (role == LP_ROLE_SERVER)
+        add_endpoint(o, "accepted_connection", &st->control_peer);
+    else
+        add_endpoint(o, "connecting_to", &st->control_peer);
+    cJSON_AddStringToObject(o, "cookie", st->cookie ? st->cookie : "");
+    if (tcp)
+        add_mss(o, st);
+    num(o, "target_bitrate", (double)sp->rate_bps);
+    if (role == LP_ROLE_CLIENT || !tcp)
+        add_buffers(o, st);
+    add_test_start(o, sp);
+    return o;
+}
+
+/* ---- intervals ---- */
+
+/* start/end at µs like iperf3; seconds as iperf3's float (so 1.000073 -> 1.0000729560852051). */
+static void add_times(cJSON *o, double start_s, double end_s, bool float_seconds)
+{
+    double a = lp_fmt_round_us(start_s), b = lp_fmt_round_us(end_s);
+
+    num(o, "start", a);
+    num(o, "end", b);
+    num(o, "seconds", float_seconds ? (double)(float)(b - a) : lp_fmt_round_us(b - a));
+}
+
+static cJSON *sample_obj(const struct lp_sample *s, bool sum)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o)
+        return NULL;
+    if (!sum)
+        num(o, "socket", s->sid.socket);
+    add_times(o, s->start_s, s->end_s, true);
+    num(o, "bytes", (double)s->bytes);
+    num(o, "bits_per_second", s->bits_per_second);
+    if (s->is_udp && s->sid.sender) {
+        num(o, "packets", (double)s->packets);
+    } else if (s->is_udp) {
+        num(o, "jitter_ms", s->jitter_ms);
+        num(o, "lost_packets", (double)s->lost_packets);
+        num(o, "packets", (double)s->packets);
+        num(o, "lost_percent", s->lost_percent);
+    } else if (s->sid.sender && s->has_tcp_info) {
+        num(o, "retransmits", (double)s->retransmits);
+        if (!sum) {
+            num(o, "snd_cwnd", (double)s->snd_cwnd);
+            num(o, "snd_wnd", (double)s->snd_wnd);
+            num(o, "rtt", s->rtt_us);
+            num(o, "rttvar", s->rttvar_us);
+            num(o, "pmtu", s->pmtu);
+        }
+    }
+    cJSON_AddBoolToObject(o, "omitted", s->omitted);
+    cJSON_AddBoolToObject(o, "sender", s->sid.sender);
+    return o;
+}
+
+cJSON *lp_json_interval(const struct lp_rec_interval *iv)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *a = cJSON_AddArrayToObject(o, "streams");
+
+    if (!o || !a) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    for (unsigned i = 0; i < iv->nstreams; i++)
+        cJSON_AddItemToArray(a, sample_obj(&iv->streams[i], false));
+    cJSON_AddItemToObject(o, "sum", sample_obj(&iv->sum, true));
+    if (iv->has_sum_reverse)
+        cJSON_AddItemToObject(o, "sum_bidir_reverse", sample_obj(&iv->sum_reverse, true));
+    return o;
+}
+
+/* ---- end ---- */
+
+/* A side iperf3 had no numbers for still appears, with zero bytes over the other
+ * side's time span (3.12 servers print exactly that). */
+static struct lp_total or_blank(const struct lp_total *t, const struct lp_total *other)
+{
+    struct lp_total z = {0};
+
+    if (t->present)
+        return *t;
+    z.end_s = other->end_s;
+    z.seconds = other->seconds;
+    return z;
+}
+
+static void add_span(cJSON *o, const struct lp_total *t)
+{
+    num(o, "start", lp_fmt_round_us(t->start_s));
+    num(o, "end", lp_fmt_round_us(t->end_s));
+    num(o, "seconds", lp_fmt_round_us(t->seconds));
+}
+
+/* 3.12 shows retransmit counters only where that end had them when it printed: always on
+ * a client (they come with the results), on a server only for streams it sends on. */
+static bool show_retr(const struct lp_total *t, enum lp_role role, bool local_sends)
+{
+    return t->has_retransmits && (role == LP_ROLE_CLIENT || local_sends);
+}
+
+static cJSON *tcp_side(const struct lp_stream_end *s, const struct lp_total *t, bool sender_side,
+                       enum lp_role role)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    num(o, "socket", s->sid.socket);
+    add_span(o, t);
+    num(o, "bytes", (double)t->bytes);
+    num(o, "bits_per_second", t->bits_per_second);
+    if (sender_side && show_retr(t, role, s->sid.sender)) {
+        num(o, "retransmits", (double)t->retransmits);
+        num(o, "max_snd_cwnd", (double)t->max_snd_cwnd);
+        num(o, "max_snd_wnd", (double)t->max_snd_wnd);
+        num(o, "max_rtt", t->max_rtt_us);
+        num(o, "min_rtt", t->min_rtt_us);
+        num(o, "mean_rtt", t->mean_rtt_us);
+    }
+    cJSON_AddBoolToObject(o, "sender", s->sid.sender);
+    return o;
+}
+
+static void add_udp_loss(cJSON *o, const struct lp_total *rx)
+{
+    num(o, "jitter_ms", rx->jitter_ms);
+    num(o, "lost_packets", (double)rx->lost_packets);
+    num(o, "packets", (double)rx->packets);
+    num(o, "lost_percent", rx->lost_percent);
+}
+
+/* iperf3's one-object UDP stream: this end's time span, the sender's bytes and the
+ * receiver's loss figures. */
+static cJSON *udp_stream(const struct lp_stream_end *s)
+{
+    struct lp_total tx = or_blank(&s->sender, &s->receiver);
+    struct lp_total rx = or_blank(&s->receiver, &s->sender);
+    cJSON *o = cJSON_CreateObject();
+
+    num(o, "socket", s->sid.socket);
+    add_span(o, s->sid.sender ? &tx : &rx);
+    num(o, "bytes", (double)tx.bytes);
+    num(o, "bits_per_second", tx.bits_per_second);
+    add_udp_loss(o, &rx);
+    num(o, "out_of_order", (double)rx.out_of_order);
+    cJSON_AddBoolToObject(o, "sender", s->sid.sender);
+    return o;
+}
+
+static void add_streams(cJSON *end_o, const struct lp_rec_end *end, enum lp_role role, bool udp)
+{
+    cJSON *a = cJSON_AddArrayToObject(end_o, "streams");
+
+    for (unsigned i = 0; a && i < end->nstreams; i++) {
+        const struct lp_stream_end *s = &end->streams[i];
+        cJSON *e = cJSON_CreateObject();
+        if (udp) {
+            cJSON_AddItemToObject(e, "udp", udp_stream(s));
+        } else {
+            struct lp_total tx = or_blank(&s->sender, &s->receiver);
+            struct lp_total rx = or_blank(&s->receiver, &s->sender);
+            cJSON_AddItemToObject(e, "sender", tcp_side(s, &tx, true, role));
+            cJSON_AddItemToObject(e, "receiver", tcp_side(s, &rx, false, role));
+        }
+        cJSON_AddItemToArray(a, e);
+    }
+}
+
+/* Does this end send on the streams of one direction (reverse < 0: any stream)? */
+static bool local_sends(const struct lp_rec_end *end, int reverse)
+{
+    for (unsigned i = 0; i < end->nstreams; i++)
+        if ((reverse < 0 || end->streams[i].sid.reverse == (reverse != 0)) &&
+            end->streams[i].sid.sender)
+            return true;
+    return false;
+}
+
+static cJSON *sum_obj(const struct lp_total *t, bool udp, bool retr, bool sender)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    add_span(o, t);
+    num(o, "bytes", (double)t->bytes);
+    num(o, "bits_per_second", t->bits_per_second);
+    if (udp)
+        add_udp_loss(o, t);
+    else if (retr)
+        num(o, "retransmits", (double)t->retransmits);
+    cJSON_AddBoolToObject(o, "sender", sender);
+    return o;
+}
+
+/* One direction's sums; sfx is "" or "_bidir_reverse". */
+static void add_sums(cJSON *o, const struct lp_direction_end *de, const char *sfx, bool udp,
+                     bool sends, enum lp_role role)
+{
+    struct lp_total tx = or_blank(&de->sent, &de->received);
+    struct lp_total rx = or_blank(&de->received, &de->sent);
+    char k[64];
+
+    if (udp) {
+        /* The legacy UDP "sum": receiver's span and loss, sender's bytes. */
+        struct lp_total legacy = rx;
+        legacy.bytes = tx.bytes;
+        legacy.bits_per_second = tx.bits_per_second;
+        snprintf(k, sizeof(k), "sum%s", sfx);
+        cJSON_AddItemToObject(o, k, sum_obj(&legacy, true, false, sends));
+    }
+    /* 3.12's UDP sums always say sent=true, received=false; TCP ones say whether this
+     * end sends in that direction. */
+    snprintf(k, sizeof(k), "sum_sent%s", sfx);
+    cJSON_AddItemToObject(o, k, sum_obj(&tx, udp, show_retr(&tx, role, sends), udp || sends));
+    snprintf(k, sizeof(k), "sum_received%s", sfx);
+    cJSON_AddItemToObject(o, k, sum_obj(&rx, udp, false, !udp && sends));
+}
+
+static void add_cpu(cJSON *o, const struct lp_cpu_util *c)
+{
+    cJSON *u = cJSON_AddObjectToObject(o, "cpu_utilization_percent");
+
+    num(u, "host_total", c->host_total);
+    num(u, "host_user", c->host_user);
+    num(u, "host_system", c->host_system);
+    num(u, "remote_total", c->remote_total);
+    num(u, "remote_user", c->remote_user);
+    num(u, "remote_system", c->remote_system);
+}
+
+static void add_congestion(cJSON *o, const struct lp_rec_end *end, enum lp_role role)
+{
+    bool snd = end->sender_congestion != NULL, rcv = end->receiver_congestion != NULL;
+
+    /* A 3.12 server names only its own algorithm: the sender's if it sends at all. */
+    if (role == LP_ROLE_SERVER) {
+        bool sends = local_sends(end, -1);
+        snd = snd && sends;
+        rcv = rcv && !sends;
+    }
+    if (snd)
+        cJSON_AddStringToObject(o, "sender_tcp_congestion", end->sender_congestion);
+    if (rcv)
+        cJSON_AddStringToObject(o, "receiver_tcp_congestion", end->receiver_congestion);
+}
+
+cJSON *lp_json_end(const struct lp_rec_end *end, enum lp_role role, bool udp)
+{
+    cJSON *o = cJSON_CreateObject();
+    const struct lp_direction_end *primary = &end->forward;
+
+    if (!o)
+        return NULL;
+    add_streams(o, end, role, udp);
+    if (end->bidir) {
+        add_sums(o, &end->forward, "", udp, local_sends(end, 0), role);
+        add_sums(o, &end->reverse, "_bidir_reverse", udp, local_sends(end, 1), role);
+    } else {
+        if (!primary->present && end->reverse.present)
+            primary = &end->reverse;
+        add_sums(o, primary, "", udp, local_sends(end, -1), role);
+    }
+    add_cpu(o, &end->cpu);
+    if (!udp)
+        add_congestion(o, end, role);
+    return o;
+}
