@@ -259,16 +259,19 @@ void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
         lp_text_interval(f, &rec->u.interval);
         break;
     case LP_REC_END:
+        f->completed = !rec->u.end.partial;
         lp_text_summary(f, &rec->u.end);
         if (rec->role == LP_ROLE_CLIENT &&
             (rec->u.end.server_output_json || rec->u.end.server_output_text))
             server_output(f, &rec->u.end);
         break;
     case LP_REC_ERROR:
+        f->failed |= rec->u.error.fatal;
         on_error(f, &rec->u.error);
         break;
     case LP_REC_DONE:
-        if (rec->role == LP_ROLE_CLIENT) {
+        /* iperf3 says "iperf Done." only after a test that ran to its end. */
+        if (rec->role == LP_ROLE_CLIENT && f->completed && !f->failed) {
             lp_text_line(f, "%s", "");
             lp_text_line(f, "iperf Done.");
         }

@@ -26,6 +26,8 @@ struct lp_fmt_text {
     bool version_done;           /* -V server: version + system lines printed */
     bool header_done;            /* interval column header printed */
     bool sep_last;               /* the last line printed was the "- - -" separator */
+    bool completed;              /* a full END arrived and no fatal error: "iperf Done." */
+    bool failed;                 /* a fatal error arrived */
 };
 
 /* One output line: timestamp and title prefixes, the text, a newline. */

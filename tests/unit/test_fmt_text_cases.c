@@ -145,8 +145,9 @@ static void test_errors_go_to_stderr(void **state)
     fx_send(x, LP_REC_ERROR);
     x->rec.u.error.message = "interrupt - the client has terminated";
     fx_send(x, LP_REC_ERROR);
-    /* Like iperf3: nothing on stdout before the control connection is up, and errors
-     * carry no -T title. */
+    fx_send(x, LP_REC_DONE);
+    /* Like iperf3: nothing on stdout before the control connection is up (not even
+     * "iperf Done."), and errors carry no -T title. */
     assert_string_equal(x->k.err, "linkperf: error - unable to connect to server: Connection "
                                   "refused\nlinkperf: interrupt - the client has terminated\n");
     assert_int_equal(x->k.nout, 0);
@@ -187,6 +188,33 @@ static void test_timestamps(void **state)
     x->rec.u.connecting.peer.port = 46114;
     fx_send(x, LP_REC_CONNECTING);
     assert_string_equal(x->k.out, "13:10:57Accepted connection from 127.0.0.1, port 46114\n");
+    fx_free(x);
+}
+
+/* An interrupted test (partial END) shows its summary but not "iperf Done.". */
+static void test_interrupted_client(void **state)
+{
+    struct fx *x = fx_new(LP_ROLE_CLIENT);
+    struct lp_stream_end se = {.sid = {.id = 1, .socket = 5, .sender = true}};
+
+    (void)state;
+    fx_open(x);
+    x->rec.u.error.message = "interrupt - the client has terminated";
+    fx_send(x, LP_REC_ERROR);
+    se.sender = total(2.5, 3500000000ull);
+    se.sender.has_retransmits = true;
+    se.sender.retransmits = 18;
+    x->rec.u.end.nstreams = 1;
+    x->rec.u.end.streams = &se;
+    x->rec.u.end.forward.present = true;
+    x->rec.u.end.partial = true;
+    fx_send(x, LP_REC_END);
+    fx_send(x, LP_REC_DONE);
+    assert_string_equal(x->k.out,
+                        "- - - - - - - - - - - - - - - - - - - - - - - - -\n"
+                        "[ ID] Interval           Transfer     Bitrate         Retr\n"
+                        "[  5]   0.00-2.50   sec  3.26 GBytes  11.2 Gbits/sec   18             sender\n");
+    assert_string_equal(x->k.err, "linkperf: interrupt - the client has terminated\n");
     fx_free(x);
 }
 
@@ -303,6 +331,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_server_prints_both_rows),
         cmocka_unit_test(test_errors_go_to_stderr),
+        cmocka_unit_test(test_interrupted_client),
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_server_output_text_with_title),
         cmocka_unit_test(test_server_json_output),
