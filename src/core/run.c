@@ -104,12 +104,16 @@ int lp_run_finalize_streams(struct lp_run *r)
     enum lp_role role = r->spec.role;
     bool udp = r->spec.proto == LP_PROTO_UDP;
     qsort(r->streams, r->nstreams, sizeof(r->streams[0]), by_order);
-    r->budget.limited = r->spec.bytes || r->spec.blocks;
-    r->budget.blocks = !r->spec.bytes && r->spec.blocks;
-    atomic_store(&r->budget.remaining, (int64_t)(r->spec.bytes ? r->spec.bytes : r->spec.blocks));
+    /* -k counts datagrams on UDP; on TCP a "block" is a full write, so it is a byte budget
+     * (a stock receiver counts its reads, which only add up if every block is sent whole). */
+    uint64_t blk = lp_spec_blksize(&r->spec);
+    uint64_t budget = r->spec.bytes ? r->spec.bytes : udp ? r->spec.blocks : r->spec.blocks * blk;
+    r->budget.limited = budget != 0;
+    r->budget.blocks = !r->spec.bytes && r->spec.blocks && udp;
+    atomic_store(&r->budget.remaining, (int64_t)budget);
     /* A receiving client ends the test when the bytes it asked for have arrived. */
-    if (role == LP_ROLE_CLIENT && r->spec.bytes && r->spec.dir == LP_DIR_REVERSE)
-        r->budget.rx_target = r->spec.bytes;
+    if (role == LP_ROLE_CLIENT && r->spec.dir == LP_DIR_REVERSE)
+        r->budget.rx_target = r->spec.bytes ? r->spec.bytes : r->spec.blocks * blk;
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
         bool reverse;
@@ -406,6 +410,17 @@ void lp_run_detach_all(struct lp_run *r)
         struct lp_run_stream *rs = &r->streams[i];
         if (rs->attached && lp_stream_detach(rs->ds) < 0)
             rs->settled = true;
+    }
+}
+
+void lp_run_close_streams(struct lp_run *r)
+{
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_stream *ds = r->streams[i].ds;
+        if (!r->streams[i].settled || !ds || ds->h.fd < 0)
+            continue;
+        close(ds->h.fd);
+        ds->h.fd = -1;
     }
 }
 

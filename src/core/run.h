@@ -95,6 +95,9 @@ bool lp_run_quiesced(const struct lp_run *r);
 /* Detach every stream (receivers count what is queued first). */
 void lp_run_detach_all(struct lp_run *r);
 bool lp_run_all_settled(const struct lp_run *r);
+/* Close the data sockets of settled streams (counters stay readable). iperf3 servers do
+ * this at TEST_END, and a stock client in reverse mode waits for that EOF. */
+void lp_run_close_streams(struct lp_run *r);
 /* Cut the last interval and freeze the totals. */
 void lp_run_finish(struct lp_run *r);
 

@@ -286,8 +286,25 @@ static void set_rcvlowat(struct lp_stream *s, int v)
         s->rcvlowat = v;
 }
 
+/* Near a receive target (-n in reverse mode) every byte must wake us: the last bytes of
+ * the test would otherwise sit below the low-watermark. */
+#define LP_RCVLOWAT_TARGET_SLACK (64ull << 20)
+
+static bool near_rx_target(const struct lp_stream *s)
+{
+    const struct lp_stream_budget *b = s->cfg.budget;
+    if (!b || !b->rx_target)
+        return false;
+    uint64_t total = atomic_load_explicit(&b->rx_total, memory_order_relaxed);
+    return total + LP_RCVLOWAT_TARGET_SLACK >= b->rx_target;
+}
+
 static void adapt_rcvlowat(struct lp_stream *s, uint64_t got, uint64_t now)
 {
+    if (near_rx_target(s)) {
+        set_rcvlowat(s, 1);
+        return;
+    }
     s->rate_bytes += got;
     if (!s->rate_t0_ns) {
         s->rate_t0_ns = now;
@@ -305,6 +322,23 @@ static void adapt_rcvlowat(struct lp_stream *s, uint64_t got, uint64_t now)
     set_rcvlowat(s, v);
     s->rate_t0_ns = now;
     s->rate_bytes = 0;
+    /* If the traffic stops or slows sharply, data below the watermark would wait unseen:
+     * a watchdog drops the watermark when a whole period passes without a read. */
+    if (v > 1 && !lp_timer_armed(&s->pace_timer))
+        lp_timer_arm(&s->worker->loop, &s->pace_timer, now + LP_RCVLOWAT_PERIOD_NS);
+}
+
+static void rcvlowat_watchdog(struct lp_stream *s)
+{
+    uint64_t now = lp_now_ns();
+    uint64_t last = atomic_load_explicit(&s->last_rx_ns, memory_order_relaxed);
+    if (now - last >= LP_RCVLOWAT_PERIOD_NS) {
+        set_rcvlowat(s, 1);
+        s->rate_t0_ns = 0;
+        s->rate_bytes = 0;
+        return;
+    }
+    lp_timer_arm(&s->worker->loop, &s->pace_timer, last + LP_RCVLOWAT_PERIOD_NS);
 }
 
 static void tcp_recv(struct lp_stream *s)
@@ -551,6 +585,8 @@ static void on_pace(struct lp_timer *t)
         return;
     if (s->cfg.kind == LP_STREAM_TCP_SEND)
         tcp_send(s);
+    else if (s->cfg.kind == LP_STREAM_TCP_RECV)
+        rcvlowat_watchdog(s);
     else
         udp_send(s);
 }

@@ -378,6 +378,7 @@ static void maybe_exchange(struct stest *t)
     if (t->phase != S_STOPPING || !lp_run_all_settled(&t->run))
         return;
     lp_run_finish(&t->run);
+    lp_run_close_streams(&t->run);
     t->phase = S_RESULTS;
     lp_ctrl_send_state(&t->ctrl, LP_I3_EXCHANGE_RESULTS);
     arm_step(t, LP_SRV_STEP_TIMEOUT_MS);

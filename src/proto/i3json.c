@@ -202,11 +202,7 @@ int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char 
         snprintf(err, errlen, "authentication was requested; linkperf does not support it");
         goto fail;
     }
-    if (out->duration_s == 0 && out->bytes == 0 && out->blocks == 0) {
-        snprintf(err, errlen, "the test has no end condition (time, bytes and blocks are all 0)");
-        code = LP_I3E_DURATION;
-        goto fail;
-    }
+    /* time, num and blockcount all 0 is iperf3's "-t 0": run until the client ends it. */
     cJSON_Delete(o);
     return 0;
 fail:

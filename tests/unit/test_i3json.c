@@ -120,7 +120,6 @@ static void hostile_params_are_refused(void **state)
         "{\"tcp\":true,\"time\":10,\"title\":42}",                /* number where a string goes */
         "{\"tcp\":true,\"time\":10,\"congestion\":\"../../x\"}",  /* not a congestion name */
         "{\"tcp\":true,\"time\":10,\"window\":1e12}",             /* window beyond 512 MiB */
-        "{\"tcp\":true,\"time\":0,\"num\":0,\"blockcount\":0}",   /* no end condition */
         "{\"tcp\":true,\"time\":10,\"TOS\":300}",                 /* TOS out of range */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
