@@ -129,6 +129,7 @@ int lp_run_finalize_streams(struct lp_run *r)
             .udp_counters64 = r->spec.udp_counters_64bit,
             .skip_rx_copy = r->spec.skip_rx_copy,
             .repeating_payload = r->spec.repeating_payload,
+            .zerocopy = r->spec.zerocopy,
             .window_bytes = r->spec.window_bytes,
             .budget = &r->budget,
             .ctrl_loop = &r->eng->loop,

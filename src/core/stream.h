@@ -47,6 +47,7 @@ struct lp_stream_config {
     bool udp_counters64;
     bool skip_rx_copy;
     bool repeating_payload;
+    bool zerocopy;           /* TCP send with MSG_ZEROCOPY where the kernel allows it */
     int window_bytes;        /* -w, bounds the receive low-watermark */
     struct lp_stream_budget *budget; /* may be NULL */
     struct lp_loop *ctrl_loop;       /* where notifications are posted */
@@ -81,6 +82,7 @@ struct lp_stream {
     bool attached;
     bool done;
     int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
+    int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
     uint64_t rate_t0_ns, rate_bytes;
 
     /* published by the worker, read by the control thread */
