@@ -156,7 +156,7 @@ static void parse_row(const char *l, struct row *r)
     char *sp = strrchr(rest, ' ');
     const char *last = sp ? sp + 1 : rest;
     if (!strcmp(last, "sender") || !strcmp(last, "receiver") || !strcmp(last, "(omitted)")) {
-        snprintf(r->tag, sizeof(r->tag), "%s", last);
+        snprintf(r->tag, sizeof(r->tag), "%.*s", (int)sizeof(r->tag) - 1, last);
         if (sp)
             *sp = '\0';
         else
