@@ -114,8 +114,9 @@ static const struct lp_cli_opt iperf3_opts[] = {
     {.name = "idle-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 86400,
      SERVER, .store = LP_CLI_STORE_UINT, FIELD(spec.idle_timeout_s),
      .help = "restart idle server after # seconds (default - no timeout)",
-     .man = "Reset the server when no client has connected for this many seconds; with "
-            "-1 the server exits instead."},
+     .man = "With -1, exit when no client has connected for this many seconds. Without -1 "
+            "it is accepted for iperf3 compatibility and changes nothing: a linkperf server "
+            "never needs a restart, since every control step and every test has its own deadline."},
     {.name = "server-max-duration", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,
      .max = 86400, SERVER, .store = LP_CLI_STORE_UINT, FIELD(spec.server_max_duration_s),
      .help = "refuse tests longer than # seconds (and untimed tests)",
