@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""A linkperf client facing a closed port or a misbehaving server (a scripted fake
+iperf3 server in Python): it must exit with status 1 and a clear one-line error within a
+few seconds — no hang, no crash. Each fake scenario is also played to stock iperf3 3.12
+as a reference for what a client should do."""
+
+import time
+
+from lptest import (LOOP4, FakeServer, Suite, check, eq, free_port, get, run_client,
+                    summary_rows, EXCHANGE_RESULTS, PARAM_EXCHANGE)
+
+suite = Suite("lpclient_robustness")
+
+
+def run_against(script, kind="linkperf", args=("-t", "1"), timeout=20):
+    fake = FakeServer(script)
+    try:
+        r = run_client(kind, LOOP4, fake.port, list(args), timeout=timeout)
+    finally:
+        fake.close()
+        fake.join(5)
+    return r, fake
+
+
+def check_failed(r, what, words, max_s=5.0):
+    """Exit 1, within max_s, one error line on stderr naming the problem."""
+    eq(r.rc, 1, what + ": exit status", r.describe())
+    check(r.elapsed < max_s, "%s: took %.1f s" % (what, r.elapsed), r.describe())
+    errs = [ln for ln in r.err.splitlines() if ln.strip()]
+    check(errs, what + ": nothing on stderr", r.describe())
+    check(any(all(w.lower() in ln.lower() for w in words) for ln in errs),
+          "%s: no error line mentioning %r: %r" % (what, words, errs))
+
+
+# ---- fake server scripts -------------------------------------------------------------
+
+def unknown_state(fake, ctrl):
+    """After the cookie, an undefined state byte (0x63)."""
+    fake.recv_exact(ctrl, 37)
+    ctrl.sendall(b"\x63")
+    fake.hold(ctrl, 6)
+
+
+def unknown_state_mid_test(fake, ctrl):
+    """A valid setup, then an undefined state byte (0x63) while the test runs."""
+    _, data = fake.setup_tcp(ctrl)
+    time.sleep(0.3)
+    ctrl.sendall(b"\x63")
+    end = time.monotonic() + 6
+    while time.monotonic() < end:
+        for d in data:
+            d.settimeout(0.1)
+            try:
+                if not d.recv(1 << 20):
+                    return
+            except OSError:
+                pass
+
+
+def close_during_test(fake, ctrl):
+    """A valid setup; reads data for 0.5 s, then closes every connection."""
+    _, data = fake.setup_tcp(ctrl)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 0.5:
+        data[0].recv(1 << 20)
+
+
+def oversized_results(fake, ctrl):
+    """A complete test up to the results exchange, then a results length of 0xFFFFFFFF
+    followed by two bytes, and silence."""
+    params, data = fake.setup_tcp(ctrl)
+    for d in data:
+        d.setblocking(False)
+    ctrl.setblocking(False)
+    end = time.monotonic() + 10
+    state = b""
+    while time.monotonic() < end and not state:
+        for d in data:
+            try:
+                d.recv(1 << 20)
+            except BlockingIOError:
+                pass
+        try:
+            state = ctrl.recv(1)
+        except BlockingIOError:
+            pass
+    ctrl.setblocking(True)
+    fake.log.append(("client state", state))
+    ctrl.sendall(bytes([EXCHANGE_RESULTS]))
+    fake.log.append(("client results", fake.read_json(ctrl)))
+    ctrl.sendall(b"\xff\xff\xff\xff{}")
+    fake.hold(ctrl, 8)
+
+
+def busy(fake, ctrl):
+    """The stock 'busy' answer: ACCESS_DENIED (0xFF) and close."""
+    ctrl.sendall(b"\xff")
+
+
+def server_error(fake, ctrl):
+    """SERVER_ERROR with iperf3 error 37 (test too long) and errno 0."""
+    fake.recv_exact(ctrl, 37)
+    ctrl.sendall(b"\xfe" + (37).to_bytes(4, "big") + (0).to_bytes(4, "big"))
+    fake.hold(ctrl, 6)
+
+
+# ---- cases ---------------------------------------------------------------------------
+
+@suite.case
+def connection_refused():
+    """linkperf -c to a closed port: exit 1 at once with 'unable to connect ... refused';
+    with -J, one JSON document with an "error" key and exit 1."""
+    port = free_port()
+    r = run_client("linkperf", LOOP4, port, ["-t", "1"])
+    check_failed(r, "refused", ["connect", "refused"])
+    r = run_client("linkperf", LOOP4, port, ["-t", "1", "-J"])
+    eq(r.rc, 1, "refused -J: exit status", r.describe())
+    doc = r.json()
+    check("refused" in doc.get("error", "").lower(), "refused -J: error key %r"
+          % doc.get("error"))
+
+
+@suite.case
+def failed_client_does_not_print_done():
+    """After a failed test a stock 3.12 client prints no 'iperf Done.' (the line scripts
+    use to recognise a completed test); neither may linkperf (refused connection and an
+    unknown state byte)."""
+    port = free_port()
+    ref = run_client("iperf3", LOOP4, port, ["-t", "1"])
+    check("iperf Done." not in ref.out, "reference: stock client printed iperf Done.")
+    r = run_client("linkperf", LOOP4, port, ["-t", "1"])
+    check("iperf Done." not in r.out, "linkperf printed 'iperf Done.' after a refused "
+          "connection (exit %s)" % r.rc, r.describe())
+    r, _ = run_against(unknown_state)
+    check("iperf Done." not in r.out, "linkperf printed 'iperf Done.' after an unknown "
+          "state byte (exit %s)" % r.rc, r.describe())
+
+
+@suite.case
+def fake_unknown_state_byte():
+    """Server sends an undefined state byte (0x63) right after the cookie: exit 1 with
+    'unknown control message' at once (stock 3.12 does the same)."""
+    ref, _ = run_against(unknown_state, "iperf3")
+    eq(ref.rc, 1, "reference stock client exit status", ref.describe())
+    r, fake = run_against(unknown_state)
+    check_failed(r, "unknown state byte", ["unknown"])
+
+
+@suite.case
+def fake_unknown_state_byte_mid_test():
+    """Server sends an undefined state byte while the test runs: exit 1 with 'unknown',
+    promptly."""
+    r, fake = run_against(unknown_state_mid_test, args=("-t", "3"))
+    check_failed(r, "unknown state mid-test", ["unknown"], max_s=6)
+
+
+@suite.case
+def fake_closes_during_test():
+    """Server closes everything 0.5 s into a -t 3 test: exit 1 with a message that the
+    server closed the connection, well before the 3 s are up."""
+    ref, _ = run_against(close_during_test, "iperf3", ("-t", "3"))
+    eq(ref.rc, 1, "reference stock client exit status", ref.describe())
+    r, fake = run_against(close_during_test, args=("-t", "3"))
+    check_failed(r, "server closed mid-test", ["closed"], max_s=2.9)
+
+
+@suite.case
+def fake_oversized_results_length():
+    """Server announces a 4 GiB results JSON and sends 2 bytes: exit 1 at once with a
+    message about the results (no allocation, no waiting for the bytes)."""
+    ref, _ = run_against(oversized_results, "iperf3")
+    eq(ref.rc, 1, "reference stock client exit status", ref.describe())
+    r, fake = run_against(oversized_results)
+    check_failed(r, "oversized results", ["result"], max_s=5)
+    check(any(k == "client results" for k, _ in fake.log), "the client never sent its "
+          "results (fake log: %r)" % fake.log)
+
+
+@suite.case
+def fake_busy():
+    """ACCESS_DENIED (0xFF) instead of PARAM_EXCHANGE: exit 1 with the iperf3 'busy'
+    message."""
+    r, _ = run_against(busy)
+    check_failed(r, "busy", ["busy"])
+
+
+@suite.case
+def fake_server_error():
+    """SERVER_ERROR 37: exit 1 with an error line (the server's error)."""
+    r, _ = run_against(server_error)
+    check_failed(r, "server error", ["error"])
+
+
+if __name__ == "__main__":
+    suite.main()

@@ -1,0 +1,165 @@
+"""UDP interop cases, shared by test_udp.py for both directions (linkperf client -> stock
+iperf3 -s, stock iperf3 -c -> linkperf -s).
+
+On unshaped loopback at a modest rate nothing is lost, so the checks are exact: the
+receiver's loss is 0, its packet count equals the sender's, bytes = packets x length, and
+the client's row for the server's side is the server's own count.
+"""
+
+from lptest import LOOP4, check, eq, get, within
+
+
+def udp_sums(doc, suffix=""):
+    return get(doc, "end.sum_sent" + suffix), get(doc, "end.sum_received" + suffix)
+
+
+def check_udp_direction(r, pair, suffix, client_sends, blksize=None, ordered_only=False):
+    """One direction of a UDP test: no loss, packets sent == received, bytes consistent,
+    and both documents agree on the side each one measured."""
+    ctx = r.context()
+    snd, rcv = udp_sums(r.cj, suffix)
+    check(snd["packets"] > 0, "no packets sent%s" % suffix, ctx)
+    eq(rcv["lost_packets"], 0, "receiver lost_packets%s" % suffix, ctx)
+    if client_sends:
+        # the client stops sending, then sends TEST_END: the server sees every datagram
+        eq(rcv["packets"], snd["packets"], "receiver packets%s vs sender packets" % suffix,
+           ctx)
+        eq(rcv["bytes"], snd["bytes"], "receiver bytes%s vs sender bytes" % suffix, ctx)
+    else:
+        # server -> client: the server keeps sending until TEST_END reaches it, and the
+        # client stops counting before that, so the last few datagrams can be sent but
+        # not counted (stock 3.12 against itself too, e.g. 13 of 8500 at 100M). They are
+        # never counted as lost: allow a tail of 1% (at least 3 datagrams).
+        tail = snd["packets"] - rcv["packets"]
+        check(0 <= tail <= max(3, snd["packets"] // 100), "server->client%s: sent %d "
+              "datagrams, client received %d" % (suffix, snd["packets"], rcv["packets"]), ctx)
+        check(rcv["bytes"] <= snd["bytes"], "receiver bytes%s > sender bytes" % suffix, ctx)
+    if blksize:
+        eq(snd["bytes"], snd["packets"] * blksize, "sender bytes%s = packets x %d"
+           % (suffix, blksize), ctx)
+    ssnd, srcv = udp_sums(r.sj, suffix)
+    if client_sends:
+        eq(srcv["packets"], rcv["packets"], "server's own received packets%s" % suffix, ctx)
+        eq(srcv["bytes"], rcv["bytes"], "server's own received bytes%s" % suffix, ctx)
+    else:
+        eq(ssnd["packets"], snd["packets"], "server's own sent packets%s" % suffix, ctx)
+        eq(ssnd["bytes"], snd["bytes"], "server's own sent bytes%s" % suffix, ctx)
+    if pair.server == "linkperf":
+        for key, a, b in (("sent", ssnd, snd), ("received", srcv, rcv)):
+            eq(a["packets"], b["packets"], "linkperf server sum_%s%s.packets" % (key, suffix),
+               ctx)
+            eq(a["bytes"], b["bytes"], "linkperf server sum_%s%s.bytes" % (key, suffix), ctx)
+    return snd, rcv
+
+
+def check_udp_streams(doc, nstreams, ctx):
+    streams = get(doc, "end.streams")
+    eq(len(streams), nstreams, "UDP end.streams", ctx)
+    for s in streams:
+        check("udp" in s, "UDP end.streams entries hold 'udp' objects: %r" % s, ctx)
+    for iv in get(doc, "intervals"):
+        eq(sum(s["bytes"] for s in iv["streams"]), iv["sum"]["bytes"],
+           "interval streams vs sum", ctx)
+
+
+def register(suite, pair, tag):
+    def case(fn):
+        fn.__name__ = "%s_%s" % (fn.__name__, tag)
+        suite.case(fn)
+        return fn
+
+    @case
+    def udp_forward():
+        """UDP -b 10M -t 1 forward: loss 0, packets sent == packets received, the
+        server's own counts equal the client's receiver row."""
+        r = pair.run(["-u", "-b", "10M", "-t", "1"])
+        snd, _ = check_udp_direction(r, pair, "", True)
+        check_udp_streams(r.cj, 1, r.context())
+        eq(get(r.sj, "start.test_start.protocol"), "UDP", "server protocol")
+        within(snd["bits_per_second"], 10e6, 0.2, "sender bits_per_second", r.context())
+
+    @case
+    def udp_reverse():
+        """UDP -R: the server sends at 10M; loss 0, packets equal on both sides."""
+        r = pair.run(["-u", "-b", "10M", "-t", "1", "-R"])
+        check_udp_direction(r, pair, "", False)
+        eq(get(r.sj, "start.test_start.reverse"), 1, "server test_start.reverse")
+
+    @case
+    def udp_bidir():
+        """UDP --bidir: both directions lossless, the _bidir_reverse sums carry the
+        server->client direction in both documents."""
+        r = pair.run(["-u", "-b", "10M", "-t", "1", "--bidir"])
+        check_udp_direction(r, pair, "", True)
+        check_udp_direction(r, pair, "_bidir_reverse", False)
+
+    @case
+    def udp_bitrate_2s():
+        """-u -b 10M -t 2: sender and receiver average within +-10% of 10 Mbit/s."""
+        r = pair.run(["-u", "-b", "10M", "-t", "2"])
+        snd, rcv = check_udp_direction(r, pair, "", True)
+        within(snd["bits_per_second"], 10e6, 0.1, "sender bits_per_second", r.context())
+        within(rcv["bits_per_second"], 10e6, 0.1, "receiver bits_per_second", r.context())
+        eq(get(r.sj, "start.test_start.target_bitrate"), 10000000, "server target_bitrate")
+
+    @case
+    def udp_length_1200():
+        """-u -l 1200: every datagram is 1200 bytes (bytes = packets x 1200 on both
+        sides), blksize 1200 in both test_starts."""
+        r = pair.run(["-u", "-b", "10M", "-t", "1", "-l", "1200"])
+        check_udp_direction(r, pair, "", True, blksize=1200)
+        for who, doc in (("client", r.cj), ("server", r.sj)):
+            eq(get(doc, "start.test_start.blksize"), 1200, who + " test_start.blksize")
+        srcv = get(r.sj, "end.sum_received")
+        eq(srcv["bytes"], srcv["packets"] * 1200, "server received bytes = packets x 1200",
+           r.context())
+
+    @case
+    def udp_parallel_2():
+        """-u -P 2: two streams, each lossless, stream bytes add up to the sums."""
+        r = pair.run(["-u", "-b", "5M", "-t", "1", "-P", "2"])
+        check_udp_direction(r, pair, "", True)
+        check_udp_streams(r.cj, 2, r.context())
+        check_udp_streams(r.sj, 2, r.context())
+        eq(sum(s["udp"]["packets"] for s in get(r.sj, "end.streams")),
+           get(r.sj, "end.sum_received.packets"), "server stream packets vs sum_received")
+
+    @case
+    def udp_counters_64bit():
+        """--udp-counters-64bit: both ends use the 64-bit sequence field (a mismatch would
+        show as huge loss or out-of-order counts): loss 0, packets equal, forward and
+        -R."""
+        for extra in ([], ["-R"]):
+            r = pair.run(["-u", "-b", "10M", "-t", "1", "--udp-counters-64bit"] + extra)
+            check_udp_direction(r, pair, "", not extra)
+            for doc in (r.cj, r.sj):
+                for s in get(doc, "end.streams"):
+                    eq(s["udp"]["out_of_order"], 0, "out_of_order", r.context())
+
+    @case
+    def udp_bytes_n():
+        """-u -n 1M -l 1024 -b 20M: the sender sends exactly 1024 datagrams / 1048576
+        bytes (forward and -R)."""
+        for extra in ([], ["-R"]):
+            r = pair.run(["-u", "-n", "1M", "-l", "1024", "-b", "20M"] + extra)
+            snd, rcv = udp_sums(r.cj)
+            eq(snd["bytes"], 1048576, "sender bytes " + " ".join(extra), r.context())
+            eq(snd["packets"], 1024, "sender packets " + " ".join(extra), r.context())
+            check(rcv["packets"] <= snd["packets"], "receiver packets > sender", r.context())
+            linkperf_receives = (pair.server == "linkperf") != bool(extra)
+            if linkperf_receives:
+                # a linkperf receiver keeps reading until the sender's last datagram
+                eq(rcv["packets"], 1024, "linkperf receiver packets", r.context())
+                eq(rcv["lost_packets"], 0, "linkperf receiver lost_packets", r.context())
+
+    @case
+    def udp_tos():
+        """-u -S 0x10: test_start.tos 16 on both sides and the linkperf side's connected
+        UDP data socket really carries TOS/traffic class 0x10."""
+        r = pair.run(["-u", "-b", "5M", "-t", "2", "-S", "0x10"], spy=2)
+        check_udp_direction(r, pair, "", True)
+        for who, doc in (("client", r.cj), ("server", r.sj)):
+            eq(get(doc, "start.test_start.tos"), 16, who + " test_start.tos")
+        for o in r.data_sockets("udp"):
+            seen = o.get("tclass") if o.get("tclass") == 16 else o.get("tos")
+            eq(seen, 16, "TOS of the linkperf UDP data socket", "%r" % o, r.context())
