@@ -22,6 +22,7 @@ enum lp_record_kind {
     LP_REC_END,         /* final summary (after results exchange) */
     LP_REC_ERROR,       /* the test (or the server) failed; message says why */
     LP_REC_DONE,        /* the test is over; nothing more for this test */
+    LP_REC_DEBUG,       /* -d: a protocol step, for diagnosing a peer (not part of results) */
 };
 
 struct lp_endpoint {
@@ -159,6 +160,10 @@ struct lp_rec_error {
     bool fatal;            /* the test ended because of it */
 };
 
+struct lp_rec_debug {
+    const char *message;   /* one line, no trailing newline */
+};
+
 struct lp_record {
     enum lp_record_kind kind;
     enum lp_role role;
@@ -171,6 +176,7 @@ struct lp_record {
         struct lp_rec_interval interval;
         struct lp_rec_end end;
         struct lp_rec_error error;
+        struct lp_rec_debug debug;
     } u;
 };
 

@@ -39,6 +39,7 @@ struct lp_report_spec {
     double interval_s;       /* 0 disables interval records */
     bool get_server_output;  /* client: ask the server for its output */
     bool server_output_json; /* server: its own output is -J (so it sends server_output_json) */
+    unsigned debug;          /* -d: 0 = off; >0 emits LP_REC_DEBUG records of protocol steps */
 };
 
 struct lp_spec {

@@ -33,7 +33,7 @@ struct lp_cli_config {
     bool json_stream;                /* --json-stream: one JSON object per line */
     bool forceflush;
     bool daemon;                     /* -D */
-    unsigned debug;                  /* -d/--debug[=n]: accepted, prints nothing extra yet */
+    unsigned debug;                  /* -d/--debug[=n]: protocol trace (also in spec.report.debug) */
     char logfile[LP_CLI_PATH_MAX];   /* "" = stdout/stderr */
     char pidfile[LP_CLI_PATH_MAX];   /* "" = none */
 };

@@ -85,8 +85,11 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "milliseconds (TCP_USER_TIMEOUT); 0 keeps the system setting."},
     {.name = "debug", .letter = 'd', .arg = LP_CLI_ARG_OPTIONAL, .metavar = "#", .min = 1,
      .max = 4, GENERAL, .set = lp_cli_set_debug, .help = "emit debugging output",
-     .man = "Accepted for iperf3 compatibility, with an optional =level 1..4; linkperf "
-            "prints no debugging output yet."},
+     .man = "Trace the control protocol on standard error: connections and how they were "
+            "classified, every state byte sent and received, the parameter and results JSON, "
+            "UDP stream hellos. The optional =level 1..4 is accepted for iperf3 compatibility; "
+            "every level prints the same trace. With -J the trace stays on standard error, so the "
+            "JSON document is not corrupted."},
     {.name = "threads", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = 64, GENERAL,
      .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.threads),
      .help = "worker threads (default 0 = one per CPU core)",

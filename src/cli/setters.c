@@ -157,6 +157,7 @@ LP_CLI_SETTER(lp_cli_set_debug)
         return lp_cli_err_set(err, "option -d/--debug: '%s' is not a debug level (1..4)",
                               v->text);
     cfg->debug = (unsigned)level;
+    cfg->spec.report.debug = (unsigned)level;
     return 0;
 }
 

@@ -59,6 +59,20 @@ void lp_engine_error(struct lp_engine *e, enum lp_role role, unsigned test_id, i
     lp_engine_emit(e, &rec);
 }
 
+void lp_engine_debug(struct lp_engine *e, enum lp_role role, unsigned test_id, const char *fmt, ...)
+{
+    if (!e->debug)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    struct lp_record rec = {.kind = LP_REC_DEBUG, .role = role, .test_id = test_id};
+    rec.u.debug.message = msg;
+    lp_engine_emit(e, &rec);
+}
+
 const char *lp_strerror(int err)
 {
     switch (err) {

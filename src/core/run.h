@@ -22,6 +22,7 @@ struct lp_engine {
     struct lp_workers workers;
     struct lp_sink sink;
     char system_info[LP_SYSINFO_MAX];
+    unsigned debug;          /* emit LP_REC_DEBUG records (-d) */
 };
 
 int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads);
@@ -30,6 +31,9 @@ void lp_engine_fini(struct lp_engine *e);
 void lp_engine_emit(struct lp_engine *e, struct lp_record *rec);
 void lp_engine_error(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* -d tracing; a no-op unless debugging was asked for. */
+void lp_engine_debug(struct lp_engine *e, enum lp_role role, unsigned test_id, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Control-side view of one stream. */
 struct lp_run_stream {

@@ -269,6 +269,10 @@ void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
         f->failed |= rec->u.error.fatal;
         on_error(f, &rec->u.error);
         break;
+    case LP_REC_DEBUG:
+        if (rec->u.debug.message)
+            err_line(f, "linkperf: debug: %s", rec->u.debug.message);
+        break;
     case LP_REC_DONE:
         /* iperf3 says "iperf Done." only after a test that ran to its end. */
         if (rec->role == LP_ROLE_CLIENT && f->completed && !f->failed) {

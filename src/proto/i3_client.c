@@ -48,6 +48,20 @@ struct lp_client {
 
 static void client_finish(struct lp_client *c, int rc);
 
+#define DBG(c, ...) lp_engine_debug(&(c)->eng, LP_ROLE_CLIENT, 1, __VA_ARGS__)
+
+static void send_state(struct lp_client *c, int8_t st)
+{
+    DBG(c, "send state %d (%s)", st, lp_i3_state_name(st));
+    lp_ctrl_send_state(&c->ctrl, st);
+}
+
+static void send_json(struct lp_client *c, const char *what, const char *json)
+{
+    DBG(c, "send %s (%zu bytes): %s", what, strlen(json), json);
+    lp_ctrl_send_json(&c->ctrl, json);
+}
+
 static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...)
@@ -108,6 +122,9 @@ static int open_tcp_stream(struct lp_client *c, unsigned n)
         close(fd);
         return err < 0 ? err : -ENOMEM;
     }
+    struct lp_endpoint ep;
+    lp_sock_local(fd, &ep);
+    DBG(c, "TCP stream %u connected from port %u, cookie sent", n + 1, (unsigned)ep.port);
     return 0;
 }
 
@@ -164,8 +181,11 @@ static int open_udp_stream(struct lp_client *c, unsigned n)
             err = -errno;
             goto fail;
         }
-        if (r == 4 && is_reply(buf))
+        if (r == 4 && is_reply(buf)) {
+            DBG(c, "UDP stream %u: hello answered (%02x %02x %02x %02x)", n + 1, buf[0], buf[1], buf[2], buf[3]);
             break;
+        }
+        DBG(c, "UDP stream %u: skipped a %zd-byte datagram while waiting for the hello reply", n + 1, r);
     }
     if (!lp_run_add_stream(&c->run, fd, n)) {
         err = -ENOMEM;
@@ -197,7 +217,7 @@ static void maybe_send_end(struct lp_client *c)
         return;
     lp_run_finish(&c->run);
     c->end_sent = true;
-    lp_ctrl_send_state(&c->ctrl, LP_I3_TEST_END);
+    send_state(c, LP_I3_TEST_END);
     arm_step(c);
 }
 
@@ -289,7 +309,7 @@ static void send_results(struct lp_client *c)
         fail(c, -ENOMEM, 0, "cannot encode results");
         return;
     }
-    lp_ctrl_send_json(&c->ctrl, json);
+    send_json(c, "results", json);
     free(json);
     c->want_results_frame = true;
     arm_step(c);
@@ -311,6 +331,7 @@ static bool handle_server_error(struct lp_client *c)
 
 static bool handle_state(struct lp_client *c, int8_t st)
 {
+    DBG(c, "received state %d (%s)", st, lp_i3_state_name(st));
     switch (st) {
     case LP_I3_PARAM_EXCHANGE: {
         char *json = lp_i3_params_encode(&c->spec, "3.12");
@@ -318,7 +339,7 @@ static bool handle_state(struct lp_client *c, int8_t st)
             fail(c, -ENOMEM, 0, "cannot encode parameters");
             return false;
         }
-        lp_ctrl_send_json(&c->ctrl, json);
+        send_json(c, "parameters", json);
         free(json);
         arm_step(c);
         return true;
@@ -348,7 +369,7 @@ static bool handle_state(struct lp_client *c, int8_t st)
         lp_run_emit_end(&c->run, c->have_peer ? &c->peer : NULL, false,
                         c->have_peer ? c->peer.server_output_text : NULL,
                         c->have_peer ? c->peer.server_output_json : NULL);
-        lp_ctrl_send_state(&c->ctrl, LP_I3_IPERF_DONE);
+        send_state(c, LP_I3_IPERF_DONE);
         client_finish(c, 0);
         return false;
     case LP_I3_ACCESS_DENIED:
@@ -385,6 +406,7 @@ static void on_ctrl(struct lp_ctrl *ctrl)
                 fail(c, LP_EPEER, LP_I3E_RECVRESULTS, "unable to receive results: %s", err);
                 return;
             }
+            DBG(c, "received results (%zu bytes): %.*s", len, (int)(len > 900 ? 900 : len), body);
             lp_ctrl_consume_frame(&c->ctrl, len);
             c->have_peer = true;
             c->want_results_frame = false;
@@ -446,7 +468,7 @@ static void on_wake(void *arg)
         lp_run_emit_end(&c->run, NULL, true, NULL, NULL);
     }
     if (c->ctrl_open)
-        lp_ctrl_send_state(&c->ctrl, LP_I3_CLIENT_TERMINATE);
+        send_state(c, LP_I3_CLIENT_TERMINATE);
     client_finish(c, LP_ECANCEL);
 }
 
@@ -462,6 +484,7 @@ struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink
         return NULL;
     }
     c->eng_ok = true;
+    c->eng.debug = spec->report.debug;
     atomic_init(&c->stop_req, false);
     lp_run_init(&c->run, &c->eng, &c->spec, 1);
     c->run.on_event = on_stream;
@@ -517,6 +540,8 @@ static int connect_control(struct lp_client *c)
     c->ctrl_open = true;
     lp_i3_new_cookie(c->run.cookie);
     lp_sock_peer(fd, &c->run.ctrl_peer);
+    DBG(c, "control connection to %s port %u up; sending cookie %s", c->spec.host, (unsigned)c->spec.port,
+        c->run.cookie);
     lp_ctrl_send(&c->ctrl, c->run.cookie, LP_I3_COOKIE_SIZE);
     arm_step(c);
     return 0;

@@ -50,6 +50,25 @@ const char *lp_i3_error_text(int i_errno)
     }
 }
 
+const char *lp_i3_state_name(int state)
+{
+    switch (state) {
+    case LP_I3_TEST_START: return "TEST_START";
+    case LP_I3_TEST_RUNNING: return "TEST_RUNNING";
+    case LP_I3_TEST_END: return "TEST_END";
+    case LP_I3_PARAM_EXCHANGE: return "PARAM_EXCHANGE";
+    case LP_I3_CREATE_STREAMS: return "CREATE_STREAMS";
+    case LP_I3_SERVER_TERMINATE: return "SERVER_TERMINATE";
+    case LP_I3_CLIENT_TERMINATE: return "CLIENT_TERMINATE";
+    case LP_I3_EXCHANGE_RESULTS: return "EXCHANGE_RESULTS";
+    case LP_I3_DISPLAY_RESULTS: return "DISPLAY_RESULTS";
+    case LP_I3_IPERF_DONE: return "IPERF_DONE";
+    case LP_I3_ACCESS_DENIED: return "ACCESS_DENIED";
+    case LP_I3_SERVER_ERROR: return "SERVER_ERROR";
+    default: return "unknown";
+    }
+}
+
 int lp_i3_write_all(int fd, const void *buf, size_t len, unsigned timeout_ms)
 {
     const uint8_t *p = buf;

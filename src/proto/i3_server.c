@@ -86,6 +86,14 @@ static void test_fail(struct stest *t, int code, bool tell_peer, const char *fmt
     __attribute__((format(printf, 4, 5)));
 static void start_next_udp_setup(struct lp_server *s);
 
+#define DBG(srv, id, ...) lp_engine_debug(&(srv)->eng, LP_ROLE_SERVER, id, __VA_ARGS__)
+
+static void send_state(struct stest *t, int8_t st)
+{
+    DBG(t->srv, t->run.id, "send state %d (%s) to %s", st, lp_i3_state_name(st), t->run.ctrl_peer.host);
+    lp_ctrl_send_state(&t->ctrl, st);
+}
+
 /* ---- small helpers ---- */
 
 static void emit_listening(struct lp_server *s)
@@ -266,8 +274,8 @@ static void start_running(struct stest *t)
         return;
     }
     lp_run_emit_start(&t->run);
-    lp_ctrl_send_state(&t->ctrl, LP_I3_TEST_START);
-    lp_ctrl_send_state(&t->ctrl, LP_I3_TEST_RUNNING);
+    send_state(t, LP_I3_TEST_START);
+    send_state(t, LP_I3_TEST_RUNNING);
     lp_run_begin(&t->run);
     t->phase = S_RUNNING;
     lp_timer_cancel(&s->eng.loop, &t->step_timer);
@@ -294,7 +302,7 @@ static void streams_complete(struct stest *t)
 static void send_create_streams(struct stest *t)
 {
     t->phase = S_STREAMS;
-    lp_ctrl_send_state(&t->ctrl, LP_I3_CREATE_STREAMS);
+    send_state(t, LP_I3_CREATE_STREAMS);
     arm_step(t, LP_SRV_STEP_TIMEOUT_MS);
 }
 
@@ -340,6 +348,7 @@ static bool handle_params(struct stest *t)
     if (rc == 0)
         return false;
     char err[200];
+    DBG(t->srv, t->run.id, "received parameters (%zu bytes): %.*s", len, (int)len, body);
     struct lp_spec spec = t->srv->spec;
     spec.role = LP_ROLE_SERVER;
     spec.title[0] = spec.extra_data[0] = spec.congestion[0] = '\0';
@@ -380,7 +389,7 @@ static void maybe_exchange(struct stest *t)
     lp_run_finish(&t->run);
     lp_run_close_streams(&t->run);
     t->phase = S_RESULTS;
-    lp_ctrl_send_state(&t->ctrl, LP_I3_EXCHANGE_RESULTS);
+    send_state(t, LP_I3_EXCHANGE_RESULTS);
     arm_step(t, LP_SRV_STEP_TIMEOUT_MS);
 }
 
@@ -401,6 +410,7 @@ static bool handle_results(struct stest *t)
         test_fail(t, 0, false, "results from %s rejected: %s", t->run.ctrl_peer.host, err);
         return false;
     }
+    DBG(s, t->run.id, "received results (%zu bytes): %.*s", len, (int)(len > 900 ? 900 : len), body);
     lp_ctrl_consume_frame(&t->ctrl, len);
     lp_run_emit_end(&t->run, &t->peer, false, NULL, NULL);
 
@@ -421,9 +431,10 @@ static bool handle_results(struct stest *t)
         test_fail(t, 0, false, "cannot encode results: out of memory");
         return false;
     }
+    DBG(s, t->run.id, "send results (%zu bytes): %.900s", strlen(json), json);
     lp_ctrl_send_json(&t->ctrl, json);
     free(json);
-    lp_ctrl_send_state(&t->ctrl, LP_I3_DISPLAY_RESULTS);
+    send_state(t, LP_I3_DISPLAY_RESULTS);
     t->phase = S_BYE;
     arm_step(t, LP_SRV_BYE_TIMEOUT_MS);
     return true;
@@ -432,6 +443,7 @@ static bool handle_results(struct stest *t)
 /* A state byte from the client. Returns false when the test ended. */
 static bool handle_state(struct stest *t, int8_t st)
 {
+    DBG(t->srv, t->run.id, "received state %d (%s) from %s", st, lp_i3_state_name(st), t->run.ctrl_peer.host);
     switch (st) {
     case LP_I3_TEST_START: /* iperf3 clients never send it; tolerated as iperf3 does */
         return true;
@@ -536,7 +548,7 @@ static struct stest *new_test(struct lp_server *s, int fd, const uint8_t cookie[
     rec.u.connecting.peer = t->run.ctrl_peer;
     lp_engine_emit(&s->eng, &rec);
     t->phase = S_PARAMS;
-    lp_ctrl_send_state(&t->ctrl, LP_I3_PARAM_EXCHANGE);
+    send_state(t, LP_I3_PARAM_EXCHANGE);
     arm_step(t, LP_SRV_STEP_TIMEOUT_MS);
     return t;
 }
@@ -584,8 +596,12 @@ static void classify(struct pending *p)
     socklen_t sl = sizeof(peer);
     memset(&peer, 0, sizeof(peer));
     getpeername(fd, (struct sockaddr *)&peer, &sl);
+    struct lp_endpoint pe;
+    lp_sock_endpoint(&peer, &pe);
     if (!lp_i3_cookie_valid(p->buf)) {
         /* Not an iperf3 client (iperf2 detection comes later): nothing we can serve. */
+        DBG(s, 0, "connection from %s port %u: first 37 bytes are not an iperf3 cookie; closed", pe.host,
+            (unsigned)pe.port);
         pending_drop(p, true);
         return;
     }
@@ -596,10 +612,14 @@ static void classify(struct pending *p)
         uint64_t seq = p->seq;
         pending_drop(p, false);
         if (!ok) {
+            DBG(s, t->run.id, "data connection from %s port %u refused (test not expecting it)", pe.host,
+                (unsigned)pe.port);
             send_refusal(fd);
             close(fd);
             return;
         }
+        DBG(s, t->run.id, "data connection %u of %u from %s port %u", t->run.nstreams + 1, t->expected, pe.host,
+            (unsigned)pe.port);
         if (!lp_run_add_stream(&t->run, fd, seq)) {
             close(fd);
             test_fail(t, 0, false, "out of memory adding a stream");
@@ -611,6 +631,8 @@ static void classify(struct pending *p)
     pending_drop(p, false);
     if (s->stopping || s->ntests >= (s->spec.max_tests ? s->spec.max_tests : LP_SRV_DEFAULT_MAX_TESTS) ||
         (s->spec.one_off && s->next_id > 0)) {
+        DBG(s, 0, "control connection from %s port %u refused: %s", pe.host, (unsigned)pe.port,
+            s->stopping ? "stopping" : s->spec.one_off ? "one-off server already served" : "too many tests");
         send_refusal(fd);
         close(fd);
         return;
@@ -730,6 +752,10 @@ static void on_udp(struct lp_handler *h, uint32_t events)
                       what ? what : strerror(-fd));
             continue;
         }
+        struct lp_endpoint pe;
+        lp_sock_endpoint(&peer, &pe);
+        DBG(s, t->run.id, "UDP hello from %s port %u: stream %u of %u", pe.host, (unsigned)pe.port,
+            t->run.nstreams + 1, t->expected);
         uint8_t reply[4];
         lp_i3_put_u32(reply, LP_I3_UDP_REPLY);
         if (send(fd, reply, 4, MSG_DONTWAIT) != 4 || !lp_run_add_stream(&t->run, fd, ++s->seq)) {
@@ -840,6 +866,7 @@ struct lp_server *lp_server_new(const struct lp_spec *spec, const struct lp_sink
         return NULL;
     }
     s->eng_ok = true;
+    s->eng.debug = spec->report.debug;
     s->eng.loop.on_wake = on_wake;
     s->eng.loop.on_wake_arg = s;
     if (open_listeners(s, err, errlen) < 0) {
