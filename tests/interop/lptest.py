@@ -352,7 +352,7 @@ def iperf3(*args, timeout=30):
 _TCP_ESTABLISHED = "01"
 
 
-def _proc_net_entries():
+def proc_net_sockets():
     """inode -> (proto, local_port, remote_port, state) for every TCP/UDP socket."""
     out = {}
     for proto, path in (("tcp", "/proc/net/tcp"), ("tcp", "/proc/net/tcp6"),
@@ -450,7 +450,7 @@ def sample_sockets(proc, port, want, timeout=4.0, settle=0.3):
     deadline = time.monotonic() + timeout
     seen_all_at = None
     while time.monotonic() < deadline and proc.alive():
-        entries = _proc_net_entries()
+        entries = proc_net_sockets()
         try:
             fds = os.listdir("/proc/%d/fd" % proc.pid)
         except OSError:

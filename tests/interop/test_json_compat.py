@@ -9,8 +9,8 @@ Reference documents: stock client -> stock server. linkperf client documents: li
 client -> stock server. linkperf server documents: stock client -> linkperf server.
 """
 
-from lptest import (LOOP4, Pair, Suite, check, eq, get, json_lines, key_paths,
-                    start_server, run_client)
+from lptest import (LOOP4, Pair, Suite, check, eq, get, json_lines, start_server,
+                    run_client)
 
 suite = Suite("json_compat")
 

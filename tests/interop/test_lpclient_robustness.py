@@ -6,8 +6,8 @@ as a reference for what a client should do."""
 
 import time
 
-from lptest import (LOOP4, FakeServer, Suite, check, eq, free_port, get, run_client,
-                    summary_rows, EXCHANGE_RESULTS, PARAM_EXCHANGE)
+from lptest import (LOOP4, FakeServer, Suite, check, eq, free_port, run_client,
+                    EXCHANGE_RESULTS)
 
 suite = Suite("lpclient_robustness")
 

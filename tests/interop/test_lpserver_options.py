@@ -7,10 +7,9 @@ import os
 import signal
 import time
 
-from lptest import (LOOP4, Suite, TestFailure, RawClient, check, eq, ge, get, run_client,
-                    start_server, summary_rows, tcp_params, tmp_path, tcp_listening,
-                    free_port, LINKPERF, run, wait_listening, SERVER_ERROR, TEST_START,
-                    TEST_RUNNING)
+from lptest import (LOOP4, Suite, RawClient, check, eq, get, run_client, start_server,
+                    summary_rows, tcp_params, tmp_path, tcp_listening, free_port, LINKPERF,
+                    run, SERVER_ERROR, TEST_START, TEST_RUNNING)
 
 suite = Suite("lpserver_options")
 

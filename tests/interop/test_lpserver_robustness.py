@@ -7,13 +7,12 @@ stock 3.12 servers do and stock 3.12 clients rely on)."""
 
 import os
 import random
-import select
 import socket
 import time
 
-from lptest import (LOOP4, Suite, RawClient, TestFailure, check, eq, ge, get, make_cookie,
-                    run_client, start_client, start_server, tcp_params, _proc_net_entries,
-                    PARAM_EXCHANGE, CREATE_STREAMS, TEST_START, TEST_RUNNING, TEST_END,
+from lptest import (LOOP4, Suite, RawClient, check, eq, get, make_cookie, run_client,
+                    start_client, start_server, tcp_params, proc_net_sockets,
+                    PARAM_EXCHANGE, TEST_START, TEST_RUNNING, TEST_END,
                     EXCHANGE_RESULTS, DISPLAY_RESULTS, IPERF_DONE, SERVER_ERROR,
                     ACCESS_DENIED, STATE_NAMES)
 
@@ -35,7 +34,7 @@ def served(srv, args=("-t", "1"), what="stock client afterwards"):
 
 def established(port):
     """Number of ESTABLISHED TCP sockets with local port `port` (the server's side)."""
-    return sum(1 for proto, lport, rport, st in _proc_net_entries().values()
+    return sum(1 for proto, lport, rport, st in proc_net_sockets().values()
                if proto == "tcp" and lport == port and st == "01")
 
 

@@ -6,7 +6,7 @@ receiver's loss is 0, its packet count equals the sender's, bytes = packets x le
 the client's row for the server's side is the server's own count.
 """
 
-from lptest import LOOP4, check, eq, get, within
+from lptest import check, eq, get, within
 
 
 def udp_sums(doc, suffix=""):
