@@ -232,7 +232,9 @@ static const struct lp_cli_opt iperf3_opts[] = {
     {.name = "skip-rx-copy", FLAG(spec.skip_rx_copy), CLIENT,
      .help = "ignore received data instead of copying it (MSG_TRUNC)",
      .man = "Receive TCP data without copying it to user space (MSG_TRUNC); the bytes "
-            "are counted, not read."},
+            "are counted, not read. The request is also sent to the server (iperf3 3.19's "
+            "skip_rx_copy parameter), so it applies to whichever end receives; servers "
+            "older than 3.19 ignore it."},
     {.name = "omit", .letter = 'O', .arg = LP_CLI_ARG_INT, .metavar = "N", .min = 0,
      .max = 600, CLIENT, .store = LP_CLI_STORE_UINT, FIELD(spec.omit_s),
      .help = "omit the first N seconds of the test from the statistics"},

@@ -567,6 +567,23 @@ static void close_sum(struct lp_total *sum, unsigned njit, bool all_retr, bool s
     sum->lost_percent = lp_udp_lost_percent(sum->lost_packets, sum->packets);
 }
 
+uint64_t lp_run_rx_idle_ns(const struct lp_run *r)
+{
+    uint64_t newest = 0;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_stream_counters k;
+        if (r->streams[i].conn.sid.sender)
+            continue;
+        lp_stream_read(r->streams[i].ds, &k);
+        if (k.last_rx_ns > newest)
+            newest = k.last_rx_ns;
+    }
+    /* Read the clock after the workers' stamps: a stamp taken after an earlier clock
+     * reading would make the difference wrap around. */
+    uint64_t now = lp_now_ns();
+    return newest && now > newest ? now - newest : 0;
+}
+
 void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out)
 {
     bool udp = r->spec.proto == LP_PROTO_UDP;

@@ -105,6 +105,9 @@ void lp_run_close_streams(struct lp_run *r);
 /* Cut the last interval and freeze the totals. */
 void lp_run_finish(struct lp_run *r);
 
+/* How long the receiving streams have gone without data (0 when none receives yet). */
+uint64_t lp_run_rx_idle_ns(const struct lp_run *r);
+
 void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out);
 /* Emit LP_REC_END from local totals and the peer's results (NULL when none arrived). */
 void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,

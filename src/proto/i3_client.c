@@ -240,20 +240,11 @@ static void on_end_timer(struct lp_timer *t)
 static void on_rcv_timer(struct lp_timer *t)
 {
     struct lp_client *c = lp_container_of(t, struct lp_client, rcv_timer);
-    uint64_t now = lp_now_ns(), newest = 0;
-    for (unsigned i = 0; i < c->run.nstreams; i++) {
-        struct lp_stream_counters k;
-        if (c->run.streams[i].conn.sid.sender)
-            continue;
-        lp_stream_read(c->run.streams[i].ds, &k);
-        if (k.last_rx_ns > newest)
-            newest = k.last_rx_ns;
-    }
-    if (newest && now - newest > (uint64_t)c->spec.rcv_timeout_ms * LP_NS_PER_MS) {
+    if (lp_run_rx_idle_ns(&c->run) > (uint64_t)c->spec.rcv_timeout_ms * LP_NS_PER_MS) {
         fail(c, LP_ETIMEOUT, LP_I3E_NOMSG, "idle timeout for receiving data");
         return;
     }
-    lp_timer_arm(&c->eng.loop, &c->rcv_timer, now + LP_NS_PER_S);
+    lp_timer_arm(&c->eng.loop, &c->rcv_timer, lp_now_ns() + LP_NS_PER_S);
 }
 
 static bool senders_done(const struct lp_run *r)

@@ -250,20 +250,11 @@ static void on_grace(struct lp_timer *tm)
 static void on_rcv_check(struct lp_timer *tm)
 {
     struct stest *t = lp_container_of(tm, struct stest, rcv_timer);
-    uint64_t now = lp_now_ns(), newest = 0;
-    for (unsigned i = 0; i < t->run.nstreams; i++) {
-        struct lp_stream_counters k;
-        if (t->run.streams[i].conn.sid.sender)
-            continue;
-        lp_stream_read(t->run.streams[i].ds, &k);
-        if (k.last_rx_ns > newest)
-            newest = k.last_rx_ns;
-    }
-    if (newest && now - newest > (uint64_t)t->run.spec.rcv_timeout_ms * LP_NS_PER_MS) {
+    if (lp_run_rx_idle_ns(&t->run) > (uint64_t)t->run.spec.rcv_timeout_ms * LP_NS_PER_MS) {
         test_fail(t, LP_I3E_NOMSG, true, "idle timeout for receiving data");
         return;
     }
-    lp_timer_arm(&t->srv->eng.loop, &t->rcv_timer, now + LP_NS_PER_S);
+    lp_timer_arm(&t->srv->eng.loop, &t->rcv_timer, lp_now_ns() + LP_NS_PER_S);
 }
 
 static void start_running(struct stest *t)

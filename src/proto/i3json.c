@@ -64,6 +64,8 @@ char *lp_i3_params_encode(const struct lp_spec *spec, const char *client_version
         add_num(o, "zerocopy", 1);
     if (spec->dont_fragment)
         add_num(o, "dont_fragment", 1);
+    if (spec->skip_rx_copy) /* iperf3 3.19's key; older servers ignore it */
+        add_num(o, "skip_rx_copy", 1);
     cJSON_AddStringToObject(o, "client_version", client_version);
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -198,6 +200,8 @@ int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char 
     out->repeating_payload = get_flag(o, "repeating_payload");
     out->zerocopy = get_flag(o, "zerocopy");
     out->dont_fragment = get_flag(o, "dont_fragment");
+    /* The server's own --skip-rx-copy stays on; a client may ask for it too. */
+    out->skip_rx_copy |= get_flag(o, "skip_rx_copy");
     if (cJSON_GetObjectItemCaseSensitive(o, "authtoken")) {
         snprintf(err, errlen, "authentication was requested; linkperf does not support it");
         goto fail;
