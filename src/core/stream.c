@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +94,7 @@ void lp_stream_free(struct lp_stream *s)
     if (s->h.fd >= 0)
         close(s->h.fd);
     free(s->payload);
+    free(s->batch_buf);
     free(s);
 }
 
@@ -393,13 +396,71 @@ static void tcp_recv(struct lp_stream *s)
 
 /* ---- UDP ---- */
 
-static void udp_send(struct lp_stream *s)
+/* Datagrams up to this size are built in one contiguous batch buffer, which UDP GSO can
+ * send as a few large writes that the kernel cuts into datagrams. */
+#define LP_UDP_CONTIG_MAX 8192u
+#define LP_UDP_GSO_BYTES 64000u      /* under the 65507-byte limit of one UDP write */
+#define LP_UDP_GSO_MAX_SEGS 64u      /* UDP_MAX_SEGMENTS on the oldest kernels with GSO */
+
+/* Send n datagrams (headers stamped with ts, sequence numbers from next_seq). Returns how
+ * many left, or a negative errno. */
+static int udp_send_batch(struct lp_stream *s, unsigned n, const struct timespec *ts)
 {
     struct mmsghdr msgs[LP_UDP_BATCH];
     struct iovec iov[LP_UDP_BATCH][2];
     uint8_t hdrs[LP_UDP_BATCH][LP_I3_UDP_HDR64];
     bool c64 = s->cfg.udp_counters64;
     size_t hlen = lp_i3_udp_hdr_len(c64);
+    size_t blk = s->cfg.blksize;
+    unsigned m = 0;
+    uint32_t usec = (uint32_t)(ts->tv_nsec / 1000);
+
+    memset(msgs, 0, sizeof(msgs[0]) * n);
+    if (s->batch_buf) {
+        /* Contiguous: stamp headers in place; with GSO one message carries many datagrams. */
+        unsigned per = s->gso_segs ? s->gso_segs : 1;
+        for (unsigned i = 0; i < n; i++) {
+            struct lp_i3_udp_hdr h = {(uint32_t)ts->tv_sec, usec, s->next_seq + i};
+            lp_i3_udp_hdr_put(s->batch_buf + i * blk, hlen, &h, c64);
+        }
+        for (unsigned i = 0; i < n; i += per, m++) {
+            unsigned cnt = n - i < per ? n - i : per;
+            iov[m][0].iov_base = s->batch_buf + i * blk;
+            iov[m][0].iov_len = cnt * blk;
+            msgs[m].msg_hdr.msg_iov = iov[m];
+            msgs[m].msg_hdr.msg_iovlen = 1;
+        }
+    } else {
+        for (unsigned i = 0; i < n; i++, m++) {
+            struct lp_i3_udp_hdr h = {(uint32_t)ts->tv_sec, usec, s->next_seq + i};
+            lp_i3_udp_hdr_put(hdrs[i], sizeof(hdrs[i]), &h, c64);
+            iov[i][0].iov_base = hdrs[i];
+            iov[i][0].iov_len = hlen;
+            iov[i][1].iov_base = s->payload + hlen;
+            iov[i][1].iov_len = blk - hlen;
+            msgs[i].msg_hdr.msg_iov = iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 2;
+        }
+    }
+    int sent = sendmmsg(s->h.fd, msgs, m, MSG_DONTWAIT);
+    if (sent < 0)
+        return -errno;
+    unsigned dgrams = 0;
+    for (int j = 0; j < sent; j++)
+        dgrams += (unsigned)(iov[j][0].iov_len + (s->batch_buf ? 0 : iov[j][1].iov_len)) / (unsigned)blk;
+    return (int)dgrams;
+}
+
+/* Without GSO (old kernel, or a route that refuses it) keep sending one datagram a message. */
+static void udp_gso_off(struct lp_stream *s)
+{
+    int zero = 0;
+    setsockopt(s->h.fd, IPPROTO_UDP, UDP_SEGMENT, &zero, sizeof(zero));
+    s->gso_segs = 0;
+}
+
+static void udp_send(struct lp_stream *s)
+{
     size_t blk = s->cfg.blksize;
     bool blocks = s->cfg.budget && s->cfg.budget->blocks;
 
@@ -425,27 +486,20 @@ static void udp_send(struct lp_stream *s)
         /* Sender timestamp: one monotonic reading per batch; they leave together. */
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        memset(msgs, 0, sizeof(msgs[0]) * n);
-        for (unsigned i = 0; i < n; i++) {
-            struct lp_i3_udp_hdr h = {(uint32_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000), s->next_seq + i};
-            lp_i3_udp_hdr_put(hdrs[i], sizeof(hdrs[i]), &h, c64);
-            iov[i][0].iov_base = hdrs[i];
-            iov[i][0].iov_len = hlen;
-            iov[i][1].iov_base = s->payload + hlen;
-            iov[i][1].iov_len = blk - hlen;
-            msgs[i].msg_hdr.msg_iov = iov[i];
-            msgs[i].msg_hdr.msg_iovlen = 2;
+        int sent = udp_send_batch(s, n, &ts);
+        if (sent < 0 && s->gso_segs && (sent == -EIO || sent == -EINVAL || sent == -EOPNOTSUPP)) {
+            udp_gso_off(s);
+            sent = udp_send_batch(s, n, &ts);
         }
-        int sent = sendmmsg(s->h.fd, msgs, n, MSG_DONTWAIT);
         if (sent < 0) {
             budget_return(s, blocks ? n : (uint64_t)n * blk);
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) {
+            if (sent == -EAGAIN || sent == -EWOULDBLOCK || sent == -ENOBUFS || sent == -EINTR) {
                 set_events(s, EPOLLOUT);
                 return;
             }
-            if (errno == ECONNREFUSED) /* an ICMP error from an earlier datagram; keep going */
+            if (sent == -ECONNREFUSED) /* an ICMP error from an earlier datagram; keep going */
                 continue;
-            fail(s, -errno);
+            fail(s, sent);
             return;
         }
         if ((unsigned)sent < n)
@@ -610,6 +664,24 @@ static void on_pace(struct lp_timer *t)
         udp_send(s);
 }
 
+static void udp_batch_setup(struct lp_stream *s)
+{
+    size_t blk = s->cfg.blksize;
+    if (blk > LP_UDP_CONTIG_MAX)
+        return;
+    s->batch_buf = malloc((size_t)LP_UDP_BATCH * blk);
+    if (!s->batch_buf)
+        return; /* the iovec path needs no extra memory */
+    for (unsigned i = 0; i < LP_UDP_BATCH; i++)
+        memcpy(s->batch_buf + i * blk, s->payload, blk);
+    unsigned segs = LP_UDP_GSO_BYTES / (unsigned)blk;
+    if (segs > LP_UDP_GSO_MAX_SEGS)
+        segs = LP_UDP_GSO_MAX_SEGS;
+    int gso = (int)blk;
+    if (segs >= 2 && setsockopt(s->h.fd, IPPROTO_UDP, UDP_SEGMENT, &gso, sizeof(gso)) == 0)
+        s->gso_segs = segs;
+}
+
 static void do_attach(void *arg)
 {
     struct lp_stream *s = arg;
@@ -624,6 +696,8 @@ static void do_attach(void *arg)
         s->pacer.credit_bytes = (double)s->cfg.blksize * (s->cfg.burst ? s->cfg.burst : 1);
     }
     s->rcvlowat = 1;
+    if (s->cfg.kind == LP_STREAM_UDP_SEND)
+        udp_batch_setup(s);
     if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.zerocopy) {
         int one = 1;
         /* Kernels without SO_ZEROCOPY keep copying: the test still runs, just as before. */

@@ -83,6 +83,8 @@ struct lp_stream {
     bool done;
     int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
     int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
+    uint8_t *batch_buf;        /* UDP sender, small datagrams: LP_UDP_BATCH of them back to back */
+    unsigned gso_segs;         /* datagrams per UDP GSO write (0 = no GSO) */
     uint64_t rate_t0_ns, rate_bytes;
 
     /* published by the worker, read by the control thread */
