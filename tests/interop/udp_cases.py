@@ -2,8 +2,10 @@
 iperf3 -s, stock iperf3 -c -> linkperf -s).
 
 On unshaped loopback at a modest rate nothing is lost, so the checks are exact: the
-receiver's loss is 0, its packet count equals the sender's, bytes = packets x length, and
-the client's row for the server's side is the server's own count.
+receiver's loss is 0, bytes = packets x length, the client's row for the server's side is
+the server's own count, and a linkperf server receives every datagram the client sent.
+Only where iperf3's end-of-test handshake itself drops the last datagrams from the count
+(a stock receiver, or server -> client) is a small tail allowed.
 """
 
 from lptest import check, eq, get, within
@@ -13,26 +15,32 @@ def udp_sums(doc, suffix=""):
     return get(doc, "end.sum_sent" + suffix), get(doc, "end.sum_received" + suffix)
 
 
-def check_udp_direction(r, pair, suffix, client_sends, blksize=None, ordered_only=False):
-    """One direction of a UDP test: no loss, packets sent == received, bytes consistent,
-    and both documents agree on the side each one measured."""
+def check_udp_direction(r, pair, suffix, client_sends, blksize=None):
+    """One direction of a UDP test: no loss, packets received == sent (up to the tail
+    explained below), bytes consistent, and both documents agree on the side each one
+    measured."""
     ctx = r.context()
     snd, rcv = udp_sums(r.cj, suffix)
     check(snd["packets"] > 0, "no packets sent%s" % suffix, ctx)
     eq(rcv["lost_packets"], 0, "receiver lost_packets%s" % suffix, ctx)
-    if client_sends:
-        # the client stops sending, then sends TEST_END: the server sees every datagram
+    if client_sends and pair.server == "linkperf":
+        # the client stops sending, then sends TEST_END; a linkperf server reads what is
+        # queued before it stops counting: it must see every datagram
         eq(rcv["packets"], snd["packets"], "receiver packets%s vs sender packets" % suffix,
            ctx)
         eq(rcv["bytes"], snd["bytes"], "receiver bytes%s vs sender bytes" % suffix, ctx)
     else:
-        # server -> client: the server keeps sending until TEST_END reaches it, and the
-        # client stops counting before that, so the last few datagrams can be sent but
-        # not counted (stock 3.12 against itself too, e.g. 13 of 8500 at 100M). They are
-        # never counted as lost: allow a tail of 1% (at least 3 datagrams).
+        # A stock 3.12 receiver stops counting as soon as it reads TEST_END, even when the
+        # last datagram already waits in its socket (seen with other jobs loading the
+        # machine: 1 of ~850; its code path is the same whoever the client is); and
+        # server -> client, the server keeps sending until TEST_END
+        # reaches it while the client has stopped counting (stock against itself too,
+        # e.g. 13 of 8500 at 100M). Such datagrams are never counted as lost: allow a
+        # tail of 1% (at least 3 datagrams).
         tail = snd["packets"] - rcv["packets"]
-        check(0 <= tail <= max(3, snd["packets"] // 100), "server->client%s: sent %d "
-              "datagrams, client received %d" % (suffix, snd["packets"], rcv["packets"]), ctx)
+        check(0 <= tail <= max(3, snd["packets"] // 100), "%s%s: sent %d datagrams, "
+              "received %d" % ("client->server" if client_sends else "server->client",
+                               suffix, snd["packets"], rcv["packets"]), ctx)
         check(rcv["bytes"] <= snd["bytes"], "receiver bytes%s > sender bytes" % suffix, ctx)
     if blksize:
         eq(snd["bytes"], snd["packets"] * blksize, "sender bytes%s = packets x %d"
