@@ -285,8 +285,12 @@ int lp_loop_defer(struct lp_loop *loop, void (*fn)(void *arg), void *arg)
         return -ENOMEM;
     p->fn = fn;
     p->arg = arg;
-    p->next = loop->deferred;
-    loop->deferred = p;
+    p->next = NULL;
+    /* In order: a stream's events must reach the control thread in the order they arose. */
+    struct lp_post **tail = &loop->deferred;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = p;
     return 0;
 }
 

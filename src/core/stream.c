@@ -48,6 +48,28 @@ static void post_event(struct lp_stream *s, enum lp_stream_event ev)
         abort();
 }
 
+/* A terminal event tells the control thread it may free the stream. The worker may still
+ * hold an epoll event for the stream's descriptor in the batch it is handling, so the event
+ * leaves only after that batch (lp_loop_defer): otherwise the stale event would run through
+ * freed memory (seen once in ~150 runs as a jump to a heap address). */
+static void post_terminal(void *arg)
+{
+    struct lp_post_ev *pe = arg;
+    if (lp_loop_post(pe->s->cfg.ctrl_loop, deliver_event, pe) < 0)
+        abort();
+}
+
+static void post_event_after_batch(struct lp_stream *s, enum lp_stream_event ev)
+{
+    struct lp_post_ev *pe = malloc(sizeof(*pe));
+    if (!pe)
+        abort();
+    pe->s = s;
+    pe->ev = ev;
+    if (lp_loop_defer(&s->worker->loop, post_terminal, pe) < 0)
+        abort();
+}
+
 static void fill_payload(uint8_t *buf, size_t len, bool repeating)
 {
     if (repeating) {
@@ -155,7 +177,7 @@ static void worker_detach(struct lp_stream *s, enum lp_stream_event why)
     lp_loop_del(&s->worker->loop, &s->h);
     lp_timer_cancel(&s->worker->loop, &s->pace_timer);
     s->attached = false;
-    post_event(s, why);
+    post_event_after_batch(s, why);
 }
 
 static void fail(struct lp_stream *s, int err)
@@ -721,7 +743,7 @@ static void do_attach(void *arg)
         int e = -errno;
         s->attached = false;
         atomic_store(&s->error, e ? e : -EINVAL);
-        post_event(s, LP_SEV_ERROR);
+        post_event_after_batch(s, LP_SEV_ERROR);
         return;
     }
     s->attached = true;
@@ -763,7 +785,7 @@ static void do_detach(void *arg)
         lp_timer_cancel(&s->worker->loop, &s->pace_timer);
         s->attached = false;
     }
-    post_event(s, LP_SEV_DETACHED); /* always answered: the control thread counts on it */
+    post_event_after_batch(s, LP_SEV_DETACHED); /* always answered: the control thread counts on it */
 }
 
 int lp_stream_attach(struct lp_stream *s, struct lp_worker *w)

@@ -611,6 +611,15 @@ static void classify(struct pending *p)
         }
         DBG(s, t->run.id, "data connection %u of %u from %s port %u", t->run.nstreams + 1, t->expected, pe.host,
             (unsigned)pe.port);
+        /* The client's -w, -M, -N, -C and -S apply to the server's end of the stream too. */
+        const char *what = NULL;
+        int err = lp_sock_apply_spec(fd, &t->run.spec, SOCK_STREAM, &what);
+        if (err < 0) {
+            close(fd);
+            test_fail(t, 0, false, "cannot apply %s from %s to a data connection: %s", what, pe.host,
+                      strerror(-err));
+            return;
+        }
         if (!lp_run_add_stream(&t->run, fd, seq)) {
             close(fd);
             test_fail(t, 0, false, "out of memory adding a stream");
@@ -664,8 +673,13 @@ static void on_accept(struct lp_handler *h, uint32_t events)
         if (fd < 0)
             return;
         if (s->npending >= LP_SRV_MAX_PENDING) {
-            close(fd); /* shed load: too many connections that have not said who they are */
-            continue;
+            /* Shed the oldest silent connection rather than the newcomer: a flood of idle
+             * connections then cannot lock out a real client, which sends its cookie at once. */
+            struct pending *old = s->pendings;
+            while (old->next)
+                old = old->next;
+            DBG(s, 0, "%u connections have not sent a cookie; dropping the oldest", s->npending);
+            pending_drop(old, true);
         }
         struct pending *p = calloc(1, sizeof(*p));
         if (!p) {
