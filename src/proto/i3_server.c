@@ -201,7 +201,9 @@ static void test_finish(struct stest *t)
     s->ntests--;
     s->tests_done++;
     lp_loop_defer(&s->eng.loop, free_test, t);
-    if (!(s->spec.one_off && s->tests_done > 0))
+    /* iperf3 prints its banner again when it is free; with tests running concurrently
+     * that is when the last of them ends. */
+    if (s->ntests == 0 && !(s->spec.one_off && s->tests_done > 0))
         emit_listening(s);
     arm_idle(s);
     maybe_stop_loop(s);
