@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run check check-unit check-asan check-clang deps-build deps-check demo clean man
+.PHONY: all build run check check-unit check-asan check-clang deps-build deps-check demo clean man bench
 
 all: build
 
@@ -43,6 +43,10 @@ check-asan:
 
 check-unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
+
+# Side-by-side benchmark against iperf3 and iperf2 (not a test; ~10 min). See bench/README.md.
+bench: deps-check
+	bench/run.py --out docs/BENCHMARKS.md
 
 man: build
 	$(BUILD)/linkperf --man > docs/linkperf.1
