@@ -44,33 +44,45 @@ void lp_engine_emit(struct lp_engine *e, struct lp_record *rec)
         e->sink.record(rec, e->sink.user);
 }
 
+/* One line of text in an ERROR or DEBUG record. */
+static void emit_line(struct lp_engine *e, struct lp_record *rec, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (rec->kind == LP_REC_ERROR)
+        rec->u.error.message = msg;
+    else
+        rec->u.debug.message = msg;
+    lp_engine_emit(e, rec);
+}
+
+void lp_engine_verror(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
+                      const char *fmt, va_list ap)
+{
+    struct lp_record rec = {.kind = LP_REC_ERROR, .role = role, .test_id = test_id};
+    rec.u.error.code = code;
+    rec.u.error.fatal = fatal;
+    emit_line(e, &rec, fmt, ap);
+}
+
 void lp_engine_error(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
                      const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    lp_engine_verror(e, role, test_id, code, fatal, fmt, ap);
     va_end(ap);
-    struct lp_record rec = {.kind = LP_REC_ERROR, .role = role, .test_id = test_id};
-    rec.u.error.code = code;
-    rec.u.error.message = msg;
-    rec.u.error.fatal = fatal;
-    lp_engine_emit(e, &rec);
 }
 
 void lp_engine_debug(struct lp_engine *e, enum lp_role role, unsigned test_id, const char *fmt, ...)
 {
     if (!e->debug)
         return;
-    char msg[1024];
+    struct lp_record rec = {.kind = LP_REC_DEBUG, .role = role, .test_id = test_id};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    emit_line(e, &rec, fmt, ap);
     va_end(ap);
-    struct lp_record rec = {.kind = LP_REC_DEBUG, .role = role, .test_id = test_id};
-    rec.u.debug.message = msg;
-    lp_engine_emit(e, &rec);
 }
 
 const char *lp_strerror(int err)

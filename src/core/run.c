@@ -162,6 +162,14 @@ int lp_run_finalize_streams(struct lp_run *r)
     return 0;
 }
 
+void lp_run_report_partial(struct lp_run *r)
+{
+    if (!r->started || r->end_emitted)
+        return;
+    lp_run_finish(r);
+    lp_run_emit_end(r, NULL, true, NULL, NULL);
+}
+
 void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind)
 {
     struct lp_record rec = {.kind = kind, .role = r->spec.role, .test_id = r->id};
@@ -682,6 +690,7 @@ void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool pa
     }
     end->server_output_text = server_output_text;
     end->server_output_json = server_output_json;
+    r->end_emitted = true;
     lp_engine_emit(r->eng, &rec);
     free(se);
 }

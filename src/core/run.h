@@ -4,6 +4,7 @@
 #ifndef LP_RUN_H
 #define LP_RUN_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -31,6 +32,8 @@ void lp_engine_fini(struct lp_engine *e);
 void lp_engine_emit(struct lp_engine *e, struct lp_record *rec);
 void lp_engine_error(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void lp_engine_verror(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
+                      const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 /* -d tracing; a no-op unless debugging was asked for. */
 void lp_engine_debug(struct lp_engine *e, enum lp_role role, unsigned test_id, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -67,6 +70,7 @@ struct lp_run {
     void *owner;
 
     bool started, finished;         /* TEST_RUNNING seen; final interval cut */
+    bool end_emitted;               /* the END record went out */
     bool omitting;
     uint64_t run_ns, meas_ns, last_cut_ns, final_ns, end_deadline_ns;
     struct lp_timer interval_timer, omit_timer;
@@ -113,5 +117,8 @@ void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out);
 void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
                      const char *server_output_text, const char *server_output_json);
 void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind);
+/* A test cut short: if it ran and no END went out yet, report what was measured (a partial
+ * END, local rows only). */
+void lp_run_report_partial(struct lp_run *r);
 
 #endif

@@ -68,17 +68,12 @@ static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...)
 {
     if (c->phase == C_DONE)
         return;
-    char msg[300];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    lp_engine_verror(&c->eng, LP_ROLE_CLIENT, 1, code, true, fmt, ap);
     va_end(ap);
-    lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, code, true, "%s", msg);
     /* What was measured before the failure is still worth showing. */
-    if (c->run.started) {
-        lp_run_finish(&c->run);
-        lp_run_emit_end(&c->run, NULL, true, NULL, NULL);
-    }
+    lp_run_report_partial(&c->run);
     client_finish(c, rc);
 }
 
@@ -454,10 +449,7 @@ static void on_wake(void *arg)
     if (!atomic_exchange(&c->stop_req, false) || c->phase == C_DONE)
         return;
     lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, LP_I3E_CLIENTTERM, false, "interrupt - the client has terminated");
-    if (c->run.started) {
-        lp_run_finish(&c->run);
-        lp_run_emit_end(&c->run, NULL, true, NULL, NULL);
-    }
+    lp_run_report_partial(&c->run);
     if (c->ctrl_open)
         send_state(c, LP_I3_CLIENT_TERMINATE);
     client_finish(c, LP_ECANCEL);

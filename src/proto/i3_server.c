@@ -213,16 +213,11 @@ static void test_fail(struct stest *t, int code, bool tell_peer, const char *fmt
 {
     if (t->finishing)
         return;
-    char msg[300];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    lp_engine_verror(&t->srv->eng, LP_ROLE_SERVER, t->run.id, code, true, fmt, ap);
     va_end(ap);
-    lp_engine_error(&t->srv->eng, LP_ROLE_SERVER, t->run.id, code, true, "%s", msg);
-    if (t->run.started && !t->run.finished) {
-        lp_run_finish(&t->run);
-        lp_run_emit_end(&t->run, NULL, true, NULL, NULL);
-    }
+    lp_run_report_partial(&t->run);
     if (tell_peer && t->ctrl_open && code > 0)
         send_server_error(t, code);
     test_finish(t);
