@@ -31,6 +31,34 @@ static inline int lp_evidence_lines(const char *name, void (*fn)(const char *lin
     return count;
 }
 
+/* The whole file at path, NUL-terminated (malloc'd), or NULL if it cannot be read. */
+static inline char *lp_test_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *s = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        s = calloc(1, (size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
+
+/* An evidence file (tests/golden/evidence/name), whole. */
+static inline char *lp_evidence_slurp(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", LP_EVIDENCE_DIR, name);
+    return lp_test_slurp(path);
+}
+
 /* Parse "aa bb cc" hex (as in the captures) into out; returns the byte count. */
 static inline size_t lp_evidence_hex(const char *s, unsigned char *out, size_t max)
 {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/output.h"
+#include "evidence.h"
 
 /* ---- fake formatters (test-local state) ---- */
 static int n_new, n_free;
@@ -166,15 +167,9 @@ static char *server_output(struct fixture *fx, unsigned test_id, int *is_json)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf = calloc(1, 1 << 22);
-    size_t n;
-
-    assert_non_null(f);
-    n = fread(buf, 1, (1 << 22) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    char *s = lp_test_slurp(path);
+    assert_non_null(s);
+    return s;
 }
 
 /* ---- tests ---- */

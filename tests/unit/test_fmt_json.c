@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "fmt/fmt.h"
 
 struct sink {
@@ -36,21 +37,8 @@ static void sink_write(void *user, enum lp_out_channel ch, const char *s, size_t
 
 static char *slurp(const char *name)
 {
-    char path[512];
-    FILE *fp;
-    char *s;
-    long n;
-
-    snprintf(path, sizeof(path), "%s/%s", LP_EVIDENCE_DIR, name);
-    fp = fopen(path, "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    s = calloc(1, (size_t)n + 1);
+    char *s = lp_evidence_slurp(name);
     assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
-    fclose(fp);
     return s;
 }
 

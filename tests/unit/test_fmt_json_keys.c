@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "fmt/fmt.h"
 
 /* ---- key paths ---- */
@@ -92,21 +93,8 @@ static bool has(const struct paths *ps, const char *p)
 
 static char *slurp(const char *name)
 {
-    char path[512];
-    FILE *fp;
-    char *s;
-    long n;
-
-    snprintf(path, sizeof(path), "%s/%s", LP_EVIDENCE_DIR, name);
-    fp = fopen(path, "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    s = calloc(1, (size_t)n + 1);
+    char *s = lp_evidence_slurp(name);
     assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
-    fclose(fp);
     return s;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "evidence.h"
 #include "fmt/fmt.h"
 
 /* ---- output capture ---- */
@@ -566,18 +567,8 @@ static void check_block(const struct block *b, int skip)
 
 static char *slurp(const char *path)
 {
-    FILE *fp = fopen(path, "rb");
-    char *s = NULL;
-    long n;
-
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    s = calloc(1, (size_t)n + 1);
+    char *s = lp_test_slurp(path);
     assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, fp), (size_t)n);
-    fclose(fp);
     return s;
 }
 

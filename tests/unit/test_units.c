@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "fmt/fmt.h"
 
 /* ---- parsing ---- */
@@ -210,21 +211,8 @@ static void test_real_pairs(void **state)
 
 static char *slurp(const char *path)
 {
-    FILE *fp = fopen(path, "rb");
-    char *s;
-    long n;
-
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    s = calloc(1, (size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, fp) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    fclose(fp);
+    char *s = lp_test_slurp(path);
+    assert_non_null(s);
     return s;
 }
 
