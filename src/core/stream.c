@@ -737,12 +737,9 @@ static void do_attach(void *arg)
         }
     }
     s->events = ev;
-    if (lp_loop_add(&s->worker->loop, &s->h, ev) < 0) {
-        s->attached = true; /* so fail() reports it */
-        s->events = 0;
-        int e = -errno;
-        s->attached = false;
-        atomic_store(&s->error, e ? e : -EINVAL);
+    int err = lp_loop_add(&s->worker->loop, &s->h, ev);
+    if (err < 0) {
+        atomic_store(&s->error, err);
         post_event_after_batch(s, LP_SEV_ERROR);
         return;
     }
