@@ -325,18 +325,16 @@ static void cut(struct lp_run *r, uint64_t now)
         return;
     struct lp_record rec = {.kind = LP_REC_INTERVAL, .role = r->spec.role, .test_id = r->id};
     struct lp_rec_interval *iv = &rec.u.interval;
-    unsigned nfwd = 0, nrev = 0, jf = 0, jr = 0;
+    unsigned jf = 0, jr = 0;
     const struct lp_sample *pf = NULL, *pr = NULL;
     for (unsigned i = 0; i < r->nstreams; i++) {
         sample_stream(r, &r->streams[i], now, &smp[i]);
         if (smp[i].sid.reverse && r->spec.dir == LP_DIR_BIDIR) {
             sum_into(&iv->sum_reverse, &smp[i], &jr);
             pr = &smp[i];
-            nrev++;
         } else {
             sum_into(&iv->sum, &smp[i], &jf);
             pf = &smp[i];
-            nfwd++;
         }
     }
     if (pf)
@@ -345,8 +343,6 @@ static void cut(struct lp_run *r, uint64_t now)
         finish_sum(&iv->sum_reverse, pr, jr);
         iv->has_sum_reverse = true;
     }
-    (void)nfwd;
-    (void)nrev;
     iv->nstreams = r->nstreams;
     iv->streams = smp;
     r->last_cut_ns = now;

@@ -80,7 +80,6 @@ struct lp_stream {
     int64_t transit_base_ns;
     bool have_transit_base;
     bool attached;
-    bool done;
     int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
     int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
     uint8_t *batch_buf;        /* UDP sender, small datagrams: LP_UDP_BATCH of them back to back */
