@@ -46,6 +46,9 @@ void lp_engine_emit(struct lp_engine *e, struct lp_record *rec)
 
 /* One line of text in an ERROR or DEBUG record. */
 static void emit_line(struct lp_engine *e, struct lp_record *rec, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void emit_line(struct lp_engine *e, struct lp_record *rec, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof(msg), fmt, ap);
