@@ -32,24 +32,36 @@ struct lp_endpoint {
 
 /* One data stream, as iperf3 identifies it. */
 struct lp_stream_id {
-    int id;          /* iperf3 stream id: 1, 3, 4, 5, ... (same on both ends) */
+    int id;          /* iperf3 stream id: 1, 3, 4, 5, ... (same on both ends);
+                      * iperf2 transfer id: 1, 2, 3, ... (this end's numbering) */
     int socket;      /* local descriptor number, shown as "[  5]" */
     bool sender;     /* this end sends on the stream */
     bool reverse;    /* payload flows server -> client on this stream */
+    bool initiator;  /* this end opened the connection (iperf2 marks the other role "[ *N]") */
 };
 
 struct lp_stream_conn {
     struct lp_stream_id sid;
     struct lp_endpoint local, remote;
+    /* TCP at connect time (iperf2's "(icwnd/mss/irtt=320/32768/29)"); 0 when unknown */
+    uint32_t icwnd_pkts, mss, irtt_us;
+    char peer_version[16];   /* iperf2: the peer's version from its header ("2.1.8"), or "" */
 };
 
 struct lp_rec_listening {
     uint16_t port;
     unsigned test_number;   /* iperf3's "(test #n)" counter */
+    uint16_t port2;         /* second port served (0 = none) */
+    int tcp_window;         /* receive buffer of the TCP listener (iperf2's "TCP window size") */
+    int udp_buffer;         /* receive buffer of the UDP socket */
 };
 
 struct lp_rec_connecting {
     struct lp_endpoint peer; /* client: server host as given and port; server: client ctrl addr */
+    enum lp_dialect dialect; /* how the peer is spoken to (a server sees both) */
+    enum lp_proto proto;
+    int window;              /* client: send buffer of its socket (iperf2 "TCP window size") */
+    bool window_requested;   /* -w was given (else iperf2 prints "(default)") */
 };
 
 struct lp_rec_start {

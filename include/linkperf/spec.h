@@ -13,6 +13,10 @@
 #define LP_CONGESTION_MAX 16    /* TCP_CA_NAME_MAX on Linux, incl. NUL */
 
 #define LP_DEFAULT_PORT 5201
+#define LP_DEFAULT_IPERF2_PORT 5001
+#define LP_PATH_MAX 4096
+#define LP_ALLOW_MAX 1024
+#define LP_IPERF2_UDP_BLKSIZE 1470u   /* iperf2's default datagram payload (IPv4) */
 #define LP_DEFAULT_DURATION_S 10.0
 #define LP_DEFAULT_INTERVAL_S 1.0
 #define LP_DEFAULT_TCP_BLKSIZE (128u * 1024u)
@@ -40,6 +44,23 @@ struct lp_report_spec {
     bool get_server_output;  /* client: ask the server for its output */
     bool server_output_json; /* server: its own output is -J (so it sends server_output_json) */
     unsigned debug;          /* -d: 0 = off; >0 emits LP_REC_DEBUG records of protocol steps */
+    bool enhanced;           /* iperf2 -e: enhanced reports (output only; nothing on the wire) */
+    bool print_mss;          /* iperf2 -m: print the TCP MSS */
+};
+
+/* iperf2 dialect (spec->dialect == LP_DIALECT_IPERF2). Direction uses the common fields:
+ * LP_DIR_REVERSE is iperf2's -R (server sends on the client's connection), LP_DIR_BIDIR is
+ * --full-duplex (both ways on one connection); -d/-r are the legacy server-opened reverse
+ * connection, simultaneous or after the forward test. */
+struct lp_iperf2_spec {
+    bool dual;                   /* -d: reverse connection at the same time */
+    bool tradeoff;               /* -r: reverse connection after the forward test */
+    uint16_t listen_port;        /* -L: where the client listens for -d/-r (0 = the server port) */
+    bool compat;                 /* -C: no iperf2 header (talk to 2.0.x-era peers) */
+    bool no_udp_fin;             /* --no-udp-fin: no end-of-test report exchange */
+    char file[LP_PATH_MAX];      /* -F: send this file's content ("" = generated payload) */
+    bool from_stdin;             /* -I: send standard input */
+    int mcast_ttl;               /* -T: multicast TTL (0 = OS default) */
 };
 
 struct lp_spec {
@@ -83,6 +104,7 @@ struct lp_spec {
     char extra_data[LP_EXTRA_DATA_MAX];
 
     struct lp_report_spec report;
+    struct lp_iperf2_spec iperf2;
 
     unsigned threads;              /* worker threads (0 = one per online CPU) */
 
@@ -92,6 +114,12 @@ struct lp_spec {
     unsigned server_max_duration_s;/* --server-max-duration: 0 = none */
     unsigned rcv_timeout_ms;       /* --rcv-timeout: receiver idle limit during a test */
     unsigned max_tests;            /* concurrent tests the server accepts (0 = default) */
+    uint16_t port2;                /* a second port served as well (0 = none): by default
+                                    * the server answers on 5201 and 5001 */
+    char allow[LP_ALLOW_MAX];      /* clients allowed: host, CIDR or comma list ("" = all);
+                                    * JPerf's "Client Limit", iperf2 2.0's server -c */
+    unsigned max_conns;            /* serve this many tests, then return (0 = forever);
+                                    * JPerf's "Num Connections", iperf2's server -P */
 };
 
 /* Fill a spec with iperf3's defaults for the given role. */

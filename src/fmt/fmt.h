@@ -23,6 +23,11 @@ struct lp_fmt_opts {
     bool timestamps;         /* --timestamps: prefix each text line */
     char timestamp_format[64]; /* strftime format; "" = iperf3's default "%c " */
     const char *title;       /* -T: prefix "title:  " on text lines (NULL = none) */
+    /* iperf2 look (linkperf --iperf2): */
+    bool enhanced;           /* -e: enhanced columns */
+    char exclude[8];         /* -x letters: C connection, D data, M multicast, S settings, V server reports */
+    bool print_mss;          /* -m */
+    bool csv_header;         /* --csv-header: a first line naming the CSV fields */
 };
 
 /* Text output in iperf3's layout. One instance per test. */
@@ -30,6 +35,18 @@ struct lp_fmt_text;
 struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out);
 void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec);
 void lp_fmt_text_free(struct lp_fmt_text *f);
+
+/* Text output in iperf2's layout (iperf 2.1.8 as Debian ships it). One instance per test. */
+struct lp_fmt_text2;
+struct lp_fmt_text2 *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_out *out);
+void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec);
+void lp_fmt_text2_free(struct lp_fmt_text2 *f);
+
+/* iperf2 -y C: comma-separated lines with iperf 2.1.8's fields and order. */
+struct lp_fmt_csv;
+struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out);
+void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec);
+void lp_fmt_csv_free(struct lp_fmt_csv *f);
 
 /* -J: one iperf3 3.12-schema document per test, written when the test is DONE.
  * --json-stream (stream=true): one compact JSON object per line as records arrive. */
