@@ -1,0 +1,106 @@
+/* iperf2 wire codecs: the test header a client sends first (TCP) or in every datagram (UDP),
+ * the header acknowledgement, the UDP datagram prefix and the server's end-of-test report.
+ * Freestanding (no I/O, no allocation) so the board agent can share it. Big-endian fields. */
+#ifndef LP_WIRE_IPERF2_H
+#define LP_WIRE_IPERF2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Flags word (first word of the header). */
+#define LP_I2_VERSION1 0x80000000u       /* legacy -d/-r: the server connects back */
+#define LP_I2_EXTEND 0x40000000u         /* extension block present */
+#define LP_I2_UDPTESTS 0x20000000u
+#define LP_I2_KEYCHECK 0x10000000u       /* --permit-key (not supported) */
+#define LP_I2_SEQNO64B 0x08000000u       /* UDP: 64-bit sequence numbers */
+#define LP_I2_VERSION2 0x04000000u       /* -R / --full-duplex request */
+#define LP_I2_V2PEERDETECT 0x02000000u   /* -X: client waits for the ack */
+#define LP_I2_BOUNCEBACK 0x00800000u     /* --bounceback stream (not supported) */
+#define LP_I2_SMALL_TRIPTIMES 0x00020000u
+#define LP_I2_LEN_BIT 0x00010000u        /* bits 1..8 carry the header length */
+#define LP_I2_LEN_MASK 0x000001FEu
+#define LP_I2_RUN_NOW 0x00000001u        /* with VERSION1: -d (else -r) */
+
+/* Upper flags (16 bits of the extension block). */
+#define LP_I2_UP_ISOCH 0x0001u
+#define LP_I2_UP_NOUDPFIN 0x0008u
+#define LP_I2_UP_TRIPTIME 0x0010u
+#define LP_I2_UP_REVERSE 0x0400u
+#define LP_I2_UP_FULLDUPLEX 0x0800u
+#define LP_I2_UP_PERIODICBURST 0x2000u
+
+#define LP_I2_V1_LEN 24u                 /* flags .. mAmount */
+#define LP_I2_EXT_LEN 36u                /* 2.1.x extension block */
+#define LP_I2_TCP_HDR_LEN 60u            /* what 2.1.x clients send */
+#define LP_I2_TCP_HDR_MAX 256u           /* largest header a reader accepts */
+#define LP_I2_UDP_PREFIX 16u             /* id, sec, usec, id2 */
+#define LP_I2_UDP_HDR_END 76u            /* prefix + v1 + extension */
+#define LP_I2_ACK_LEN 28u
+#define LP_I2_REPORT_LEN 128u
+#define LP_I2_DEFAULT_PORT 5001
+
+/* We present ourselves with 2.1.8's version words: the behaviour we implement is 2.1.x's. */
+#define LP_I2_VERSION_U 0x00020001u
+#define LP_I2_VERSION_L 0x00080003u
+
+struct lp_i2_header {
+    uint32_t flags;
+    int32_t num_threads;     /* client -P */
+    uint32_t mport;          /* where the client listens for -d/-r */
+    uint32_t buflen;         /* client -l, 0 = receiver's default */
+    int32_t amount;          /* < 0: -t in 10 ms units; > 0: -n bytes (31 bits) */
+    bool has_ext;
+    uint16_t upper, lower;
+    uint32_t version_u, version_l;
+    uint16_t tos;
+    uint64_t rate_bps;       /* offered rate; 0 = unlimited (TCP) */
+};
+
+/* TCP: the total header length implied by the first word (iperf2.md 3.4): 0 when the 4 bytes
+ * are ordinary payload (no header), else 24..256; -1 for requests we do not serve
+ * (bounceback, permit key) or a length field out of range. */
+int lp_i2_tcp_header_len(uint32_t flags);
+
+/* Encode the 2.1-style 60-byte header (v1 + extension, LEN set). Returns 60, or 0 if buf
+ * is too small. Sets EXTEND and LEN itself. */
+size_t lp_i2_header_encode(uint8_t *buf, size_t len, const struct lp_i2_header *h);
+/* Decode a header of len bytes (the flags word at buf[0]). The extension is read when
+ * EXTEND or VERSION2 is set and len allows. Returns 0, or -1 if shorter than 24 bytes. */
+int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h);
+
+/* Whether a 2.1.x server acknowledges this header (iperf2.md 3.5). */
+bool lp_i2_ack_wanted(uint32_t flags);
+void lp_i2_ack_encode(uint8_t out[LP_I2_ACK_LEN]);
+
+/* Test duration in seconds from mAmount (0 when it is a byte count). */
+double lp_i2_amount_seconds(int32_t amount);
+int32_t lp_i2_amount_from_seconds(double seconds);
+
+/* UDP prefix. id2 carries the high half of a 64-bit sequence number (0xFFFFFFFF for a
+ * negative one, the end-of-test FIN). */
+void lp_i2_udp_prefix_put(uint8_t out[LP_I2_UDP_PREFIX], int64_t seq, uint32_t sec, uint32_t usec);
+/* seq64: the flow negotiated 64-bit numbers (SEQNO64B in its first datagram); else the id is
+ * a signed 32-bit value. Returns false if len < 16. */
+bool lp_i2_udp_prefix_get(const uint8_t *buf, size_t len, bool seq64, int64_t *seq, uint32_t *sec,
+                          uint32_t *usec);
+/* The flags word of a UDP datagram (U+16), or 0 when absent or when it is the digit filler
+ * "6789" a header-less (-C) client sends there. */
+uint32_t lp_i2_udp_flags(const uint8_t *buf, size_t len);
+
+/* The server's end-of-test report (the "ack of the FIN"), 128 bytes on the wire. */
+struct lp_i2_report {
+    uint32_t flags;
+    uint64_t bytes;
+    uint32_t stop_sec, stop_usec;   /* measurement duration */
+    uint64_t errors;                /* lost datagrams */
+    uint64_t out_of_order;
+    uint64_t datagrams;             /* highest sequence number seen */
+    uint32_t jitter_sec, jitter_usec;
+};
+void lp_i2_report_encode(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_report *r);
+/* Parse a report from a datagram: the 2.1.x layout at U+16, or the 2.0.5-era one at U+12.
+ * Returns false if neither carries the VERSION1 flag. */
+bool lp_i2_report_decode(const uint8_t *buf, size_t len, struct lp_i2_report *r);
+
+#endif
