@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/sendfile.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <sys/socket.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "wire/iperf2.h"
 #include "wire/iperf3.h"
 
 #define LP_TCP_WRITES_PER_EVENT 16  /* fairness between streams sharing a worker */
@@ -70,6 +72,23 @@ static void post_event_after_batch(struct lp_stream *s, enum lp_stream_event ev)
         abort();
 }
 
+/* Bytes at the front of each datagram that change per datagram. */
+static size_t udp_stamp_len(const struct lp_stream_config *cfg)
+{
+    return cfg->wire == LP_WIRE_IPERF2 ? LP_I2_UDP_PREFIX : lp_i3_udp_hdr_len(cfg->udp_counters64);
+}
+
+static void udp_stamp(const struct lp_stream *s, uint8_t *out, uint64_t seq, const struct timespec *ts)
+{
+    uint32_t usec = (uint32_t)(ts->tv_nsec / 1000);
+    if (s->cfg.wire == LP_WIRE_IPERF2) {
+        lp_i2_udp_prefix_put(out, (int64_t)seq, (uint32_t)ts->tv_sec, usec);
+    } else {
+        struct lp_i3_udp_hdr h = {(uint32_t)ts->tv_sec, usec, seq};
+        lp_i3_udp_hdr_put(out, LP_I3_UDP_HDR64, &h, s->cfg.udp_counters64);
+    }
+}
+
 static void fill_payload(uint8_t *buf, size_t len, bool repeating)
 {
     if (repeating) {
@@ -104,7 +123,18 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
             free(s);
             return NULL;
         }
-        fill_payload(s->payload, cfg->blksize, cfg->repeating_payload);
+        /* iperf2 peers expect its digit filler; the header template follows the prefix. */
+        fill_payload(s->payload, cfg->blksize, cfg->repeating_payload || cfg->wire == LP_WIRE_IPERF2);
+        if (cfg->udp_template && cfg->udp_template_len) {
+            size_t at = udp_stamp_len(cfg);
+            size_t n = cfg->udp_template_len;
+            if (at < cfg->blksize) {
+                if (n > cfg->blksize - at)
+                    n = cfg->blksize - at;
+                memcpy(s->payload + at, cfg->udp_template, n);
+            }
+        }
+        s->cfg.udp_template = NULL; /* borrowed: do not keep it */
     }
     return s;
 }
@@ -264,6 +294,22 @@ static void reap_zerocopy(struct lp_stream *s)
     }
 }
 
+/* -F: the file's content, from the kernel's page cache straight to the socket; a test
+ * longer than the file starts it over. An empty file ends the test at once. */
+static ssize_t send_file(struct lp_stream *s, size_t n)
+{
+    ssize_t w = sendfile(s->h.fd, s->cfg.file_fd, &s->file_off, n);
+    if (w == 0) {
+        s->file_off = 0;
+        w = sendfile(s->h.fd, s->cfg.file_fd, &s->file_off, n);
+        if (w == 0) {
+            errno = ENODATA;
+            return -1;
+        }
+    }
+    return w;
+}
+
 static void tcp_send(struct lp_stream *s)
 {
     uint64_t now = s->cfg.rate_bps ? lp_now_ns() : 0;
@@ -279,7 +325,7 @@ static void tcp_send(struct lp_stream *s)
         }
         if (!blocks)
             n = (size_t)grant;
-        ssize_t w = send(s->h.fd, s->payload, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+        ssize_t w = s->cfg.has_file ? send_file(s, n) : send(s->h.fd, s->payload, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
         if (w < 0) {
             budget_return(s, blocks ? 1 : n);
             if (errno == ENOBUFS && s->send_flags) { /* too many completions pending */
@@ -289,6 +335,10 @@ static void tcp_send(struct lp_stream *s)
             }
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                 set_events(s, EPOLLOUT);
+                return;
+            }
+            if (errno == ENODATA) { /* empty -F file: nothing to send */
+                worker_detach(s, LP_SEV_FINISHED);
                 return;
             }
             fail(s, -errno);
@@ -430,21 +480,17 @@ static int udp_send_batch(struct lp_stream *s, unsigned n, const struct timespec
 {
     struct mmsghdr msgs[LP_UDP_BATCH];
     struct iovec iov[LP_UDP_BATCH][2];
-    uint8_t hdrs[LP_UDP_BATCH][LP_I3_UDP_HDR64];
-    bool c64 = s->cfg.udp_counters64;
-    size_t hlen = lp_i3_udp_hdr_len(c64);
+    uint8_t hdrs[LP_UDP_BATCH][LP_I2_UDP_PREFIX];
+    size_t hlen = udp_stamp_len(&s->cfg);
     size_t blk = s->cfg.blksize;
     unsigned m = 0;
-    uint32_t usec = (uint32_t)(ts->tv_nsec / 1000);
 
     memset(msgs, 0, sizeof(msgs[0]) * n);
     if (s->batch_buf) {
         /* Contiguous: stamp headers in place; with GSO one message carries many datagrams. */
         unsigned per = s->gso_segs ? s->gso_segs : 1;
-        for (unsigned i = 0; i < n; i++) {
-            struct lp_i3_udp_hdr h = {(uint32_t)ts->tv_sec, usec, s->next_seq + i};
-            lp_i3_udp_hdr_put(s->batch_buf + i * blk, hlen, &h, c64);
-        }
+        for (unsigned i = 0; i < n; i++)
+            udp_stamp(s, s->batch_buf + i * blk, s->next_seq + i, ts);
         for (unsigned i = 0; i < n; i += per, m++) {
             unsigned cnt = n - i < per ? n - i : per;
             iov[m][0].iov_base = s->batch_buf + i * blk;
@@ -454,8 +500,7 @@ static int udp_send_batch(struct lp_stream *s, unsigned n, const struct timespec
         }
     } else {
         for (unsigned i = 0; i < n; i++, m++) {
-            struct lp_i3_udp_hdr h = {(uint32_t)ts->tv_sec, usec, s->next_seq + i};
-            lp_i3_udp_hdr_put(hdrs[i], sizeof(hdrs[i]), &h, c64);
+            udp_stamp(s, hdrs[i], s->next_seq + i, ts);
             iov[i][0].iov_base = hdrs[i];
             iov[i][0].iov_len = hlen;
             iov[i][1].iov_base = s->payload + hlen;
@@ -505,9 +550,10 @@ static void udp_send(struct lp_stream *s)
         unsigned granted = blocks ? (unsigned)grant : (unsigned)((grant + blk - 1) / blk);
         if (granted < n)
             n = granted;
-        /* Sender timestamp: one monotonic reading per batch; they leave together. */
+        /* Sender timestamp: one reading per batch; they leave together. iperf3 stamps the
+         * monotonic clock, iperf2 the wall clock (its trip-times need it). */
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(s->cfg.wire == LP_WIRE_IPERF2 ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
         int sent = udp_send_batch(s, n, &ts);
         if (sent < 0 && s->gso_segs && (sent == -EIO || sent == -EINVAL || sent == -EOPNOTSUPP)) {
             udp_gso_off(s);
@@ -570,6 +616,64 @@ static void udp_publish(struct lp_stream *s)
     atomic_store_explicit(&s->jitter_bits, jb, memory_order_relaxed);
 }
 
+/* Sequence number and send time of a received datagram; fin is set by iperf2's negative
+ * end-of-test number (accounted by its absolute value, as iperf2 does). */
+static bool udp_parse(const struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t *seq, uint64_t *sent_ns,
+                      bool *fin)
+{
+    *fin = false;
+    if (s->cfg.wire == LP_WIRE_IPERF2) {
+        int64_t sq;
+        uint32_t sec, usec;
+        if (!lp_i2_udp_prefix_get(buf, len, s->cfg.udp_seq64, &sq, &sec, &usec))
+            return false;
+        if (sq < 0) {
+            *fin = true;
+            sq = sq == INT64_MIN ? INT64_MAX : -sq;
+        }
+        *seq = (uint64_t)sq;
+        *sent_ns = (uint64_t)sec * LP_NS_PER_S + (uint64_t)usec * 1000u;
+        return true;
+    }
+    struct lp_i3_udp_hdr h;
+    if (!lp_i3_udp_hdr_get(buf, len, &h, s->cfg.udp_counters64))
+        return false;
+    *seq = h.seq;
+    *sent_ns = (uint64_t)h.sec * LP_NS_PER_S + (uint64_t)h.usec * 1000u;
+    return true;
+}
+
+/* Statistics for one datagram (owner thread). Returns its length, or 0 if it is not ours. */
+static size_t udp_account(struct lp_stream *s, const uint8_t *head, size_t headlen, size_t len, uint64_t arrival,
+                          bool *fin)
+{
+    uint64_t seq, sent;
+    if (!udp_parse(s, head, headlen, &seq, &sent, fin))
+        return 0; /* too short to be ours: not counted */
+    /* Transit relative to the first datagram keeps full precision in a double. */
+    int64_t transit = (int64_t)arrival - (int64_t)sent;
+    if (!s->have_transit_base) {
+        s->transit_base_ns = transit;
+        s->have_transit_base = true;
+    }
+    lp_udp_rx_packet(&s->rx, seq, (double)(transit - s->transit_base_ns) / 1e9);
+    return len;
+}
+
+bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t arrival_ns)
+{
+    bool fin = false;
+    size_t got = udp_account(s, buf, len < LP_UDP_RX_HEAD ? len : LP_UDP_RX_HEAD, len, arrival_ns, &fin);
+    if (got) {
+        add_bytes(s, got);
+        add_packets(s, 1);
+        udp_publish(s);
+        atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
+    }
+    s->fin_seen |= fin;
+    return fin;
+}
+
 static void udp_recv(struct lp_stream *s)
 {
     struct mmsghdr msgs[LP_UDP_BATCH];
@@ -579,10 +683,9 @@ static void udp_recv(struct lp_stream *s)
         struct cmsghdr align;
     } ctl[LP_UDP_BATCH];
     uint8_t *heads = (uint8_t *)s->worker->scratch;
-    bool c64 = s->cfg.udp_counters64;
     bool any = false;
 
-    for (int round = 0; round < 8; round++) {
+    for (int round = 0; round < 8 && !s->fin_seen; round++) {
         memset(msgs, 0, sizeof(msgs));
         for (int i = 0; i < LP_UDP_BATCH; i++) {
             /* Only the header is copied: MSG_TRUNC still reports each datagram's length. */
@@ -607,14 +710,9 @@ static void udp_recv(struct lp_stream *s)
         struct timespec batch_ts;
         clock_gettime(CLOCK_REALTIME, &batch_ts);
         bool counting = atomic_load_explicit(&s->counting, memory_order_relaxed);
-        uint64_t bytes = 0;
-        for (int i = 0; i < n; i++) {
+        uint64_t bytes = 0, pkts = 0;
+        for (int i = 0; i < n && counting; i++) {
             size_t len = msgs[i].msg_len;
-            struct lp_i3_udp_hdr h;
-            if (!lp_i3_udp_hdr_get(iov[i].iov_base, len < LP_UDP_RX_HEAD ? len : LP_UDP_RX_HEAD, &h, c64))
-                continue; /* too short to be ours: not counted */
-            if (!counting)
-                continue;
             uint64_t arrival = ts_to_ns(&batch_ts);
             for (struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
                 if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
@@ -623,18 +721,19 @@ static void udp_recv(struct lp_stream *s)
                     arrival = ts_to_ns(&kts);
                 }
             }
-            /* Transit relative to the first datagram keeps full precision in a double. */
-            int64_t transit = (int64_t)arrival - (int64_t)((uint64_t)h.sec * LP_NS_PER_S + (uint64_t)h.usec * 1000u);
-            if (!s->have_transit_base) {
-                s->transit_base_ns = transit;
-                s->have_transit_base = true;
+            bool fin = false;
+            size_t got = udp_account(s, iov[i].iov_base, len < LP_UDP_RX_HEAD ? len : LP_UDP_RX_HEAD, len, arrival, &fin);
+            bytes += got;
+            pkts += got ? 1 : 0;
+            if (fin) {
+                /* iperf2's sender is done: later FINs are answered by the control thread. */
+                s->fin_seen = true;
+                break;
             }
-            lp_udp_rx_packet(&s->rx, h.seq, (double)(transit - s->transit_base_ns) / 1e9);
-            bytes += len;
         }
-        if (counting && bytes) {
+        if (bytes) {
             add_bytes(s, bytes);
-            add_packets(s, (uint64_t)n);
+            add_packets(s, pkts);
             note_rx(s, bytes);
             any = true;
         }
@@ -645,6 +744,8 @@ static void udp_recv(struct lp_stream *s)
         udp_publish(s);
         atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
     }
+    if (s->fin_seen)
+        worker_detach(s, LP_SEV_EOF);
 }
 
 /* ---- dispatch ---- */

@@ -5,6 +5,7 @@
 #define LP_STREAM_H
 
 #include <stdatomic.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,6 +15,10 @@
 #include "stats/udp_rx.h"
 
 enum lp_stream_kind { LP_STREAM_TCP_SEND, LP_STREAM_TCP_RECV, LP_STREAM_UDP_SEND, LP_STREAM_UDP_RECV };
+
+/* How UDP datagrams are stamped: iperf3 (sec, usec, seq; monotonic clock) or iperf2 (prefix
+ * id, sec, usec, id2 on the wall clock, a negative id ending the flow). */
+enum lp_stream_wire { LP_WIRE_IPERF3 = 0, LP_WIRE_IPERF2 = 1 };
 
 /* What a worker tells the control thread about a stream. */
 enum lp_stream_event {
@@ -48,6 +53,12 @@ struct lp_stream_config {
     bool skip_rx_copy;
     bool repeating_payload;
     bool zerocopy;           /* TCP send with MSG_ZEROCOPY where the kernel allows it */
+    enum lp_stream_wire wire;
+    bool udp_seq64;          /* iperf2 receiver: the flow uses 64-bit sequence numbers */
+    const uint8_t *udp_template; /* iperf2 sender: bytes after the prefix of every datagram */
+    size_t udp_template_len;     /* (copied into the stream) */
+    bool has_file;           /* TCP sender: send file_fd's content (-F), cycling at its end */
+    int file_fd;             /* borrowed; the caller closes it after the stream */
     int window_bytes;        /* -w, bounds the receive low-watermark */
     struct lp_stream_budget *budget; /* may be NULL */
     struct lp_loop *ctrl_loop;       /* where notifications are posted */
@@ -83,6 +94,8 @@ struct lp_stream {
     int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
     int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
     uint8_t *batch_buf;        /* UDP sender, small datagrams: LP_UDP_BATCH of them back to back */
+    bool fin_seen;             /* iperf2 receiver: the sender's end-of-test datagram arrived */
+    off_t file_off;
     unsigned gso_segs;         /* datagrams per UDP GSO write (0 = no GSO) */
     uint64_t rate_t0_ns, rate_bytes;
 
@@ -108,6 +121,12 @@ int lp_stream_detach(struct lp_stream *s);
  * with LP_SEV_FROZEN. Detaching a receiver also counts what is queued first. */
 int lp_stream_freeze(struct lp_stream *s);
 void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c);
+/* Account one received datagram (iperf2 server: the first datagram of a flow arrives on the
+ * shared socket). Only before the stream is attached, or on its worker. Returns true if it
+ * was the sender's end-of-test datagram. */
+bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t arrival_ns);
+/* The next sequence number a UDP sender would use (read it once the stream is settled). */
+static inline uint64_t lp_stream_next_seq(const struct lp_stream *s) { return s->next_seq; }
 /* Control thread: account for an event; true once the worker will never touch s again. */
 bool lp_stream_settle(struct lp_stream *s, enum lp_stream_event ev);
 /* Control thread, only once settled (or never attached): close the descriptor and free. */
