@@ -99,11 +99,9 @@ static int by_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-int lp_run_finalize_streams(struct lp_run *r)
+void lp_run_prepare_budget(struct lp_run *r)
 {
-    enum lp_role role = r->spec.role;
     bool udp = r->spec.proto == LP_PROTO_UDP;
-    qsort(r->streams, r->nstreams, sizeof(r->streams[0]), by_order);
     /* -k counts datagrams on UDP; on TCP a "block" is a full write, so it is a byte budget
      * (a stock receiver counts its reads, which only add up if every block is sent whole). */
     uint64_t blk = lp_spec_blksize(&r->spec);
@@ -112,47 +110,61 @@ int lp_run_finalize_streams(struct lp_run *r)
     r->budget.blocks = !r->spec.bytes && r->spec.blocks && udp;
     atomic_store(&r->budget.remaining, (int64_t)budget);
     /* A receiving client ends the test when the bytes it asked for have arrived. */
-    if (role == LP_ROLE_CLIENT && r->spec.dir == LP_DIR_REVERSE)
+    if (r->spec.role == LP_ROLE_CLIENT && r->spec.dir == LP_DIR_REVERSE)
         r->budget.rx_target = r->spec.bytes ? r->spec.bytes : r->spec.blocks * blk;
-    for (unsigned i = 0; i < r->nstreams; i++) {
-        struct lp_run_stream *rs = &r->streams[i];
-        bool reverse;
-        bool sends = lp_run_stream_sends(&r->spec, role, i, &reverse);
-        int fd = rs->ds->h.fd;
-        struct lp_stream_config cfg = {
-            .kind = udp ? (sends ? LP_STREAM_UDP_SEND : LP_STREAM_UDP_RECV)
-                        : (sends ? LP_STREAM_TCP_SEND : LP_STREAM_TCP_RECV),
-            .fd = fd,
-            .blksize = lp_spec_blksize(&r->spec),
-            .rate_bps = r->spec.rate_bps,
-            .burst = r->spec.burst,
-            .udp_counters64 = r->spec.udp_counters_64bit,
-            .skip_rx_copy = r->spec.skip_rx_copy,
-            .repeating_payload = r->spec.repeating_payload,
-            .zerocopy = r->spec.zerocopy,
-            .window_bytes = r->spec.window_bytes,
-            .budget = &r->budget,
-            .ctrl_loop = &r->eng->loop,
-            .notify = stream_event,
-            .owner = r,
-        };
-        /* Replace the placeholder, keeping the descriptor. */
-        rs->ds->h.fd = -1;
-        lp_stream_free(rs->ds);
-        rs->ds = lp_stream_new(&cfg);
-        if (!rs->ds) {
-            close(fd);
-            return -1;
-        }
-        rs->conn.sid.id = lp_i3_stream_id(i);
-        rs->conn.sid.socket = fd;
-        rs->conn.sid.sender = sends;
-        rs->conn.sid.reverse = reverse;
-        lp_sock_local(fd, &rs->conn.local);
-        lp_sock_peer(fd, &rs->conn.remote);
+}
+
+int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_run_role *role)
+{
+    bool udp = r->spec.proto == LP_PROTO_UDP;
+    int fd = rs->ds->h.fd;
+    struct lp_stream_config cfg = {
+        .kind = udp ? (role->sends ? LP_STREAM_UDP_SEND : LP_STREAM_UDP_RECV)
+                    : (role->sends ? LP_STREAM_TCP_SEND : LP_STREAM_TCP_RECV),
+        .fd = fd,
+        .blksize = role->blksize ? role->blksize : lp_spec_blksize(&r->spec),
+        .rate_bps = r->spec.rate_bps,
+        .burst = r->spec.burst,
+        .udp_counters64 = r->spec.udp_counters_64bit,
+        .skip_rx_copy = r->spec.skip_rx_copy,
+        .repeating_payload = r->spec.repeating_payload,
+        .zerocopy = r->spec.zerocopy,
+        .window_bytes = r->spec.window_bytes,
+        .wire = role->wire,
+        .udp_seq64 = role->udp_seq64,
+        .udp_template = role->udp_template,
+        .udp_template_len = role->udp_template_len,
+        .has_file = role->file_fd >= 0 && role->sends && !udp,
+        .file_fd = role->file_fd,
+        .budget = role->no_budget ? NULL : &r->budget,
+        .ctrl_loop = &r->eng->loop,
+        .notify = stream_event,
+        .owner = r,
+    };
+    /* Replace the placeholder, keeping the descriptor. */
+    rs->ds->h.fd = -1;
+    lp_stream_free(rs->ds);
+    rs->ds = lp_stream_new(&cfg);
+    if (!rs->ds) {
+        close(fd);
+        return -1;
     }
-    if (r->nstreams) {
-        int fd = r->streams[0].ds->h.fd;
+    rs->conn.sid.id = role->id;
+    rs->conn.sid.socket = fd;
+    rs->conn.sid.sender = role->sends;
+    rs->conn.sid.reverse = role->reverse;
+    rs->conn.sid.initiator = role->initiator;
+    lp_sock_local(fd, &rs->conn.local);
+    lp_sock_peer(fd, &rs->conn.remote);
+    if (!udp) {
+        struct lp_tcp_sample ti;
+        if (lp_sock_tcp_info(fd, &ti) == 0) {
+            rs->conn.icwnd_pkts = ti.snd_cwnd_pkts;
+            rs->conn.mss = ti.snd_mss;
+            rs->conn.irtt_us = ti.rtt_us;
+        }
+    }
+    if (rs == &r->streams[0]) {
         lp_sock_bufsizes(fd, &r->sndbuf, &r->rcvbuf);
         if (!udp) {
             r->tcp_mss_default = lp_sock_mss(fd);
@@ -160,6 +172,33 @@ int lp_run_finalize_streams(struct lp_run *r)
         }
     }
     return 0;
+}
+
+int lp_run_finalize_streams(struct lp_run *r)
+{
+    qsort(r->streams, r->nstreams, sizeof(r->streams[0]), by_order);
+    lp_run_prepare_budget(r);
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        struct lp_run_role role = {.id = lp_i3_stream_id(i), .file_fd = -1,
+                                   .initiator = r->spec.role == LP_ROLE_CLIENT};
+        role.sends = lp_run_stream_sends(&r->spec, r->spec.role, i, &role.reverse);
+        if (lp_run_setup_stream(r, &r->streams[i], &role) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs)
+{
+    if (!r->started || r->finished || rs->attached)
+        return;
+    rs->min_rtt = UINT32_MAX;
+    rs->settled = false;
+    rs->attached = true;
+    if (lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers)) < 0) {
+        rs->settled = true;
+        rs->attached = false;
+    }
 }
 
 void lp_run_report_partial(struct lp_run *r)
@@ -215,16 +254,8 @@ void lp_run_begin(struct lp_run *r)
     if (r->spec.duration_s > 0 && !r->spec.bytes && !r->spec.blocks)
         r->end_deadline_ns = now + (uint64_t)((r->spec.duration_s + r->spec.omit_s) * 1e9);
     lp_cpu_snap(&r->cpu0);
-    for (unsigned i = 0; i < r->nstreams; i++) {
-        struct lp_run_stream *rs = &r->streams[i];
-        rs->min_rtt = UINT32_MAX;
-        rs->settled = false;
-        rs->attached = true;
-        if (lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers)) < 0) {
-            rs->settled = true;
-            rs->attached = false;
-        }
-    }
+    for (unsigned i = 0; i < r->nstreams; i++)
+        lp_run_attach_stream(r, &r->streams[i]);
     if (interval_ns(r))
         lp_timer_arm(&r->eng->loop, &r->interval_timer, now + interval_ns(r));
     if (r->omitting)

@@ -90,8 +90,27 @@ bool lp_run_stream_sends(const struct lp_spec *spec, enum lp_role role, unsigned
 
 /* Add a connected data socket (takes ownership of fd). Returns NULL on allocation failure. */
 struct lp_run_stream *lp_run_add_stream(struct lp_run *r, int fd, uint64_t order);
-/* Sort by arrival order, assign ids (1,3,4,...), roles and endpoints. */
+/* How one stream takes part in the test, as the control dialect decides it. */
+struct lp_run_role {
+    bool sends, reverse, initiator;
+    int id;                         /* iperf3 stream id or iperf2 transfer id */
+    uint32_t blksize;               /* 0 = the spec's */
+    enum lp_stream_wire wire;
+    bool udp_seq64;
+    const uint8_t *udp_template;    /* iperf2 UDP sender: header bytes after the prefix */
+    size_t udp_template_len;
+    int file_fd;                    /* TCP sender: -F content (-1 = none); borrowed */
+    bool no_budget;                 /* not bound by -n/-k (a reverse leg with its own amount) */
+};
+
+/* Set the -n/-k budget from the spec (before streams start). */
+void lp_run_prepare_budget(struct lp_run *r);
+/* Turn an added stream into a data-path stream with the given role. */
+int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_run_role *role);
+/* iperf3: sort by arrival order, assign ids (1,3,4,...), roles and endpoints. */
 int lp_run_finalize_streams(struct lp_run *r);
+/* Attach a stream set up after the run began (iperf2 streams arrive one by one). */
+void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs);
 
 void lp_run_emit_start(struct lp_run *r);
 /* TEST_RUNNING: attach streams to workers, start the interval/omit clocks. */

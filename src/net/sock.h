@@ -47,6 +47,7 @@ struct lp_tcp_sample {
     bool valid;
     uint64_t total_retrans;
     uint64_t snd_cwnd_bytes;
+    uint32_t snd_cwnd_pkts;
     uint64_t snd_wnd_bytes;
     uint32_t rtt_us, rttvar_us, pmtu, snd_mss;
 };

@@ -20,6 +20,7 @@ int lp_sock_tcp_info(int fd, struct lp_tcp_sample *s)
     s->valid = true;
     s->total_retrans = ti.tcpi_total_retrans;
     s->snd_cwnd_bytes = (uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss;
+    s->snd_cwnd_pkts = ti.tcpi_snd_cwnd;
     s->rtt_us = ti.tcpi_rtt;
     s->rttvar_us = ti.tcpi_rttvar;
     s->pmtu = ti.tcpi_pmtu;
