@@ -23,6 +23,13 @@ static inline double lp_wall_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static inline uint64_t lp_wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * LP_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
 static inline double lp_ns_to_s(uint64_t ns) { return (double)ns / 1e9; }
 
 #endif

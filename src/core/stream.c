@@ -660,6 +660,12 @@ static size_t udp_account(struct lp_stream *s, const uint8_t *head, size_t headl
     return len;
 }
 
+void lp_stream_add_rx_bytes(struct lp_stream *s, uint64_t n)
+{
+    add_bytes(s, n);
+    atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
+}
+
 bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t arrival_ns)
 {
     bool fin = false;

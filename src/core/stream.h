@@ -125,6 +125,8 @@ void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c);
  * shared socket). Only before the stream is attached, or on its worker. Returns true if it
  * was the sender's end-of-test datagram. */
 bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t arrival_ns);
+/* Count bytes received before the stream was attached (payload read while classifying). */
+void lp_stream_add_rx_bytes(struct lp_stream *s, uint64_t n);
 /* The next sequence number a UDP sender would use (read it once the stream is settled). */
 static inline uint64_t lp_stream_next_seq(const struct lp_stream *s) { return s->next_seq; }
 /* Control thread: account for an event; true once the worker will never touch s again. */

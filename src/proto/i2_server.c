@@ -1,0 +1,761 @@
+/* iperf2 tests on the shared server. iperf2 has no control connection: each TCP connection
+ * or UDP flow carries its parameters in a header. We serve plain tests, -P groups, -R and
+ * --full-duplex on the client's connection, and -d/-r legs to the client's listener; UDP
+ * flows end with iperf2's FIN/report exchange. Never prints: records go to the sink. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "proto/i2_udp.h"
+#include "proto/server.h"
+
+#define I2S_GROUP_WINDOW_NS (3ull * LP_NS_PER_S)   /* -P connections arrive within this */
+#define I2S_START_WAIT_NS (300ull * LP_NS_PER_MS)  /* then START lists what came */
+#define I2S_CONNECT_TIMEOUT_NS (5ull * LP_NS_PER_S) /* a -d/-r leg must connect by then */
+#define I2S_MAX_FLOWS 256
+
+struct i2test;
+
+/* One stream of the test and what ends it. */
+struct i2flow {
+    struct i2test *t;
+    unsigned rs;                 /* index into run.streams */
+    bool sends, done, reverse_leg;
+    struct lp_i2_reporter reporter; /* UDP receiver: answers the client's FINs */
+    struct lp_i2_fin fin;           /* UDP sender: our FINs */
+    uint8_t *dgram;                 /* UDP sender: a copy of its datagram, for the FINs */
+};
+
+/* A -d/-r connection to the client's listener, while it connects. */
+struct i2conn {
+    struct lp_handler h;
+    struct i2test *t;
+    uint64_t deadline_ns;
+    bool active;
+};
+
+struct i2test {
+    struct srv_test base;        /* first: the server's list holds it */
+    struct lp_i2_header hdr;     /* the first header of the test */
+    int32_t group;               /* connections the client said it opens (-P) */
+    unsigned nforward;
+    uint64_t created_ns;
+    bool udp, started, start_emitted;
+    struct i2flow *flows[I2S_MAX_FLOWS];
+    unsigned nflows;
+    unsigned legs_wanted;        /* -d/-r connections still to open */
+    bool legs_after_forward;     /* -r: open them once the forward streams ended */
+    struct i2conn *conns[I2S_MAX_FLOWS];
+    unsigned nconns;
+    struct sockaddr_storage leg_addr;   /* the client's address with its -L port */
+    socklen_t leg_len;
+    const struct srv_listener *lis;     /* UDP: where the flow arrived */
+    struct lp_timer send_timer, start_timer, idle_timer, connect_timer, retry_timer;
+    uint64_t leg_deadline_ns;           /* give up opening -d/-r legs after this */
+};
+
+static void check_done(struct i2test *t);
+static void fail(struct i2test *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define DBG(t, ...) SRV_DBG((t)->base.srv, (t)->base.run.id, __VA_ARGS__)
+
+static struct lp_run_stream *rs_of(struct i2flow *f)
+{
+    return &f->t->base.run.streams[f->rs];
+}
+
+/* ---- lifecycle ---- */
+
+static void destroy(struct srv_test *base)
+{
+    struct i2test *t = (struct i2test *)(void *)base;
+    struct lp_loop *loop = &base->srv->eng.loop;
+    lp_timer_cancel(loop, &t->send_timer);
+    lp_timer_cancel(loop, &t->start_timer);
+    lp_timer_cancel(loop, &t->idle_timer);
+    lp_timer_cancel(loop, &t->connect_timer);
+    lp_timer_cancel(loop, &t->retry_timer);
+    for (unsigned i = 0; i < t->nflows; i++) {
+        lp_i2_reporter_cancel(&t->flows[i]->reporter);
+        lp_i2_fin_cancel(&t->flows[i]->fin);
+        free(t->flows[i]->dgram);
+        free(t->flows[i]);
+    }
+    for (unsigned i = 0; i < t->nconns; i++) {
+        if (t->conns[i]->active) {
+            lp_loop_del(loop, &t->conns[i]->h);
+            close(t->conns[i]->h.fd);
+        }
+        free(t->conns[i]);
+    }
+    lp_run_release(&base->run);
+    free(t);
+}
+
+static void emit_start(struct i2test *t)
+{
+    lp_timer_cancel(&t->base.srv->eng.loop, &t->start_timer);
+    t->start_emitted = true;
+    lp_run_emit_start(&t->base.run);
+}
+
+static void on_start_timer(struct lp_timer *tm)
+{
+    emit_start(lp_container_of(tm, struct i2test, start_timer));
+}
+
+static bool legs_pending(const struct i2test *t)
+{
+    if (t->legs_wanted || lp_timer_armed(&t->retry_timer))
+        return true;
+    for (unsigned i = 0; i < t->nconns; i++)
+        if (t->conns[i]->active)
+            return true;
+    return false;
+}
+
+/* The test is over once every stream ended, every exchange finished and no leg is due. */
+static void check_done(struct i2test *t)
+{
+    if (t->base.unlinked)
+        return;
+    for (unsigned i = 0; i < t->nflows; i++) {
+        struct i2flow *f = t->flows[i];
+        if (!f->done || f->reporter.active || f->fin.active)
+            return;
+    }
+    if (legs_pending(t) && !t->base.finishing)
+        return;
+    if (!lp_run_all_settled(&t->base.run))
+        return;
+    t->base.finishing = true;
+    if (!t->start_emitted && t->nflows)
+        emit_start(t);
+    if (t->started && !t->base.run.end_emitted) {
+        lp_run_finish(&t->base.run);
+        lp_run_emit_end(&t->base.run, NULL, false, NULL, NULL);
+    }
+    lp_run_close_streams(&t->base.run);
+    srv_test_unlink(&t->base);
+}
+
+static void abort_all(struct i2test *t)
+{
+    t->base.finishing = true;
+    t->legs_wanted = 0;
+    lp_timer_cancel(&t->base.srv->eng.loop, &t->send_timer);
+    for (unsigned i = 0; i < t->nconns; i++) {
+        struct i2conn *c = t->conns[i];
+        if (c->active) {
+            lp_loop_del(&t->base.srv->eng.loop, &c->h);
+            close(c->h.fd);
+            c->active = false;
+        }
+    }
+    for (unsigned i = 0; i < t->nflows; i++) {
+        struct i2flow *f = t->flows[i];
+        lp_i2_reporter_cancel(&f->reporter);
+        lp_i2_fin_cancel(&f->fin);
+        f->done = true;
+    }
+    lp_run_report_partial(&t->base.run);
+    lp_run_detach_all(&t->base.run);
+    check_done(t);
+}
+
+static void fail(struct i2test *t, const char *fmt, ...)
+{
+    if (t->base.finishing)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    lp_engine_verror(&t->base.srv->eng, LP_ROLE_SERVER, t->base.run.id, 0, true, fmt, ap);
+    va_end(ap);
+    abort_all(t);
+}
+
+static void interrupt(struct srv_test *base)
+{
+    fail((struct i2test *)(void *)base, "interrupt - the server has terminated");
+}
+
+/* ---- senders: the end of what we send ---- */
+
+static void on_fin_done(struct lp_i2_fin *fin, bool got, const struct lp_i2_report *r)
+{
+    struct i2flow *f = fin->owner;
+    (void)r;
+    if (fin->wait_report && !got)
+        lp_engine_error(&f->t->base.srv->eng, LP_ROLE_SERVER, f->t->base.run.id, 0, false,
+                        "WARNING: did not receive ack of last datagram after 10 tries.");
+    check_done(f->t);
+}
+
+/* A sender stream stopped (budget used up, deadline, error): tell the client. */
+static void sender_ended(struct i2flow *f)
+{
+    struct i2test *t = f->t;
+    struct lp_stream *ds = rs_of(f)->ds;
+    f->done = true;
+    if (!t->udp) {
+        shutdown(ds->h.fd, SHUT_WR); /* the client reads until this EOF */
+    } else if (f->dgram) {
+        /* A -d/-r leg ends with the FIN/report exchange; -R and full duplex with one FIN. */
+        bool wait = f->reverse_leg && !(t->hdr.upper & LP_I2_UP_NOUDPFIN);
+        if (lp_i2_fin_start(&f->fin, &t->base.srv->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize,
+                            lp_stream_next_seq(ds) - 1, wait, on_fin_done, f) < 0)
+            f->fin.active = false;
+    }
+}
+
+static void on_send_deadline(struct lp_timer *tm)
+{
+    struct i2test *t = lp_container_of(tm, struct i2test, send_timer);
+    for (unsigned i = 0; i < t->nflows; i++) {
+        struct i2flow *f = t->flows[i];
+        if (f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) < 0)
+            sender_ended(f);
+    }
+}
+
+static void arm_send_deadline(struct i2test *t)
+{
+    double secs = lp_i2_amount_seconds(t->hdr.amount);
+    if (secs > 0 && !lp_timer_armed(&t->send_timer))
+        lp_timer_arm(&t->base.srv->eng.loop, &t->send_timer, lp_now_ns() + (uint64_t)(secs * 1e9));
+}
+
+/* ---- receivers ---- */
+
+static void on_report_done(struct lp_i2_reporter *r, bool acked)
+{
+    struct i2flow *f = r->owner;
+    if (!acked)
+        lp_engine_error(&f->t->base.srv->eng, LP_ROLE_SERVER, f->t->base.run.id, 0, false,
+                        "WARNING: ack of last datagram failed.");
+    check_done(f->t);
+}
+
+/* The client's FIN arrived: report what we received, as iperf2 servers do. */
+static void udp_receiver_ended(struct i2flow *f)
+{
+    struct i2test *t = f->t;
+    struct lp_run_stream *rs = rs_of(f);
+    struct lp_stream_counters c;
+    lp_stream_read(rs->ds, &c);
+    uint64_t dur_ns = lp_now_ns() - t->base.run.meas_ns;
+    double jit = c.jitter_s;
+    struct lp_i2_report rep = {
+        .flags = LP_I2_VERSION1 | LP_I2_SEQNO64B,
+        .bytes = c.bytes,
+        .stop_sec = (uint32_t)(dur_ns / LP_NS_PER_S),
+        .stop_usec = (uint32_t)(dur_ns % LP_NS_PER_S / 1000),
+        .errors = c.lost > 0 ? (uint64_t)c.lost : 0,
+        .out_of_order = c.out_of_order,
+        .datagrams = c.max_seq,
+        .jitter_sec = (uint32_t)jit,
+        .jitter_usec = (uint32_t)((jit - (double)(uint32_t)jit) * 1e6 + 0.5),
+    };
+    f->done = true;
+    lp_i2_reporter_start(&f->reporter, &t->base.srv->eng.loop, rs->ds->h.fd, &rep, on_report_done, f);
+}
+
+static void start_legs(struct i2test *t);
+static void set_leg_addr(struct i2test *t, const struct sockaddr_storage *peer);
+static void on_connect_timeout(struct lp_timer *tm);
+static void on_leg_retry(struct lp_timer *tm);
+
+static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream_event ev)
+{
+    struct i2test *t = r->owner;
+    struct i2flow *f = NULL;
+    for (unsigned i = 0; i < t->nflows; i++)
+        if (&r->streams[t->flows[i]->rs] == rs)
+            f = t->flows[i];
+    if (!f || ev == LP_SEV_RX_TARGET || ev == LP_SEV_FROZEN)
+        return;
+    if (!rs->settled) /* a detach we asked for will still answer */
+        return;
+    if (!f->done) {
+        if (f->sends)
+            sender_ended(f);
+        else if (t->udp && rs->ds->fin_seen)
+            udp_receiver_ended(f);
+        else
+            f->done = true; /* TCP EOF, or an error: the client is gone either way */
+    }
+    /* -r: the reverse legs start once every forward stream ended. */
+    if (t->legs_after_forward && t->legs_wanted) {
+        bool forward_done = true;
+        for (unsigned i = 0; i < t->nflows; i++)
+            forward_done &= t->flows[i]->sends || t->flows[i]->done;
+        if (forward_done) {
+            t->legs_after_forward = false;
+            start_legs(t);
+        }
+    }
+    check_done(t);
+}
+
+static void on_idle_check(struct lp_timer *tm)
+{
+    struct i2test *t = lp_container_of(tm, struct i2test, idle_timer);
+    bool receiving = false;
+    for (unsigned i = 0; i < t->nflows; i++)
+        receiving |= !t->flows[i]->sends && !t->flows[i]->done;
+    uint64_t limit = (uint64_t)(t->base.run.spec.rcv_timeout_ms ? t->base.run.spec.rcv_timeout_ms : 120000) *
+                     LP_NS_PER_MS;
+    if (receiving && lp_run_rx_idle_ns(&t->base.run) > limit) {
+        fail(t, "no data from %s for %.0f s; test abandoned", t->base.run.ctrl_peer.host, (double)limit / 1e9);
+        return;
+    }
+    lp_timer_arm(&t->base.srv->eng.loop, &t->idle_timer, lp_now_ns() + LP_NS_PER_S);
+}
+
+/* ---- building the test ---- */
+
+static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool reverse, bool initiator,
+                               const uint8_t *tmpl, size_t tmpl_len, bool seq64)
+{
+    struct lp_run *r = &t->base.run;
+    struct lp_server *s = t->base.srv;
+    if (t->nflows >= I2S_MAX_FLOWS) {
+        close(fd);
+        return NULL;
+    }
+    struct i2flow *f = calloc(1, sizeof(*f));
+    struct lp_run_stream *rs = f ? lp_run_add_stream(r, fd, ++s->seq) : NULL;
+    if (!rs) {
+        free(f);
+        if (!f)
+            close(fd);
+        return NULL;
+    }
+    f->t = t;
+    f->rs = (unsigned)(rs - r->streams);
+    f->sends = sends;
+    struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator,
+                               .id = (int)++s->next_transfer_id, .wire = LP_WIRE_IPERF2, .udp_seq64 = seq64,
+                               .udp_template = tmpl, .udp_template_len = tmpl_len, .file_fd = -1};
+    if (lp_run_setup_stream(r, rs, &role) < 0) {
+        free(f);
+        return NULL;
+    }
+    if (sends && t->udp) {
+        f->dgram = malloc(rs->ds->cfg.blksize);
+        if (f->dgram)
+            memcpy(f->dgram, rs->ds->payload, rs->ds->cfg.blksize);
+    }
+    t->flows[t->nflows++] = f;
+    return f;
+}
+
+static void begin(struct i2test *t)
+{
+    if (t->started)
+        return;
+    t->started = true;
+    lp_run_prepare_budget(&t->base.run);
+    lp_run_begin(&t->base.run);
+    lp_timer_arm(&t->base.srv->eng.loop, &t->idle_timer, lp_now_ns() + LP_NS_PER_S);
+}
+
+static void attach(struct i2test *t, struct i2flow *f)
+{
+    begin(t);
+    lp_run_attach_stream(&t->base.run, rs_of(f));
+    if (f->sends)
+        arm_send_deadline(t);
+    if (t->start_emitted)
+        emit_start(t); /* a stream that joined later: list it too */
+}
+
+/* The spec a test runs with: the server's settings plus what the client's header asks. */
+static void spec_from_header(struct i2test *t, const struct lp_i2_header *h, bool udp)
+{
+    struct lp_spec *sp = &t->base.run.spec;
+    sp->proto = udp ? LP_PROTO_UDP : LP_PROTO_TCP;
+    sp->dialect = LP_DIALECT_IPERF2;
+    sp->streams = h->num_threads > 0 && h->num_threads <= LP_MAX_STREAMS ? (unsigned)h->num_threads : 1;
+    bool v2 = h->flags & LP_I2_VERSION2;
+    sp->dir = v2 && (h->upper & LP_I2_UP_FULLDUPLEX) ? LP_DIR_BIDIR
+              : v2 && (h->upper & LP_I2_UP_REVERSE)   ? LP_DIR_REVERSE
+                                                      : LP_DIR_FORWARD;
+    sp->iperf2.dual = (h->flags & LP_I2_VERSION1) && (h->flags & LP_I2_RUN_NOW);
+    sp->iperf2.tradeoff = (h->flags & LP_I2_VERSION1) && !(h->flags & LP_I2_RUN_NOW);
+    sp->iperf2.listen_port = (uint16_t)h->mport;
+    sp->duration_s = lp_i2_amount_seconds(h->amount);
+    if (h->amount == 0) /* no amount at all: what an iperf2 client means by default */
+        sp->duration_s = LP_DEFAULT_DURATION_S;
+    sp->bytes = h->amount > 0 ? (uint64_t)h->amount * sp->streams : 0;
+    sp->blocks = 0;
+    uint32_t maxlen = udp ? LP_MAX_UDP_BLKSIZE : LP_MAX_BLKSIZE;
+    sp->blksize = h->buflen && h->buflen <= maxlen && h->buflen >= (udp ? LP_I2_UDP_PREFIX : 1)
+                      ? h->buflen
+                      : (udp ? LP_IPERF2_UDP_BLKSIZE : LP_DEFAULT_TCP_BLKSIZE);
+    /* iperf2 sends at the client's -b, which 2.1 puts in every header; UDP defaults to 1 Mbit/s. */
+    sp->rate_bps = h->rate_bps ? h->rate_bps : udp ? LP_DEFAULT_UDP_RATE_BPS : 0;
+    sp->tos = h->has_ext && h->tos ? h->tos : -1;
+    sp->omit_s = 0;
+    t->hdr = *h;
+    t->group = (int32_t)sp->streams;
+    t->udp = udp;
+    t->legs_after_forward = sp->iperf2.tradeoff;
+}
+
+static struct i2test *new_test(struct lp_server *s, const struct lp_i2_header *h, bool udp,
+                               const struct sockaddr_storage *peer)
+{
+    struct i2test *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->base.interrupt = interrupt;
+    t->base.destroy = destroy;
+    lp_timer_init(&t->send_timer, on_send_deadline);
+    lp_timer_init(&t->start_timer, on_start_timer);
+    lp_timer_init(&t->idle_timer, on_idle_check);
+    lp_timer_init(&t->connect_timer, on_connect_timeout);
+    lp_timer_init(&t->retry_timer, on_leg_retry);
+    srv_test_link(s, &t->base, LP_DIALECT_IPERF2, peer, udp ? LP_PROTO_UDP : LP_PROTO_TCP);
+    t->base.run.on_event = on_stream;
+    t->base.run.owner = t;
+    t->created_ns = lp_now_ns();
+    spec_from_header(t, h, udp);
+    return t;
+}
+
+/* -P n: the client opens n connections, each saying n; they form one test with a [SUM]. */
+static struct i2test *find_group(struct lp_server *s, const struct lp_i2_header *h, bool udp,
+                                 const struct sockaddr_storage *peer)
+{
+    if (h->num_threads <= 1)
+        return NULL;
+    uint64_t now = lp_now_ns();
+    for (struct srv_test *b = s->tests; b; b = b->next) {
+        struct i2test *t = (struct i2test *)(void *)b;
+        if (b->dialect == LP_DIALECT_IPERF2 && !b->finishing && t->udp == udp && t->group == h->num_threads &&
+            t->nforward < (unsigned)t->group && now - t->created_ns < I2S_GROUP_WINDOW_NS &&
+            lp_sock_same_host(peer, &b->peer_addr))
+            return t;
+    }
+    return NULL;
+}
+
+static void note_forward(struct i2test *t)
+{
+    t->nforward++;
+    if (t->start_emitted)
+        return;
+    if ((int32_t)t->nforward >= t->group)
+        emit_start(t);
+    else if (!lp_timer_armed(&t->start_timer))
+        lp_timer_arm(&t->base.srv->eng.loop, &t->start_timer, lp_now_ns() + I2S_START_WAIT_NS);
+}
+
+/* ---- -d / -r legs: we connect back to the client's listener ---- */
+
+static void leg_connected(struct i2test *t, int fd)
+{
+    struct i2flow *f = add_flow(t, fd, true, true, true, NULL, 0, false);
+    if (!f)
+        return;
+    f->reverse_leg = true;
+    attach(t, f);
+    arm_send_deadline(t);
+}
+
+static void on_leg_io(struct lp_handler *h, uint32_t events)
+{
+    struct i2conn *c = lp_container_of(h, struct i2conn, h);
+    struct i2test *t = c->t;
+    (void)events;
+    if (!c->active)
+        return;
+    int err = 0;
+    socklen_t sl = sizeof(err);
+    getsockopt(c->h.fd, SOL_SOCKET, SO_ERROR, &err, &sl);
+    lp_loop_del(&t->base.srv->eng.loop, &c->h);
+    c->active = false;
+    if (err == ECONNREFUSED && lp_now_ns() < t->leg_deadline_ns && !t->base.finishing) {
+        /* A 2.1 client starts its listener in a thread of its own: it may not be up yet. */
+        close(c->h.fd);
+        t->legs_wanted++;
+        lp_timer_arm(&t->base.srv->eng.loop, &t->retry_timer, lp_now_ns() + 20 * LP_NS_PER_MS);
+        return;
+    }
+    if (err) {
+        close(c->h.fd);
+        lp_engine_error(&t->base.srv->eng, LP_ROLE_SERVER, t->base.run.id, 0, false,
+                        "cannot open the %s connection back to %s port %u: %s",
+                        t->base.run.spec.iperf2.dual ? "-d" : "-r", t->base.run.ctrl_peer.host,
+                        (unsigned)t->hdr.mport, strerror(err));
+        check_done(t);
+        return;
+    }
+    leg_connected(t, c->h.fd);
+    check_done(t);
+}
+
+static void on_connect_timeout(struct lp_timer *tm)
+{
+    struct i2test *t = lp_container_of(tm, struct i2test, connect_timer);
+    for (unsigned i = 0; i < t->nconns; i++) {
+        struct i2conn *c = t->conns[i];
+        if (!c->active)
+            continue;
+        lp_loop_del(&t->base.srv->eng.loop, &c->h);
+        close(c->h.fd);
+        c->active = false;
+        lp_engine_error(&t->base.srv->eng, LP_ROLE_SERVER, t->base.run.id, 0, false,
+                        "the connection back to %s port %u did not complete in time", t->base.run.ctrl_peer.host,
+                        (unsigned)t->hdr.mport);
+    }
+    check_done(t);
+}
+
+/* Open the legs. Only ever to the address the client connected from: an iperf2 header names
+ * a port, never a host, so a test cannot aim our traffic at a third party. */
+static void start_legs(struct i2test *t)
+{
+    struct lp_server *s = t->base.srv;
+    unsigned n = t->legs_wanted;
+    t->legs_wanted = 0;
+    if (!t->leg_deadline_ns)
+        t->leg_deadline_ns = lp_now_ns() + I2S_CONNECT_TIMEOUT_NS;
+    for (unsigned i = 0; i < n && t->nconns < I2S_MAX_FLOWS; i++) {
+        int fd = socket(t->leg_addr.ss_family, (t->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            continue;
+        const char *what;
+        lp_sock_apply_spec(fd, &t->base.run.spec, t->udp ? SOCK_DGRAM : SOCK_STREAM, &what);
+        int rc = connect(fd, (struct sockaddr *)&t->leg_addr, t->leg_len);
+        if (t->udp || rc == 0) {
+            if (rc < 0) {
+                close(fd);
+                continue;
+            }
+            leg_connected(t, fd);
+            continue;
+        }
+        if (errno != EINPROGRESS) {
+            lp_engine_error(&s->eng, LP_ROLE_SERVER, t->base.run.id, 0, false,
+                            "cannot open the connection back to %s port %u: %s", t->base.run.ctrl_peer.host,
+                            (unsigned)t->hdr.mport, strerror(errno));
+            close(fd);
+            continue;
+        }
+        struct i2conn *c = calloc(1, sizeof(*c));
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        c->t = t;
+        c->h.fd = fd;
+        c->h.fn = on_leg_io;
+        c->active = lp_loop_add(&s->eng.loop, &c->h, EPOLLOUT) == 0;
+        if (!c->active) {
+            close(fd);
+            free(c);
+            continue;
+        }
+        t->conns[t->nconns++] = c;
+        lp_timer_arm(&s->eng.loop, &t->connect_timer, lp_now_ns() + I2S_CONNECT_TIMEOUT_NS);
+    }
+}
+
+/* A forward connection asking for -d/-r: one leg per forward connection, as 2.1 does. */
+static void on_leg_retry(struct lp_timer *tm)
+{
+    struct i2test *t = lp_container_of(tm, struct i2test, retry_timer);
+    start_legs(t);
+    check_done(t);
+}
+
+static void want_leg(struct i2test *t, const struct sockaddr_storage *peer)
+{
+    if (!t->leg_len)
+        set_leg_addr(t, peer);
+    t->legs_wanted++;
+    if (!t->legs_after_forward)
+        start_legs(t);
+}
+
+static void set_leg_addr(struct i2test *t, const struct sockaddr_storage *peer)
+{
+    t->leg_addr = *peer;
+    t->leg_len = peer->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    uint16_t port = htons((uint16_t)t->hdr.mport);
+    if (peer->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&t->leg_addr)->sin6_port = port;
+    else
+        ((struct sockaddr_in *)&t->leg_addr)->sin_port = port;
+}
+
+/* ---- TCP ---- */
+
+void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_t extra,
+             const struct sockaddr_storage *peer)
+{
+    struct lp_i2_header h;
+    memset(&h, 0, sizeof(h));
+    if (hlen)
+        lp_i2_header_decode(hdr, hlen, &h);
+    else
+        h.num_threads = 1; /* header-less (-C or 2.0.5-era with flags 0): a plain forward test */
+    struct lp_endpoint pe;
+    lp_sock_endpoint(peer, &pe);
+    if (h.num_threads < 0 || h.num_threads > LP_MAX_STREAMS || h.amount == INT32_MIN) {
+        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                        "iperf2 header from %s asks for %d streams / amount %d: refused", pe.host, h.num_threads,
+                        h.amount);
+        close(fd);
+        return;
+    }
+    struct i2test *t = find_group(s, &h, false, peer);
+    if (!t) {
+        if (!srv_accepting(s)) {
+            SRV_DBG(s, 0, "iperf2 connection from %s port %u refused: test limit reached", pe.host,
+                    (unsigned)pe.port);
+            close(fd);
+            return;
+        }
+        t = new_test(s, &h, false, peer);
+        if (!t) {
+            close(fd);
+            return;
+        }
+    }
+    DBG(t, "iperf2 TCP connection from %s port %u: header %zu bytes, flags 0x%08x, %d stream(s), amount %d",
+        pe.host, (unsigned)pe.port, hlen, h.flags, h.num_threads, h.amount);
+    const char *what = NULL;
+    lp_sock_apply_spec(fd, &t->base.run.spec, SOCK_STREAM, &what);
+    if (hlen && lp_i2_ack_wanted(h.flags)) {
+        uint8_t ack[LP_I2_ACK_LEN];
+        lp_i2_ack_encode(ack);
+        ssize_t w = send(fd, ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL);
+        (void)w; /* a 2.1 client only reads it with -X; it fits any socket buffer */
+    }
+    enum lp_dir dir = t->base.run.spec.dir;
+    struct i2flow *f;
+    if (dir == LP_DIR_REVERSE) {
+        /* -R: we send on the client's connection. */
+        f = add_flow(t, fd, true, true, false, NULL, 0, false);
+    } else {
+        f = add_flow(t, fd, false, false, false, NULL, 0, false);
+        /* The header is not payload (lwiperf counts it; iperf2 2.1 does too); what arrived
+         * past it is. */
+        if (f && extra)
+            lp_stream_add_rx_bytes(rs_of(f)->ds, extra);
+        if (f && dir == LP_DIR_BIDIR) {
+            int dfd = dup(fd);
+            struct i2flow *g = dfd >= 0 ? add_flow(t, dfd, true, true, false, NULL, 0, false) : NULL;
+            if (g)
+                attach(t, g);
+        }
+    }
+    if (!f) {
+        fail(t, "cannot set up the stream of %s: out of memory", pe.host);
+        return;
+    }
+    attach(t, f);
+    note_forward(t);
+    if (h.flags & LP_I2_VERSION1)
+        want_leg(t, peer);
+}
+
+/* ---- UDP ---- */
+
+static bool known_flow(struct lp_server *s, const struct sockaddr_storage *peer)
+{
+    struct lp_endpoint pe;
+    lp_sock_endpoint(peer, &pe);
+    for (struct srv_test *b = s->tests; b; b = b->next) {
+        if (b->dialect != LP_DIALECT_IPERF2 || !((struct i2test *)(void *)b)->udp)
+            continue;
+        for (unsigned i = 0; i < b->run.nstreams; i++) {
+            const struct lp_endpoint *r = &b->run.streams[i].conn.remote;
+            if (r->port == pe.port && strcmp(r->host, pe.host) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *buf, size_t head_len, size_t len,
+             const struct sockaddr_storage *peer, socklen_t plen, uint64_t arrival_ns)
+{
+    uint32_t flags = lp_i2_udp_flags(buf, head_len);
+    bool seq64 = flags & LP_I2_SEQNO64B;
+    int64_t seq;
+    uint32_t sec, usec;
+    if (!lp_i2_udp_prefix_get(buf, head_len, seq64, &seq, &sec, &usec) || seq <= 0)
+        return; /* a FIN or leftover of a flow already ended: nothing to start */
+    if (known_flow(s, peer))
+        return; /* queued on the shared socket before the flow's own socket existed */
+    struct lp_i2_header h;
+    memset(&h, 0, sizeof(h));
+    if (flags && head_len >= LP_I2_UDP_PREFIX + LP_I2_V1_LEN)
+        lp_i2_header_decode(buf + LP_I2_UDP_PREFIX, head_len - LP_I2_UDP_PREFIX, &h);
+    else
+        h.num_threads = 1; /* header-less (-C) datagrams: a plain forward flow */
+    h.flags = flags;
+    struct lp_endpoint pe;
+    lp_sock_endpoint(peer, &pe);
+    if (h.num_threads < 0 || h.num_threads > LP_MAX_STREAMS)
+        h.num_threads = 1;
+    struct i2test *t = find_group(s, &h, true, peer);
+    if (!t) {
+        if (!srv_accepting(s))
+            return;
+        t = new_test(s, &h, true, peer);
+        if (!t)
+            return;
+    }
+    t->lis = l;
+    int fd = srv_udp_flow_socket(l, peer, plen);
+    if (fd < 0) {
+        fail(t, "cannot open a UDP flow socket for %s: %s", pe.host, strerror(-fd));
+        return;
+    }
+    const char *what = NULL;
+    lp_sock_apply_spec(fd, &t->base.run.spec, SOCK_DGRAM, &what);
+    DBG(t, "iperf2 UDP flow from %s port %u: flags 0x%08x, %d stream(s), amount %d", pe.host, (unsigned)pe.port,
+        flags, h.num_threads, h.amount);
+    enum lp_dir dir = t->base.run.spec.dir;
+    struct i2flow *f = NULL;
+    if (dir != LP_DIR_REVERSE) {
+        f = add_flow(t, fd, false, false, false, NULL, 0, seq64);
+        /* The first datagram came in on the shared socket: it counts. */
+        if (f)
+            lp_stream_udp_account(rs_of(f)->ds, buf, len, arrival_ns);
+    }
+    if (dir == LP_DIR_REVERSE || dir == LP_DIR_BIDIR) {
+        int sfd = dir == LP_DIR_REVERSE ? fd : dup(fd);
+        struct i2flow *g = sfd >= 0 ? add_flow(t, sfd, true, true, false, NULL, 0, false) : NULL;
+        if (g)
+            attach(t, g);
+        if (dir == LP_DIR_REVERSE)
+            f = g;
+    }
+    if (!f) {
+        fail(t, "cannot set up the UDP flow of %s: out of memory", pe.host);
+        return;
+    }
+    if (!f->sends && rs_of(f)->ds->fin_seen) {
+        /* A flow of one datagram: never attached, answered at once. */
+        begin(t);
+        udp_receiver_ended(f);
+    } else if (!f->sends) {
+        attach(t, f);
+    }
+    note_forward(t);
+    if (flags & LP_I2_VERSION1)
+        want_leg(t, peer);
+}

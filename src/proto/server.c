@@ -1,0 +1,516 @@
+/* The linkperf server: listeners on one or two ports (TCP and UDP), classification of each
+ * new connection or flow by its first bytes (iperf3 cookie, iperf2 header or payload), the
+ * allowlist, limits and the server's lifecycle. The dialect modules run the tests. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "linkperf/engine.h"
+#include "net/allow.h"
+#include "proto/server.h"
+
+/* A connection whose first bytes are still arriving. We read exactly what classification
+ * needs: 37 bytes of an iperf3 cookie, or an iperf2 header (at most 256 bytes). */
+struct pending {
+    struct lp_handler h;
+    struct lp_server *srv;
+    struct lp_timer timer;
+    uint8_t buf[LP_I2_TCP_HDR_MAX];
+    size_t got, want;
+    uint64_t seq;
+    bool dead;
+    struct pending *prev, *next;
+};
+
+/* ---- tests ---- */
+
+static void emit_listening(struct lp_server *s)
+{
+    if (s->stopping)
+        return;
+    struct lp_record rec = {.kind = LP_REC_LISTENING, .role = LP_ROLE_SERVER, .test_id = 0};
+    rec.u.listening.port = s->lis[0].port;
+    rec.u.listening.port2 = s->nlis > 1 ? s->lis[1].port : 0;
+    rec.u.listening.test_number = s->next_id + 1;
+    int snd;
+    lp_sock_bufsizes(s->lis[0].tcp_fd, &snd, &rec.u.listening.tcp_window);
+    lp_sock_bufsizes(s->lis[0].udp_fd, &snd, &rec.u.listening.udp_buffer);
+    lp_engine_emit(&s->eng, &rec);
+}
+
+static void arm_idle(struct lp_server *s)
+{
+    if (s->spec.idle_timeout_s)
+        lp_timer_arm(&s->eng.loop, &s->idle_timer, lp_now_ns() + (uint64_t)s->spec.idle_timeout_s * LP_NS_PER_S);
+}
+
+static bool served_enough(const struct lp_server *s)
+{
+    unsigned limit = s->spec.one_off ? 1 : s->spec.max_conns;
+    return limit && s->tests_done >= limit;
+}
+
+static void maybe_stop_loop(struct lp_server *s)
+{
+    if (s->ntests == 0 && (s->stopping || served_enough(s)))
+        lp_loop_stop(&s->eng.loop);
+}
+
+bool srv_accepting(const struct lp_server *s)
+{
+    unsigned limit = s->spec.one_off ? 1 : s->spec.max_conns;
+    if (s->stopping || (limit && s->next_id >= limit))
+        return false;
+    return s->ntests < (s->spec.max_tests ? s->spec.max_tests : LP_SRV_DEFAULT_MAX_TESTS);
+}
+
+void srv_test_link(struct lp_server *s, struct srv_test *t, enum lp_dialect d, const struct sockaddr_storage *peer,
+                   enum lp_proto proto)
+{
+    t->srv = s;
+    t->dialect = d;
+    t->peer_addr = *peer;
+    lp_run_init(&t->run, &s->eng, &s->spec, ++s->next_id);
+    t->run.spec.role = LP_ROLE_SERVER;
+    t->run.spec.dialect = d;
+    t->run.spec.proto = proto;
+    lp_sock_endpoint(peer, &t->run.ctrl_peer);
+    t->next = s->tests;
+    if (s->tests)
+        s->tests->prev = t;
+    s->tests = t;
+    s->ntests++;
+    struct lp_record rec = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_SERVER, .test_id = t->run.id};
+    rec.u.connecting.peer = t->run.ctrl_peer;
+    rec.u.connecting.dialect = d;
+    rec.u.connecting.proto = proto;
+    lp_engine_emit(&s->eng, &rec);
+}
+
+static void destroy_test(void *arg)
+{
+    struct srv_test *t = arg;
+    t->destroy(t);
+}
+
+void srv_test_unlink(struct srv_test *t)
+{
+    struct lp_server *s = t->srv;
+    if (t->unlinked)
+        return;
+    t->unlinked = true;
+    lp_timer_cancel(&s->eng.loop, &t->run.interval_timer);
+    lp_timer_cancel(&s->eng.loop, &t->run.omit_timer);
+    lp_run_emit_simple(&t->run, LP_REC_DONE);
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        s->tests = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    s->ntests--;
+    s->tests_done++;
+    lp_loop_defer(&s->eng.loop, destroy_test, t);
+    /* iperf3 prints its banner again when it is free; with tests running concurrently
+     * that is when the last of them ends. */
+    if (s->ntests == 0 && !served_enough(s))
+        emit_listening(s);
+    arm_idle(s);
+    maybe_stop_loop(s);
+}
+
+void srv_send_refusal(int fd)
+{
+    uint8_t b = (uint8_t)LP_I3_ACCESS_DENIED;
+    ssize_t w = send(fd, &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)w; /* best effort: the connection is closed either way */
+}
+
+int srv_udp_flow_socket(const struct srv_listener *l, const struct sockaddr_storage *peer, socklen_t plen)
+{
+    int one = 1;
+    int fd = socket(l->local.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (l->local.ss.ss_family == AF_INET6) {
+        int zero = 0;
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    }
+    /* Same local port as the listener; once connected, the kernel prefers this socket for
+     * the client's datagrams. */
+    if (bind(fd, (const struct sockaddr *)&l->local.ss, l->local.len) < 0 ||
+        connect(fd, (const struct sockaddr *)peer, plen) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
+/* ---- classification of new TCP connections ---- */
+
+static void pending_free(void *arg)
+{
+    free(arg);
+}
+
+static void pending_drop(struct pending *p, bool close_fd)
+{
+    struct lp_server *s = p->srv;
+    if (p->dead)
+        return;
+    p->dead = true;
+    lp_loop_del(&s->eng.loop, &p->h);
+    lp_timer_cancel(&s->eng.loop, &p->timer);
+    if (close_fd)
+        close(p->h.fd);
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        s->pendings = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    s->npending--;
+    lp_loop_defer(&s->eng.loop, pending_free, p);
+}
+
+static bool cookie_char(uint8_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+}
+
+/* Decide how many bytes classification needs, once the first 4 have arrived. */
+static size_t wanted(const struct pending *p)
+{
+    if (cookie_char(p->buf[0]) && cookie_char(p->buf[1]) && cookie_char(p->buf[2]) && cookie_char(p->buf[3]))
+        return LP_I3_COOKIE_SIZE; /* looks like iperf3 (base32 cookie) */
+    uint32_t flags = (uint32_t)p->buf[0] << 24 | (uint32_t)p->buf[1] << 16 | (uint32_t)p->buf[2] << 8 | p->buf[3];
+    int hl = lp_i2_tcp_header_len(flags);
+    return hl > 4 ? (size_t)hl : 4;
+}
+
+static void classify(struct pending *p)
+{
+    struct lp_server *s = p->srv;
+    int fd = p->h.fd;
+    struct sockaddr_storage peer;
+    socklen_t sl = sizeof(peer);
+    memset(&peer, 0, sizeof(peer));
+    getpeername(fd, (struct sockaddr *)&peer, &sl);
+    struct lp_endpoint pe;
+    lp_sock_endpoint(&peer, &pe);
+    uint8_t buf[LP_I2_TCP_HDR_MAX];
+    size_t got = p->got;
+    uint64_t seq = p->seq;
+    memcpy(buf, p->buf, got);
+    pending_drop(p, false);
+
+    if (got == LP_I3_COOKIE_SIZE && lp_i3_cookie_valid(buf)) {
+        i3s_connection(s, fd, buf, &peer, seq);
+        return;
+    }
+    uint32_t flags = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
+    int hl = lp_i2_tcp_header_len(flags);
+    if (hl < 0) {
+        SRV_DBG(s, 0, "connection from %s port %u asks for an iperf2 feature we do not serve (flags 0x%08x); "
+                "closed", pe.host, (unsigned)pe.port, flags);
+        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                        "%s: iperf2 bounceback and permit-key tests are not supported; connection closed", pe.host);
+        close(fd);
+        return;
+    }
+    /* An iperf2 test: a header of hl bytes, or (hl == 0) payload from the first byte — a
+     * header-less -C client, 2.0.5-era clients with flags 0, or a cookie that was not one. */
+    i2s_tcp(s, fd, buf, (size_t)hl, got - (size_t)hl, &peer);
+}
+
+static void on_pending_io(struct lp_handler *h, uint32_t events)
+{
+    struct pending *p = lp_container_of(h, struct pending, h);
+    (void)events;
+    if (p->dead)
+        return;
+    size_t want = p->want ? p->want : 4;
+    ssize_t r = recv(p->h.fd, p->buf + p->got, want - p->got, MSG_DONTWAIT);
+    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        if (p->got && r == 0) {
+            /* A short header-less stream that already ended (a tiny -C or -n test). */
+            p->want = p->got;
+            classify(p);
+        } else {
+            pending_drop(p, true);
+        }
+        return;
+    }
+    if (r > 0)
+        p->got += (size_t)r;
+    if (!p->want && p->got >= 4)
+        p->want = wanted(p);
+    if (p->want && p->got >= p->want)
+        classify(p);
+}
+
+static void on_pending_timeout(struct lp_timer *tm)
+{
+    pending_drop(lp_container_of(tm, struct pending, timer), true);
+}
+
+static void on_accept(struct lp_handler *h, uint32_t events)
+{
+    struct srv_listener *l = lp_container_of(h, struct srv_listener, tcp_h);
+    struct lp_server *s = l->srv;
+    (void)events;
+    for (int i = 0; i < 64; i++) {
+        struct sockaddr_storage peer;
+        socklen_t pl = sizeof(peer);
+        int fd = accept4(l->tcp_fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        if (!lp_allow_match(&s->allow, &peer)) {
+            struct lp_endpoint pe;
+            lp_sock_endpoint(&peer, &pe);
+            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                            "refused a connection from %s port %u: not in the allowed clients", pe.host,
+                            (unsigned)pe.port);
+            close(fd);
+            continue;
+        }
+        if (s->npending >= LP_SRV_MAX_PENDING) {
+            /* Shed the oldest silent connection rather than the newcomer: a flood of idle
+             * connections then cannot lock out a real client, which speaks at once. */
+            struct pending *old = s->pendings;
+            while (old->next)
+                old = old->next;
+            SRV_DBG(s, 0, "%u connections have not identified themselves; dropping the oldest", s->npending);
+            pending_drop(old, true);
+        }
+        struct pending *p = calloc(1, sizeof(*p));
+        if (!p) {
+            close(fd);
+            continue;
+        }
+        p->srv = s;
+        p->h.fd = fd;
+        p->h.fn = on_pending_io;
+        p->seq = ++s->seq;
+        lp_timer_init(&p->timer, on_pending_timeout);
+        if (lp_loop_add(&s->eng.loop, &p->h, EPOLLIN) < 0) {
+            close(fd);
+            free(p);
+            continue;
+        }
+        p->next = s->pendings;
+        if (s->pendings)
+            s->pendings->prev = p;
+        s->pendings = p;
+        s->npending++;
+        lp_timer_arm(&s->eng.loop, &p->timer, lp_now_ns() + LP_SRV_CLASSIFY_TIMEOUT_MS * LP_NS_PER_MS);
+        arm_idle(s);
+    }
+}
+
+/* ---- datagrams on a listener's UDP socket ---- */
+
+static void on_udp(struct lp_handler *h, uint32_t events)
+{
+    struct srv_listener *l = lp_container_of(h, struct srv_listener, udp_h);
+    struct lp_server *s = l->srv;
+    (void)events;
+    for (int i = 0; i < 256; i++) {
+        uint8_t buf[LP_I2_TCP_HDR_MAX];
+        struct sockaddr_storage peer;
+        socklen_t plen = sizeof(peer);
+        ssize_t r = recvfrom(l->udp_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&peer, &plen);
+        if (r < 0)
+            return;
+        if (!lp_allow_match(&s->allow, &peer))
+            continue; /* silently: a flood of refused datagrams would flood the log too */
+        /* iperf3 stream hellos are exactly 4 bytes; iperf2 datagrams carry a 16-byte prefix
+         * (and usually a header). Anything else is stray data from an ended test. */
+        if (r == 4) {
+            i3s_udp_hello(s, l, &peer, plen);
+        } else if (r >= (ssize_t)LP_I2_UDP_PREFIX) {
+            size_t head = (size_t)r < sizeof(buf) ? (size_t)r : sizeof(buf);
+            i2s_udp(s, l, buf, head, (size_t)r, &peer, plen, lp_wall_ns());
+        }
+    }
+}
+
+/* ---- lifecycle ---- */
+
+static void on_idle(struct lp_timer *tm)
+{
+    struct lp_server *s = lp_container_of(tm, struct lp_server, idle_timer);
+    if (s->ntests || s->npending) {
+        arm_idle(s);
+        return;
+    }
+    /* iperf3 restarts an idle server; ours has nothing stuck to restart, except with -1. */
+    if (s->spec.one_off)
+        lp_loop_stop(&s->eng.loop);
+    else
+        arm_idle(s);
+}
+
+static void on_wake(void *arg)
+{
+    struct lp_server *s = arg;
+    if (!atomic_exchange(&s->stop_req, false) || s->stopping)
+        return;
+    s->stopping = true;
+    while (s->pendings)
+        pending_drop(s->pendings, true);
+    struct srv_test *t = s->tests;
+    while (t) {
+        struct srv_test *next = t->next;
+        if (!t->finishing)
+            t->interrupt(t);
+        t = next;
+    }
+    maybe_stop_loop(s);
+}
+
+static int open_listener(struct lp_server *s, struct srv_listener *l, uint16_t port, char *err, size_t errlen)
+{
+    struct lp_addr a;
+    const char *host = s->spec.bind_addr[0] ? s->spec.bind_addr : NULL;
+    int rc = lp_sock_resolve(host, port, s->spec.family, SOCK_STREAM, true, &a, err, errlen);
+    if (rc < 0)
+        return rc;
+    l->srv = s;
+    l->tcp_fd = lp_sock_listen(&a, SOCK_STREAM, 128);
+    if (l->tcp_fd == -EAFNOSUPPORT && !host && s->spec.family == LP_FAMILY_ANY) {
+        /* No IPv6 in this kernel: serve IPv4 only. */
+        lp_sock_resolve(NULL, port, LP_FAMILY_INET, SOCK_STREAM, true, &a, err, errlen);
+        l->tcp_fd = lp_sock_listen(&a, SOCK_STREAM, 128);
+    }
+    if (l->tcp_fd < 0) {
+        snprintf(err, errlen, "unable to listen on port %u: %s", (unsigned)port, strerror(-l->tcp_fd));
+        return l->tcp_fd;
+    }
+    l->local.len = sizeof(l->local.ss);
+    getsockname(l->tcp_fd, (struct sockaddr *)&l->local.ss, &l->local.len);
+    struct lp_endpoint ep;
+    lp_sock_endpoint(&l->local.ss, &ep);
+    l->port = ep.port;
+    /* UDP on the same port number (the real one, when the user asked for port 0). */
+    l->udp_fd = lp_sock_listen(&l->local, SOCK_DGRAM, 0);
+    if (l->udp_fd < 0) {
+        snprintf(err, errlen, "unable to bind UDP port %u: %s", (unsigned)l->port, strerror(-l->udp_fd));
+        return l->udp_fd;
+    }
+    l->tcp_h.fd = l->tcp_fd;
+    l->tcp_h.fn = on_accept;
+    l->udp_h.fd = l->udp_fd;
+    l->udp_h.fn = on_udp;
+    if ((rc = lp_loop_add(&s->eng.loop, &l->tcp_h, EPOLLIN)) < 0 ||
+        (rc = lp_loop_add(&s->eng.loop, &l->udp_h, EPOLLIN)) < 0) {
+        snprintf(err, errlen, "event loop: %s", strerror(-rc));
+        return rc;
+    }
+    return 0;
+}
+
+struct lp_server *lp_server_new(const struct lp_spec *spec, const struct lp_sink *sink, char *err, size_t errlen)
+{
+    struct lp_server *s = calloc(1, sizeof(*s));
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->spec = *spec;
+    s->spec.role = LP_ROLE_SERVER;
+    for (unsigned i = 0; i < LP_SRV_MAX_LISTENERS; i++)
+        s->lis[i].tcp_fd = s->lis[i].udp_fd = -1;
+    atomic_init(&s->stop_req, false);
+    lp_timer_init(&s->idle_timer, on_idle);
+    char aerr[256];
+    if (lp_allow_parse(spec->allow, &s->allow, aerr, sizeof(aerr)) < 0) {
+        snprintf(err, errlen, "allowed clients: %s", aerr);
+        free(s);
+        return NULL;
+    }
+    int rc = lp_engine_init(&s->eng, sink, spec->threads);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot start worker threads: %s", strerror(-rc));
+        free(s);
+        return NULL;
+    }
+    s->eng_ok = true;
+    s->eng.debug = spec->report.debug;
+    s->eng.loop.on_wake = on_wake;
+    s->eng.loop.on_wake_arg = s;
+    if (open_listener(s, &s->lis[0], spec->port, err, errlen) < 0) {
+        lp_server_free(s);
+        return NULL;
+    }
+    s->nlis = 1;
+    if (spec->port2 && spec->port2 != s->lis[0].port) {
+        /* The second port is a convenience (iperf2's 5001 next to iperf3's 5201): if it is
+         * taken, say so and serve the first. */
+        if (open_listener(s, &s->lis[1], spec->port2, aerr, sizeof(aerr)) < 0) {
+            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false, "not serving port %u as well: %s",
+                            (unsigned)spec->port2, aerr);
+            if (s->lis[1].tcp_fd >= 0)
+                close(s->lis[1].tcp_fd);
+            if (s->lis[1].udp_fd >= 0)
+                close(s->lis[1].udp_fd);
+            s->lis[1].tcp_fd = s->lis[1].udp_fd = -1;
+        } else {
+            s->nlis = 2;
+        }
+    }
+    return s;
+}
+
+int lp_server_run(struct lp_server *s)
+{
+    emit_listening(s);
+    arm_idle(s);
+    lp_loop_run(&s->eng.loop);
+    return s->result;
+}
+
+void lp_server_stop(struct lp_server *s)
+{
+    atomic_store(&s->stop_req, true);
+    lp_loop_wake(&s->eng.loop);
+}
+
+void lp_server_free(struct lp_server *s)
+{
+    if (!s)
+        return;
+    /* Tests still present were cut off (one-off exit, or stop): let workers let go first. */
+    for (struct srv_test *t = s->tests; t; t = t->next)
+        lp_run_detach_all(&t->run);
+    if (s->eng_ok)
+        lp_workers_stop(&s->eng.workers);
+    while (s->pendings) {
+        struct pending *p = s->pendings;
+        s->pendings = p->next;
+        close(p->h.fd);
+        free(p);
+    }
+    while (s->tests) {
+        struct srv_test *t = s->tests;
+        s->tests = t->next;
+        t->destroy(t);
+    }
+    for (unsigned i = 0; i < LP_SRV_MAX_LISTENERS; i++) {
+        if (s->lis[i].tcp_fd >= 0)
+            close(s->lis[i].tcp_fd);
+        if (s->lis[i].udp_fd >= 0)
+            close(s->lis[i].udp_fd);
+    }
+    if (s->eng_ok)
+        lp_loop_destroy(&s->eng.loop);
+    free(s);
+}

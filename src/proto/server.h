@@ -1,0 +1,110 @@
+/* The multi-dialect server's shared parts: listeners (one or two ports, TCP and UDP each),
+ * connections waiting to be classified, the list of running tests, allowlist and limits.
+ * Dialect modules (i3_server.c, i2_server.c) run the tests; this header is their contract. */
+#ifndef LP_SERVER_INT_H
+#define LP_SERVER_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "core/run.h"
+#include "net/allow.h"
+#include "net/sock.h"
+#include "wire/iperf2.h"
+#include "wire/iperf3.h"
+
+#define LP_SRV_MAX_PENDING 256
+#define LP_SRV_CLASSIFY_TIMEOUT_MS 10000u
+#define LP_SRV_DEFAULT_MAX_TESTS 64u
+#define LP_SRV_MAX_LISTENERS 2
+
+struct lp_server;
+
+struct srv_listener {
+    struct lp_server *srv;
+    int tcp_fd, udp_fd;
+    struct lp_handler tcp_h, udp_h;
+    struct lp_addr local;       /* bound address (real port) */
+    uint16_t port;
+};
+
+/* What every test has, whatever its dialect; dialect state embeds it first. */
+struct srv_test {
+    struct lp_server *srv;
+    struct lp_run run;
+    enum lp_dialect dialect;
+    struct sockaddr_storage peer_addr;  /* the client's address */
+    bool finishing, unlinked;
+    struct srv_test *prev, *next;
+    /* The server is stopping: end the test now (partial results, tell the peer). */
+    void (*interrupt)(struct srv_test *t);
+    /* Free the dialect state; runs after the event batch (deferred). */
+    void (*destroy)(struct srv_test *t);
+};
+
+struct i3_state {
+    /* UDP hellos carry no cookie: one iperf3 UDP test at a time creates streams. */
+    struct srv_test *udp_setup;
+    struct srv_test *udp_queue_head, *udp_queue_tail;
+};
+
+struct pending;
+
+struct lp_server {
+    struct lp_engine eng;
+    bool eng_ok;
+    struct lp_spec spec;
+    struct srv_listener lis[LP_SRV_MAX_LISTENERS];
+    unsigned nlis;
+    unsigned next_id, ntests, npending, tests_done;
+    unsigned next_transfer_id;  /* iperf2 numbers its streams server-wide: [  1], [  2], ... */
+    uint64_t seq;               /* arrival order of connections */
+    struct pending *pendings;
+    struct srv_test *tests;
+    struct i3_state i3;
+    struct lp_allow allow;      /* clients allowed (empty = everyone) */
+    struct lp_timer idle_timer;
+    atomic_bool stop_req;
+    bool stopping;
+    int result;
+};
+
+#define SRV_DBG(srv, id, ...) lp_engine_debug(&(srv)->eng, LP_ROLE_SERVER, id, __VA_ARGS__)
+
+/* ---- services of server.c for the dialects ---- */
+
+/* Register a new test: assigns its id, links it, emits CONNECTING. */
+void srv_test_link(struct lp_server *s, struct srv_test *t, enum lp_dialect d, const struct sockaddr_storage *peer,
+                   enum lp_proto proto);
+/* The test is over (all its streams settled): DONE record, unlink, free after the batch. */
+void srv_test_unlink(struct srv_test *t);
+/* May the server start another test now (limits, one-off, stopping)? */
+bool srv_accepting(const struct lp_server *s);
+/* One byte of iperf3's ACCESS_DENIED, best effort. */
+void srv_send_refusal(int fd);
+/* A UDP socket on the listener's address, connected to peer (the kernel then prefers it for
+ * that peer's datagrams). Returns fd or negative errno. */
+int srv_udp_flow_socket(const struct srv_listener *l, const struct sockaddr_storage *peer, socklen_t plen);
+
+/* ---- iperf3 (i3_server.c) ---- */
+
+/* A connection whose first 37 bytes are an iperf3 cookie. Takes the descriptor. */
+void i3s_connection(struct lp_server *s, int fd, const uint8_t cookie[LP_I3_COOKIE_SIZE],
+                    const struct sockaddr_storage *peer, uint64_t seq);
+/* A 4-byte datagram on a listener's UDP socket: returns true if it was a stream hello. */
+bool i3s_udp_hello(struct lp_server *s, const struct srv_listener *l, const struct sockaddr_storage *peer,
+                   socklen_t plen);
+
+/* ---- iperf2 (i2_server.c) ---- */
+
+/* A TCP connection that carries an iperf2 test: hdr holds the header read so far (hlen
+ * bytes; 0 for a header-less client), extra the payload bytes already read past it. Takes fd. */
+void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_t extra,
+             const struct sockaddr_storage *peer);
+/* A datagram of at least 16 bytes on a listener's UDP socket from a peer not yet served. */
+void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *buf, size_t head_len, size_t len,
+             const struct sockaddr_storage *peer, socklen_t plen, uint64_t arrival_ns);
+
+#endif
