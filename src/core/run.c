@@ -188,10 +188,19 @@ int lp_run_finalize_streams(struct lp_run *r)
     return 0;
 }
 
+void lp_run_stream_ended(struct lp_run *r, struct lp_run_stream *rs)
+{
+    (void)r;
+    if (!rs->end_ns)
+        rs->end_ns = lp_now_ns();
+}
+
 void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs)
 {
     if (!r->started || r->finished || rs->attached)
         return;
+    if (lp_now_ns() - r->meas_ns > LP_NS_PER_S / 10)
+        rs->start_ns = lp_now_ns(); /* joined late: its rate is over its own time */
     rs->min_rtt = UINT32_MAX;
     rs->settled = false;
     rs->attached = true;
@@ -522,6 +531,13 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
     memset(t, 0, sizeof(*t));
     t->present = true;
     t->end_s = t->seconds = run_seconds(r);
+    if (rs->start_ns || rs->end_ns) {
+        uint64_t from = rs->start_ns > r->meas_ns ? rs->start_ns : r->meas_ns;
+        uint64_t to = rs->end_ns ? rs->end_ns : (r->finished ? r->final_ns : lp_now_ns());
+        t->start_s = lp_ns_to_s(from - r->meas_ns);
+        t->end_s = lp_ns_to_s(to - r->meas_ns);
+        t->seconds = to > from ? lp_ns_to_s(to - from) : 0;
+    }
     t->bytes = f->bytes - b->bytes;
     t->is_udp = udp;
     if (udp) {
@@ -561,6 +577,7 @@ static void peer_total(const struct lp_run *r, const struct lp_i3_results *peer,
         t->packets = p->packets;
         if (!peer_sends) {
             t->lost_packets = p->errors;
+            t->out_of_order = p->out_of_order;
             t->jitter_ms = p->jitter_s * 1000.0;
             t->lost_percent = lp_udp_lost_percent(t->lost_packets, t->packets);
         }

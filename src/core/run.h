@@ -51,6 +51,8 @@ struct lp_run_stream {
     uint64_t rtt_sum, rtt_n;
     bool settled;                   /* its worker will not touch it again */
     bool attached;
+    uint64_t start_ns, end_ns;      /* a stream that joined late or ended early (iperf2 -r legs):
+                                     * its own span; 0 = the run's */
 };
 
 struct lp_run;
@@ -111,6 +113,8 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
 int lp_run_finalize_streams(struct lp_run *r);
 /* Attach a stream set up after the run began (iperf2 streams arrive one by one). */
 void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs);
+/* The stream's traffic is over: its totals cover its own span, not the whole run. */
+void lp_run_stream_ended(struct lp_run *r, struct lp_run_stream *rs);
 
 void lp_run_emit_start(struct lp_run *r);
 /* TEST_RUNNING: attach streams to workers, start the interval/omit clocks. */

@@ -666,6 +666,12 @@ void lp_stream_add_rx_bytes(struct lp_stream *s, uint64_t n)
     atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
 }
 
+void lp_stream_add_tx(struct lp_stream *s, uint64_t bytes, uint64_t packets)
+{
+    add_bytes(s, bytes);
+    add_packets(s, packets);
+}
+
 bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t arrival_ns)
 {
     bool fin = false;

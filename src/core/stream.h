@@ -127,6 +127,9 @@ void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c);
 bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t arrival_ns);
 /* Count bytes received before the stream was attached (payload read while classifying). */
 void lp_stream_add_rx_bytes(struct lp_stream *s, uint64_t n);
+/* Control thread, once the stream is off its worker: count what the control thread itself
+ * sent on it (iperf2's first FIN datagram, which the receiver counts as data). */
+void lp_stream_add_tx(struct lp_stream *s, uint64_t bytes, uint64_t packets);
 /* The next sequence number a UDP sender would use (read it once the stream is settled). */
 static inline uint64_t lp_stream_next_seq(const struct lp_stream *s) { return s->next_seq; }
 /* Control thread: account for an event; true once the worker will never touch s again. */

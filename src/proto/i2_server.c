@@ -204,6 +204,7 @@ static void sender_ended(struct i2flow *f)
     struct i2test *t = f->t;
     struct lp_stream *ds = rs_of(f)->ds;
     f->done = true;
+    lp_run_stream_ended(&t->base.run, rs_of(f));
     if (!t->udp) {
         shutdown(ds->h.fd, SHUT_WR); /* the client reads until this EOF */
     } else if (f->dgram) {
@@ -212,6 +213,8 @@ static void sender_ended(struct i2flow *f)
         if (lp_i2_fin_start(&f->fin, &t->base.srv->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize,
                             lp_stream_next_seq(ds) - 1, wait, on_fin_done, f) < 0)
             f->fin.active = false;
+        else
+            lp_stream_add_tx(ds, ds->cfg.blksize, 1); /* the receiver counts the first FIN as data */
     }
 }
 
@@ -264,6 +267,7 @@ static void udp_receiver_ended(struct i2flow *f)
         .jitter_usec = (uint32_t)((jit - (double)(uint32_t)jit) * 1e6 + 0.5),
     };
     f->done = true;
+    lp_run_stream_ended(&t->base.run, rs);
     lp_i2_reporter_start(&f->reporter, &t->base.srv->eng.loop, rs->ds->h.fd, &rep, on_report_done, f);
 }
 
@@ -288,8 +292,10 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
             sender_ended(f);
         else if (t->udp && rs->ds->fin_seen)
             udp_receiver_ended(f);
-        else
+        else {
             f->done = true; /* TCP EOF, or an error: the client is gone either way */
+            lp_run_stream_ended(&t->base.run, rs);
+        }
     }
     /* -r: the reverse legs start once every forward stream ended. */
     if (t->legs_after_forward && t->legs_wanted) {

@@ -17,6 +17,7 @@
 #include "core/run.h"
 #include "linkperf/engine.h"
 #include "net/sock.h"
+#include "proto/client.h"
 #include "proto/ctrl.h"
 #include "proto/i3_common.h"
 #include "proto/i3json.h"
@@ -27,7 +28,7 @@
 
 enum client_phase { C_SETUP, C_RUNNING, C_ENDING, C_RESULTS, C_DONE };
 
-struct lp_client {
+struct i3client {
     struct lp_engine eng;
     bool eng_ok;
     struct lp_spec spec;
@@ -46,25 +47,25 @@ struct lp_client {
     bool have_peer;
 };
 
-static void client_finish(struct lp_client *c, int rc);
+static void client_finish(struct i3client *c, int rc);
 
 #define DBG(c, ...) lp_engine_debug(&(c)->eng, LP_ROLE_CLIENT, 1, __VA_ARGS__)
 
-static void send_state(struct lp_client *c, int8_t st)
+static void send_state(struct i3client *c, int8_t st)
 {
     DBG(c, "send state %d (%s)", st, lp_i3_state_name(st));
     lp_ctrl_send_state(&c->ctrl, st);
 }
 
-static void send_json(struct lp_client *c, const char *what, const char *json)
+static void send_json(struct i3client *c, const char *what, const char *json)
 {
     DBG(c, "send %s (%zu bytes): %s", what, strlen(json), json);
     lp_ctrl_send_json(&c->ctrl, json);
 }
 
-static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void fail(struct i3client *c, int rc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...)
+static void fail(struct i3client *c, int rc, int code, const char *fmt, ...)
 {
     if (c->phase == C_DONE)
         return;
@@ -77,20 +78,20 @@ static void fail(struct lp_client *c, int rc, int code, const char *fmt, ...)
     client_finish(c, rc);
 }
 
-static void arm_step(struct lp_client *c)
+static void arm_step(struct i3client *c)
 {
     lp_timer_arm(&c->eng.loop, &c->step_timer, lp_now_ns() + LP_CLIENT_STEP_TIMEOUT_MS * LP_NS_PER_MS);
 }
 
 static void on_step_timeout(struct lp_timer *t)
 {
-    struct lp_client *c = lp_container_of(t, struct lp_client, step_timer);
+    struct i3client *c = lp_container_of(t, struct i3client, step_timer);
     fail(c, LP_ETIMEOUT, 0, "the server did not answer within %u seconds", LP_CLIENT_STEP_TIMEOUT_MS / 1000);
 }
 
 /* ---- stream setup (blocking, before the test runs) ---- */
 
-static int bind_addr_for(struct lp_client *c, unsigned n, struct lp_addr *out, bool *use)
+static int bind_addr_for(struct i3client *c, unsigned n, struct lp_addr *out, bool *use)
 {
     char err[128];
     *use = c->spec.bind_addr[0] || c->spec.cport;
@@ -102,7 +103,7 @@ static int bind_addr_for(struct lp_client *c, unsigned n, struct lp_addr *out, b
                            err, sizeof(err));
 }
 
-static int open_tcp_stream(struct lp_client *c, unsigned n)
+static int open_tcp_stream(struct i3client *c, unsigned n)
 {
     struct lp_addr b;
     bool use_bind;
@@ -129,7 +130,7 @@ static bool is_reply(const uint8_t b[4])
     return v == LP_I3_UDP_REPLY || v == LP_I3_UDP_LEGACY_REPLY;
 }
 
-static int open_udp_stream(struct lp_client *c, unsigned n)
+static int open_udp_stream(struct i3client *c, unsigned n)
 {
     struct lp_addr b;
     bool use_bind;
@@ -192,7 +193,7 @@ fail:
     return err;
 }
 
-static void create_streams(struct lp_client *c)
+static void create_streams(struct i3client *c)
 {
     unsigned n = lp_run_expected(&c->spec);
     for (unsigned i = 0; i < n; i++) {
@@ -206,7 +207,7 @@ static void create_streams(struct lp_client *c)
 
 /* ---- the end of the test ---- */
 
-static void maybe_send_end(struct lp_client *c)
+static void maybe_send_end(struct i3client *c)
 {
     if (c->phase != C_ENDING || c->end_sent || !lp_run_quiesced(&c->run))
         return;
@@ -216,7 +217,7 @@ static void maybe_send_end(struct lp_client *c)
     arm_step(c);
 }
 
-static void begin_end(struct lp_client *c)
+static void begin_end(struct i3client *c)
 {
     if (c->phase != C_RUNNING)
         return;
@@ -229,12 +230,12 @@ static void begin_end(struct lp_client *c)
 
 static void on_end_timer(struct lp_timer *t)
 {
-    begin_end(lp_container_of(t, struct lp_client, end_timer));
+    begin_end(lp_container_of(t, struct i3client, end_timer));
 }
 
 static void on_rcv_timer(struct lp_timer *t)
 {
-    struct lp_client *c = lp_container_of(t, struct lp_client, rcv_timer);
+    struct i3client *c = lp_container_of(t, struct i3client, rcv_timer);
     if (lp_run_rx_idle_ns(&c->run) > (uint64_t)c->spec.rcv_timeout_ms * LP_NS_PER_MS) {
         fail(c, LP_ETIMEOUT, LP_I3E_NOMSG, "idle timeout for receiving data");
         return;
@@ -252,7 +253,7 @@ static bool senders_done(const struct lp_run *r)
 
 static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream_event ev)
 {
-    struct lp_client *c = r->owner;
+    struct i3client *c = r->owner;
     if (ev == LP_SEV_ERROR && (c->phase == C_RUNNING || c->phase == C_SETUP)) {
         int e = atomic_load(&rs->ds->error);
         fail(c, e, 0, "data stream failed: %s", strerror(-e));
@@ -274,7 +275,7 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
 
 /* ---- control messages ---- */
 
-static void on_test_running(struct lp_client *c)
+static void on_test_running(struct i3client *c)
 {
     lp_run_begin(&c->run);
     c->phase = C_RUNNING;
@@ -286,7 +287,7 @@ static void on_test_running(struct lp_client *c)
         lp_timer_arm(&c->eng.loop, &c->rcv_timer, lp_now_ns() + LP_NS_PER_S);
 }
 
-static void send_results(struct lp_client *c)
+static void send_results(struct i3client *c)
 {
     struct lp_i3_results mine;
     lp_run_local_results(&c->run, &mine);
@@ -302,7 +303,7 @@ static void send_results(struct lp_client *c)
 }
 
 /* SERVER_ERROR: 0xFE then one or two int32 (i_errno, errno). Returns false if incomplete. */
-static bool handle_server_error(struct lp_client *c)
+static bool handle_server_error(struct i3client *c)
 {
     const uint8_t *p = lp_ctrl_peek(&c->ctrl, 9);
     if (!p && !(c->ctrl.eof || c->ctrl.err))
@@ -315,7 +316,7 @@ static bool handle_server_error(struct lp_client *c)
     return true;
 }
 
-static bool handle_state(struct lp_client *c, int8_t st)
+static bool handle_state(struct i3client *c, int8_t st)
 {
     DBG(c, "received state %d (%s)", st, lp_i3_state_name(st));
     switch (st) {
@@ -373,7 +374,7 @@ static bool handle_state(struct lp_client *c, int8_t st)
 
 static void on_ctrl(struct lp_ctrl *ctrl)
 {
-    struct lp_client *c = ctrl->owner;
+    struct i3client *c = ctrl->owner;
     while (c->phase != C_DONE) {
         if (c->want_results_frame) {
             const char *body;
@@ -421,7 +422,7 @@ static void on_ctrl(struct lp_ctrl *ctrl)
 
 /* ---- lifecycle ---- */
 
-static void client_finish(struct lp_client *c, int rc)
+static void client_finish(struct i3client *c, int rc)
 {
     if (!c->finishing) {
         c->finishing = true;
@@ -445,7 +446,7 @@ static void client_finish(struct lp_client *c, int rc)
 
 static void on_wake(void *arg)
 {
-    struct lp_client *c = arg;
+    struct i3client *c = arg;
     if (!atomic_exchange(&c->stop_req, false) || c->phase == C_DONE)
         return;
     lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, LP_I3E_CLIENTTERM, false, "interrupt - the client has terminated");
@@ -455,9 +456,9 @@ static void on_wake(void *arg)
     client_finish(c, LP_ECANCEL);
 }
 
-struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink *sink)
+struct i3client *i3c_new(const struct lp_spec *spec, const struct lp_sink *sink)
 {
-    struct lp_client *c = calloc(1, sizeof(*c));
+    struct i3client *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
     c->spec = *spec;
@@ -480,13 +481,13 @@ struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink
     return c;
 }
 
-void lp_client_stop(struct lp_client *c)
+void i3c_stop(struct i3client *c)
 {
     atomic_store(&c->stop_req, true);
     lp_loop_wake(&c->eng.loop);
 }
 
-static int connect_control(struct lp_client *c)
+static int connect_control(struct i3client *c)
 {
     char err[300];
     int rc = lp_sock_resolve(c->spec.host, c->spec.port, c->spec.family, SOCK_STREAM, false, &c->server, err,
@@ -530,7 +531,7 @@ static int connect_control(struct lp_client *c)
     return 0;
 }
 
-int lp_client_run(struct lp_client *c)
+int i3c_run(struct i3client *c)
 {
     int rc = connect_control(c);
     if (rc < 0) {
@@ -541,7 +542,7 @@ int lp_client_run(struct lp_client *c)
     return c->result;
 }
 
-void lp_client_free(struct lp_client *c)
+void i3c_free(struct i3client *c)
 {
     if (!c)
         return;

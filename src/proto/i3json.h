@@ -24,6 +24,7 @@ struct lp_i3_stream_result {
     int64_t errors;
     uint64_t packets;
     double start_time, end_time;
+    uint64_t out_of_order;   /* not on iperf3's wire: filled from an iperf2 server report */
 };
 
 #define LP_I3_MAX_RESULT_STREAMS (2 * LP_MAX_STREAMS)

@@ -77,6 +77,16 @@ size_t lp_i2_header_encode(uint8_t *buf, size_t len, const struct lp_i2_header *
     return LP_I2_TCP_HDR_LEN;
 }
 
+size_t lp_i2_header_encode_udp(uint8_t *buf, size_t len, const struct lp_i2_header *h)
+{
+    if (len < LP_I2_TCP_HDR_LEN)
+        return 0;
+    uint32_t flags = (h->flags & ~LP_I2_LEN_MASK) | LP_I2_EXTEND | LP_I2_SEQNO64B | LP_I2_LEN_BIT |
+                     (LP_I2_UDP_HDR_END << 1);
+    encode_body(buf, h, flags);
+    return LP_I2_TCP_HDR_LEN;
+}
+
 int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h)
 {
     memset(h, 0, sizeof(*h));

@@ -65,6 +65,9 @@ int lp_i2_tcp_header_len(uint32_t flags);
 /* Encode the 2.1-style 60-byte header (v1 + extension, LEN set). Returns 60, or 0 if buf
  * is too small. Sets EXTEND and LEN itself. */
 size_t lp_i2_header_encode(uint8_t *buf, size_t len, const struct lp_i2_header *h);
+/* The header as it sits at U+16 of every UDP datagram (60 bytes; LEN counts the 16-byte
+ * prefix too, SEQNO64B set). Returns 60, or 0 if buf is too small. */
+size_t lp_i2_header_encode_udp(uint8_t *buf, size_t len, const struct lp_i2_header *h);
 /* Decode a header of len bytes (the flags word at buf[0]). The extension is read when
  * EXTEND or VERSION2 is set and len allows. Returns 0, or -1 if shorter than 24 bytes. */
 int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h);

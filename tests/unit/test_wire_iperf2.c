@@ -76,6 +76,20 @@ static void encode_matches_stock_bytes(void **state)
     assert_memory_equal(got, "\xc0\x01\x00\x79", 4);
 }
 
+static void udp_header_matches_stock_bytes(void **state)
+{
+    (void)state;
+    /* U+16.. of "iperf -c 127.0.0.1 -p 25001 -u -b 10M -t 1": flags 0x48010098, rate 10M (1024-based) */
+    uint8_t want[64], got[64];
+    hex("48 01 00 98 00 00 00 01 00 00 61 a9 00 00 00 00 00 00 00 00 ff ff ff 9c 00 00 00 00 00 00 00 00 "
+        "00 00 00 00 00 02 00 01 00 08 00 03 00 00 00 00 00 a0 00 00 00 00 00 00 00 00 00 00",
+        want, sizeof(want));
+    struct lp_i2_header h = {.num_threads = 1, .mport = 25001, .amount = lp_i2_amount_from_seconds(1.0),
+                             .rate_bps = 10485760};
+    assert_int_equal(lp_i2_header_encode_udp(got, sizeof(got), &h), 60);
+    assert_memory_equal(got, want, 60);
+}
+
 static void ack_matches_stock_bytes(void **state)
 {
     (void)state;
@@ -153,7 +167,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(header_length_rule),       cmocka_unit_test(decode_captured_header),
-        cmocka_unit_test(encode_matches_stock_bytes), cmocka_unit_test(ack_matches_stock_bytes),
+        cmocka_unit_test(encode_matches_stock_bytes), cmocka_unit_test(udp_header_matches_stock_bytes),
+        cmocka_unit_test(ack_matches_stock_bytes),
         cmocka_unit_test(udp_prefix_and_fin),       cmocka_unit_test(server_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,19 @@
+/* The client entry points of each dialect; client.c picks one from spec->dialect. */
+#ifndef LP_CLIENT_INT_H
+#define LP_CLIENT_INT_H
+
+#include "linkperf/engine.h"
+
+struct i3client;
+struct i3client *i3c_new(const struct lp_spec *spec, const struct lp_sink *sink);
+int i3c_run(struct i3client *c);
+void i3c_stop(struct i3client *c);
+void i3c_free(struct i3client *c);
+
+struct i2client;
+struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink);
+int i2c_run(struct i2client *c);
+void i2c_stop(struct i2client *c);
+void i2c_free(struct i2client *c);
+
+#endif

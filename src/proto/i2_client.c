@@ -1,0 +1,785 @@
+/* iperf2 client: one test against an iperf2 (or linkperf) server, or a board. No control
+ * connection: each stream starts with iperf2's header; TCP ends with a half-close and the
+ * server's EOF, UDP with the FIN/report exchange. -d/-r legs arrive on our own listener.
+ * Setup blocks briefly on the caller's thread; the test runs on the control loop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/run.h"
+#include "linkperf/engine.h"
+#include "net/sock.h"
+#include "proto/client.h"
+#include "proto/i2_udp.h"
+#include "proto/i3_common.h"
+#include "wire/iperf2.h"
+
+#define I2C_MAX_FLOWS (2 * LP_MAX_STREAMS + LP_MAX_STREAMS)
+#define I2C_RX_SLOP_NS (2ull * LP_NS_PER_S)     /* a receiving side waits this much longer */
+#define I2C_HELLO_TRIES 100u                     /* -R over UDP: header datagrams until data comes */
+#define I2C_HELLO_GAP_NS (20ull * LP_NS_PER_MS)
+
+struct i2client;
+
+struct i2flow {
+    struct i2client *c;
+    unsigned rs;
+    bool sends, done, leg;
+    struct lp_handler eof_h;        /* TCP sender after its half-close: reads until the EOF */
+    bool eof_wait;
+    struct lp_i2_fin fin;           /* UDP sender */
+    bool got_report;
+    struct lp_i2_report report;
+    struct lp_i2_reporter reporter; /* UDP receiver of a -d/-r leg: answers the server's FINs */
+    uint8_t *dgram;                 /* UDP sender: its datagram, for the FINs */
+};
+
+struct i2client {
+    struct lp_engine eng;
+    bool eng_ok;
+    struct lp_spec spec;
+    struct lp_run run;
+    struct lp_addr server;
+    bool udp;
+    int file_fd;
+    uint8_t tmpl[LP_I2_TCP_HDR_LEN];    /* UDP: the header after each datagram's prefix */
+    size_t tmpl_len;
+    struct i2flow *flows[I2C_MAX_FLOWS];
+    unsigned nflows;
+    /* -d / -r: where the server connects back */
+    struct lp_handler lis_h;
+    int lis_fd;
+    unsigned legs_expected, legs_got;
+    bool forward_over;
+    struct lp_timer lis_timer, end_timer, guard_timer, hello_timer, linger_timer;
+    unsigned hello_sent;
+    atomic_bool stop_req;
+    bool finishing;
+    int result;
+};
+
+static void check_done(struct i2client *c);
+
+#define DBG(c, ...) lp_engine_debug(&(c)->eng, LP_ROLE_CLIENT, 1, __VA_ARGS__)
+
+static struct lp_run_stream *rs_of(struct i2flow *f)
+{
+    return &f->c->run.streams[f->rs];
+}
+
+static void warn(struct i2client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct i2client *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lp_engine_verror(&c->eng, LP_ROLE_CLIENT, 1, 0, false, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the end ---- */
+
+static void finish(struct i2client *c, int rc)
+{
+    if (!c->finishing) {
+        c->finishing = true;
+        c->result = rc;
+        lp_timer_cancel(&c->eng.loop, &c->lis_timer);
+        lp_timer_cancel(&c->eng.loop, &c->end_timer);
+        lp_timer_cancel(&c->eng.loop, &c->guard_timer);
+        lp_timer_cancel(&c->eng.loop, &c->hello_timer);
+        lp_timer_cancel(&c->eng.loop, &c->linger_timer);
+        for (unsigned i = 0; i < c->nflows; i++) {
+            struct i2flow *f = c->flows[i];
+            lp_i2_fin_cancel(&f->fin);
+            lp_i2_reporter_cancel(&f->reporter);
+            if (f->eof_wait) {
+                lp_loop_del(&c->eng.loop, &f->eof_h);
+                f->eof_wait = false;
+            }
+        }
+        lp_run_detach_all(&c->run);
+    }
+    if (!lp_run_all_settled(&c->run))
+        return;
+    lp_run_emit_simple(&c->run, LP_REC_DONE);
+    lp_loop_stop(&c->eng.loop);
+}
+
+static void fail(struct i2client *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(struct i2client *c, int rc, const char *fmt, ...)
+{
+    if (c->finishing)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    lp_engine_verror(&c->eng, LP_ROLE_CLIENT, 1, 0, true, fmt, ap);
+    va_end(ap);
+    lp_run_report_partial(&c->run);
+    finish(c, rc);
+}
+
+/* The server's UDP reports, as the peer's side of each forward stream. */
+static void emit_end(struct i2client *c)
+{
+    struct lp_i3_results peer;
+    memset(&peer, 0, sizeof(peer));
+    peer.sender_has_retransmits = -1;
+    for (unsigned i = 0; i < c->nflows && peer.nstreams < LP_I3_MAX_RESULT_STREAMS; i++) {
+        struct i2flow *f = c->flows[i];
+        if (!f->got_report)
+            continue;
+        struct lp_i3_stream_result *p = &peer.streams[peer.nstreams++];
+        p->id = rs_of(f)->conn.sid.id;
+        p->bytes = f->report.bytes;
+        p->end_time = (double)f->report.stop_sec + (double)f->report.stop_usec / 1e6;
+        p->errors = (int64_t)f->report.errors;
+        p->out_of_order = f->report.out_of_order;
+        p->packets = f->report.datagrams;
+        p->jitter_s = (double)f->report.jitter_sec + (double)f->report.jitter_usec / 1e6;
+    }
+    lp_run_finish(&c->run);
+    lp_run_emit_end(&c->run, peer.nstreams ? &peer : NULL, false, NULL, NULL);
+}
+
+static void check_done(struct i2client *c)
+{
+    if (c->finishing)
+        return;
+    for (unsigned i = 0; i < c->nflows; i++) {
+        struct i2flow *f = c->flows[i];
+        if (!f->done || f->fin.active || f->reporter.active || f->eof_wait)
+            return;
+    }
+    if (c->legs_got < c->legs_expected)
+        return;
+    emit_end(c);
+    finish(c, 0);
+}
+
+/* ---- senders ---- */
+
+static void on_fin_done(struct lp_i2_fin *fin, bool got, const struct lp_i2_report *r)
+{
+    struct i2flow *f = fin->owner;
+    if (got) {
+        f->got_report = true;
+        f->report = *r;
+    } else if (fin->wait_report) {
+        warn(f->c, "WARNING: did not receive ack of last datagram after 10 tries.");
+    }
+    check_done(f->c);
+}
+
+static void eof_seen(struct i2flow *f)
+{
+    if (f->eof_wait) {
+        lp_loop_del(&f->c->eng.loop, &f->eof_h);
+        f->eof_wait = false;
+    }
+    check_done(f->c);
+}
+
+/* After our half-close the server reads to the end and closes: its EOF ends the stream. */
+static void on_eof_io(struct lp_handler *h, uint32_t events)
+{
+    struct i2flow *f = lp_container_of(h, struct i2flow, eof_h);
+    (void)events;
+    char buf[4096];
+    for (;;) {
+        ssize_t r = recv(h->fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (r > 0)
+            continue; /* the server's header ack, or -d data we do not count */
+        if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            eof_seen(f);
+        return;
+    }
+}
+
+static void on_linger(struct lp_timer *t)
+{
+    struct i2client *c = lp_container_of(t, struct i2client, linger_timer);
+    for (unsigned i = 0; i < c->nflows; i++)
+        if (c->flows[i]->eof_wait)
+            eof_seen(c->flows[i]);
+}
+
+static bool multicast_dest(const struct i2client *c)
+{
+    const struct sockaddr_storage *ss = &c->server.ss;
+    if (ss->ss_family == AF_INET)
+        return IN_MULTICAST(ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr));
+    return ss->ss_family == AF_INET6 && IN6_IS_ADDR_MULTICAST(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+static void sender_ended(struct i2flow *f)
+{
+    struct i2client *c = f->c;
+    struct lp_stream *ds = rs_of(f)->ds;
+    f->done = true;
+    lp_run_stream_ended(&c->run, rs_of(f));
+    if (!c->udp) {
+        shutdown(ds->h.fd, SHUT_WR);
+        if (c->spec.dir == LP_DIR_BIDIR)
+            return; /* full duplex: the receiving half sees the server's EOF */
+        f->eof_h.fd = ds->h.fd;
+        f->eof_h.fn = on_eof_io;
+        f->eof_wait = lp_loop_add(&c->eng.loop, &f->eof_h, EPOLLIN) == 0;
+        /* iperf2 waits max(t, 2 s) for the server to close. */
+        double wait = c->spec.duration_s > 2 ? c->spec.duration_s : 2;
+        if (f->eof_wait && !lp_timer_armed(&c->linger_timer))
+            lp_timer_arm(&c->eng.loop, &c->linger_timer, lp_now_ns() + (uint64_t)(wait * 1e9));
+        return;
+    }
+    bool wait = c->spec.dir == LP_DIR_FORWARD && !c->spec.iperf2.no_udp_fin && !multicast_dest(c);
+    if (!f->dgram || lp_i2_fin_start(&f->fin, &c->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize,
+                                     lp_stream_next_seq(ds) - 1, wait, on_fin_done, f) < 0)
+        f->fin.active = false;
+    else
+        lp_stream_add_tx(ds, ds->cfg.blksize, 1); /* the receiver counts the first FIN as data */
+}
+
+static void on_end_timer(struct lp_timer *t)
+{
+    struct i2client *c = lp_container_of(t, struct i2client, end_timer);
+    for (unsigned i = 0; i < c->nflows; i++) {
+        struct i2flow *f = c->flows[i];
+        if (f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) < 0)
+            sender_ended(f);
+    }
+}
+
+/* ---- receivers ---- */
+
+static void on_report_done(struct lp_i2_reporter *r, bool acked)
+{
+    struct i2flow *f = r->owner;
+    if (!acked)
+        warn(f->c, "WARNING: ack of last datagram failed.");
+    check_done(f->c);
+}
+
+static void receiver_ended(struct i2flow *f)
+{
+    struct i2client *c = f->c;
+    struct lp_run_stream *rs = rs_of(f);
+    f->done = true;
+    lp_run_stream_ended(&c->run, rs);
+    if (!c->udp || !f->leg || !rs->ds->fin_seen)
+        return;
+    /* A -d/-r leg's server waits for our report, as we wait for its own. */
+    struct lp_stream_counters k;
+    lp_stream_read(rs->ds, &k);
+    uint64_t dur = (rs->end_ns ? rs->end_ns : lp_now_ns()) - (rs->start_ns ? rs->start_ns : c->run.meas_ns);
+    struct lp_i2_report rep = {
+        .flags = LP_I2_VERSION1 | LP_I2_SEQNO64B,
+        .bytes = k.bytes,
+        .stop_sec = (uint32_t)(dur / LP_NS_PER_S),
+        .stop_usec = (uint32_t)(dur % LP_NS_PER_S / 1000),
+        .errors = k.lost > 0 ? (uint64_t)k.lost : 0,
+        .out_of_order = k.out_of_order,
+        .datagrams = k.max_seq,
+        .jitter_sec = (uint32_t)k.jitter_s,
+        .jitter_usec = (uint32_t)((k.jitter_s - (double)(uint32_t)k.jitter_s) * 1e6 + 0.5),
+    };
+    lp_i2_reporter_start(&f->reporter, &c->eng.loop, rs->ds->h.fd, &rep, on_report_done, f);
+}
+
+static void on_guard(struct lp_timer *t)
+{
+    struct i2client *c = lp_container_of(t, struct i2client, guard_timer);
+    /* The server should have stopped sending by now: stop waiting for its EOF or FIN. */
+    for (unsigned i = 0; i < c->nflows; i++) {
+        struct i2flow *f = c->flows[i];
+        if (!f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) < 0)
+            receiver_ended(f);
+    }
+}
+
+static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream_event ev)
+{
+    struct i2client *c = r->owner;
+    struct i2flow *f = NULL;
+    for (unsigned i = 0; i < c->nflows; i++)
+        if (&r->streams[c->flows[i]->rs] == rs)
+            f = c->flows[i];
+    if (c->finishing) {
+        finish(c, c->result);
+        return;
+    }
+    if (!f || ev == LP_SEV_RX_TARGET || ev == LP_SEV_FROZEN || !rs->settled)
+        return;
+    if (ev == LP_SEV_ERROR && f->sends && !f->done) {
+        int e = atomic_load(&rs->ds->error);
+        fail(c, e, "data stream failed: %s", strerror(-e));
+        return;
+    }
+    if (!f->done) {
+        if (f->sends)
+            sender_ended(f);
+        else
+            receiver_ended(f);
+    }
+    /* -r: the forward test is over once every sender is; the server's leg follows. */
+    if (c->spec.iperf2.tradeoff && !c->forward_over) {
+        bool over = true;
+        for (unsigned i = 0; i < c->nflows; i++)
+            over &= !c->flows[i]->sends || c->flows[i]->done;
+        if (over) {
+            c->forward_over = true;
+            lp_timer_arm(&c->eng.loop, &c->lis_timer,
+                         lp_now_ns() + (uint64_t)((c->spec.duration_s + 3) * 1e9));
+        }
+    }
+    check_done(c);
+}
+
+/* ---- streams ---- */
+
+static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reverse, bool initiator, bool leg)
+{
+    if (c->nflows >= I2C_MAX_FLOWS) {
+        close(fd);
+        return NULL;
+    }
+    struct i2flow *f = calloc(1, sizeof(*f));
+    struct lp_run_stream *rs = f ? lp_run_add_stream(&c->run, fd, c->nflows) : NULL;
+    if (!rs) {
+        if (!f)
+            close(fd);
+        free(f);
+        return NULL;
+    }
+    f->c = c;
+    f->rs = (unsigned)(rs - c->run.streams);
+    f->sends = sends;
+    f->leg = leg;
+    /* Our datagrams carry the header (or zeros with -C, never digits a 2.1 server misreads);
+     * TCP sends it once before the data. */
+    struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator, .id = (int)c->nflows + 1,
+                               .wire = LP_WIRE_IPERF2, .udp_template = sends && c->udp ? c->tmpl : NULL,
+                               .udp_template_len = sends && c->udp ? c->tmpl_len : 0,
+                               .file_fd = sends ? c->file_fd : -1, .no_budget = !sends};
+    if (lp_run_setup_stream(&c->run, rs, &role) < 0) {
+        free(f);
+        return NULL;
+    }
+    if (sends && c->udp) {
+        f->dgram = malloc(rs->ds->cfg.blksize);
+        if (f->dgram)
+            memcpy(f->dgram, rs->ds->payload, rs->ds->cfg.blksize);
+    }
+    c->flows[c->nflows++] = f;
+    return f;
+}
+
+static void header_for(const struct i2client *c, struct lp_i2_header *h)
+{
+    const struct lp_spec *sp = &c->spec;
+    memset(h, 0, sizeof(*h));
+    if (sp->iperf2.dual)
+        h->flags = LP_I2_VERSION1 | LP_I2_RUN_NOW;
+    else if (sp->iperf2.tradeoff)
+        h->flags = LP_I2_VERSION1;
+    if (sp->dir == LP_DIR_REVERSE) {
+        h->flags |= LP_I2_VERSION2;
+        h->upper |= LP_I2_UP_REVERSE;
+    } else if (sp->dir == LP_DIR_BIDIR) {
+        h->flags |= LP_I2_VERSION2;
+        h->upper |= LP_I2_UP_FULLDUPLEX | (c->udp ? LP_I2_UP_NOUDPFIN : 0);
+    }
+    if (sp->iperf2.no_udp_fin && c->udp)
+        h->upper |= LP_I2_UP_NOUDPFIN;
+    h->num_threads = (int32_t)sp->streams;
+    h->mport = sp->iperf2.listen_port ? sp->iperf2.listen_port : sp->port;
+    h->buflen = sp->blksize;
+    if (sp->bytes) /* iperf2's -n is per connection: the header carries it as given */
+        h->amount = (int32_t)(sp->bytes > 0x7fffffff ? 0x7fffffff : sp->bytes);
+    else
+        h->amount = lp_i2_amount_from_seconds(sp->duration_s > 0 ? sp->duration_s : LP_MAX_DURATION_S);
+    h->tos = sp->tos > 0 ? (uint16_t)sp->tos : 0;
+    h->rate_bps = sp->rate_bps;
+}
+
+static int bind_for(struct i2client *c, unsigned n, struct lp_addr *out, bool *use)
+{
+    char err[128];
+    *use = c->spec.bind_addr[0] || c->spec.cport;
+    if (!*use)
+        return 0;
+    enum lp_family fam = c->server.ss.ss_family == AF_INET6 ? LP_FAMILY_INET6 : LP_FAMILY_INET;
+    uint16_t port = c->spec.cport ? (uint16_t)(c->spec.cport + n) : 0;
+    return lp_sock_resolve(c->spec.bind_addr[0] ? c->spec.bind_addr : NULL, port, fam,
+                           c->udp ? SOCK_DGRAM : SOCK_STREAM, true, out, err, sizeof(err));
+}
+
+static void emit_connecting(struct i2client *c, int fd)
+{
+    struct lp_record rec = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_CLIENT, .test_id = 1};
+    snprintf(rec.u.connecting.peer.host, sizeof(rec.u.connecting.peer.host), "%s", c->spec.host);
+    rec.u.connecting.peer.port = c->spec.port;
+    rec.u.connecting.dialect = LP_DIALECT_IPERF2;
+    rec.u.connecting.proto = c->spec.proto;
+    int rcv;
+    lp_sock_bufsizes(fd, &rec.u.connecting.window, &rcv);
+    rec.u.connecting.window_requested = c->spec.window_bytes > 0;
+    lp_engine_emit(&c->eng, &rec);
+}
+
+static int open_tcp(struct i2client *c, unsigned n)
+{
+    struct lp_addr b;
+    bool use;
+    int err = bind_for(c, n, &b, &use);
+    if (err < 0)
+        return err;
+    int fd = lp_sock_connect(&c->server, use ? &b : NULL, SOCK_STREAM, &c->spec, c->spec.connect_timeout_ms);
+    if (fd < 0)
+        return fd;
+    if (!c->spec.iperf2.compat) {
+        uint8_t hdr[LP_I2_TCP_HDR_LEN];
+        struct lp_i2_header h;
+        header_for(c, &h);
+        lp_i2_header_encode(hdr, sizeof(hdr), &h);
+        err = lp_i3_write_all(fd, hdr, sizeof(hdr), 10000);
+        if (err < 0) {
+            close(fd);
+            return err;
+        }
+    }
+    DBG(c, "TCP stream %u connected%s", n + 1, c->spec.iperf2.compat ? " (no header: -C)" : ", header sent");
+    enum lp_dir dir = c->spec.dir;
+    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false);
+    if (!f)
+        return -ENOMEM;
+    if (dir == LP_DIR_BIDIR) {
+        int dfd = dup(fd);
+        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static int open_udp(struct i2client *c, unsigned n)
+{
+    struct lp_addr b;
+    bool use;
+    const char *what = NULL;
+    int err = bind_for(c, n, &b, &use);
+    if (err < 0)
+        return err;
+    int fd = socket(c->server.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if ((err = lp_sock_apply_spec(fd, &c->spec, SOCK_DGRAM, &what)) < 0)
+        goto fail;
+    if (c->spec.iperf2.mcast_ttl > 0) {
+        int ttl = c->spec.iperf2.mcast_ttl;
+        if (c->server.ss.ss_family == AF_INET6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &ttl, sizeof(ttl));
+        else
+            setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof(ttl));
+    }
+    if (use && bind(fd, (struct sockaddr *)&b.ss, b.len) < 0) {
+        err = -errno;
+        goto fail;
+    }
+    if (connect(fd, (struct sockaddr *)&c->server.ss, c->server.len) < 0) {
+        err = -errno;
+        goto fail;
+    }
+    enum lp_dir dir = c->spec.dir;
+    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false);
+    if (!f)
+        return -ENOMEM;
+    if (dir == LP_DIR_BIDIR) {
+        int dfd = dup(fd);
+        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false))
+            return -ENOMEM;
+    }
+    return 0;
+fail:
+    close(fd);
+    return err;
+}
+
+/* -R over UDP: the server learns of us from our header datagram; repeat it until data flows. */
+static void send_hello(struct i2client *c)
+{
+    uint8_t d[LP_I2_UDP_PREFIX + LP_I2_TCP_HDR_LEN];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    lp_i2_udp_prefix_put(d, 1, (uint32_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000));
+    memcpy(d + LP_I2_UDP_PREFIX, c->tmpl, c->tmpl_len);
+    for (unsigned i = 0; i < c->nflows; i++) {
+        struct lp_stream *ds = rs_of(c->flows[i])->ds;
+        if (!c->flows[i]->sends && !c->flows[i]->leg) {
+            ssize_t w = send(ds->h.fd, d, LP_I2_UDP_PREFIX + c->tmpl_len, MSG_DONTWAIT);
+            (void)w;
+        }
+    }
+    c->hello_sent++;
+}
+
+static void on_hello(struct lp_timer *t)
+{
+    struct i2client *c = lp_container_of(t, struct i2client, hello_timer);
+    struct lp_stream_counters k;
+    lp_stream_read(rs_of(c->flows[0])->ds, &k);
+    if (k.bytes || c->hello_sent >= I2C_HELLO_TRIES)
+        return;
+    send_hello(c);
+    lp_timer_arm(&c->eng.loop, &c->hello_timer, lp_now_ns() + I2C_HELLO_GAP_NS);
+}
+
+/* ---- -d / -r: our listener ---- */
+
+static void accept_leg(struct i2client *c, int fd)
+{
+    struct i2flow *f = add_flow(c, fd, false, true, false, true);
+    if (!f)
+        return;
+    c->legs_got++;
+    lp_run_attach_stream(&c->run, rs_of(f));
+    lp_run_emit_start(&c->run);
+    if (c->legs_got >= c->legs_expected) {
+        lp_timer_cancel(&c->eng.loop, &c->lis_timer);
+        lp_loop_del(&c->eng.loop, &c->lis_h);
+    }
+}
+
+static void on_listener(struct lp_handler *h, uint32_t events)
+{
+    struct i2client *c = lp_container_of(h, struct i2client, lis_h);
+    (void)events;
+    if (c->finishing || c->legs_got >= c->legs_expected)
+        return;
+    if (!c->udp) {
+        struct sockaddr_storage peer;
+        socklen_t pl = sizeof(peer);
+        int fd = accept4(c->lis_fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        if (!lp_sock_same_host(&peer, &c->server.ss)) {
+            close(fd); /* only the server we tested may connect back */
+            return;
+        }
+        accept_leg(c, fd);
+        return;
+    }
+    /* UDP: the first datagram names the server's sending socket; the listener socket becomes
+     * the leg (connected to it), and the datagram counts. */
+    uint8_t buf[256];
+    struct sockaddr_storage peer;
+    socklen_t pl = sizeof(peer);
+    ssize_t r = recvfrom(c->lis_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&peer, &pl);
+    if (r < (ssize_t)LP_I2_UDP_PREFIX || !lp_sock_same_host(&peer, &c->server.ss))
+        return;
+    if (connect(c->lis_fd, (struct sockaddr *)&peer, pl) < 0)
+        return;
+    lp_loop_del(&c->eng.loop, &c->lis_h);
+    int fd = c->lis_fd;
+    c->lis_fd = -1;
+    struct i2flow *f = add_flow(c, fd, false, true, false, true);
+    if (!f)
+        return;
+    c->legs_got++;
+    lp_timer_cancel(&c->eng.loop, &c->lis_timer);
+    size_t head = (size_t)r < sizeof(buf) ? (size_t)r : sizeof(buf);
+    lp_stream_udp_account(rs_of(f)->ds, buf, head, lp_wall_ns());
+    (void)head;
+    lp_run_attach_stream(&c->run, rs_of(f));
+    lp_run_emit_start(&c->run);
+}
+
+static void on_lis_timeout(struct lp_timer *t)
+{
+    struct i2client *c = lp_container_of(t, struct i2client, lis_timer);
+    if (c->legs_got >= c->legs_expected)
+        return;
+    warn(c, "ERROR: expected reverse connect did not occur");
+    c->legs_expected = c->legs_got;
+    check_done(c);
+}
+
+static int open_listener(struct i2client *c, char *err, size_t errlen)
+{
+    struct lp_addr a;
+    uint16_t port = c->spec.iperf2.listen_port ? c->spec.iperf2.listen_port : c->spec.port;
+    enum lp_family fam = c->server.ss.ss_family == AF_INET6 ? LP_FAMILY_INET6 : LP_FAMILY_ANY;
+    int rc = lp_sock_resolve(c->spec.bind_addr[0] ? c->spec.bind_addr : NULL, port, fam,
+                             c->udp ? SOCK_DGRAM : SOCK_STREAM, true, &a, err, errlen);
+    if (rc < 0)
+        return rc;
+    c->lis_fd = lp_sock_listen(&a, c->udp ? SOCK_DGRAM : SOCK_STREAM, 16);
+    if (c->lis_fd < 0) {
+        snprintf(err, errlen, "cannot listen on port %u for the server's connection back: %s", (unsigned)port,
+                 strerror(-c->lis_fd));
+        return c->lis_fd;
+    }
+    c->lis_h.fd = c->lis_fd;
+    c->lis_h.fn = on_listener;
+    c->legs_expected = c->spec.streams;
+    struct lp_record rec = {.kind = LP_REC_LISTENING, .role = LP_ROLE_CLIENT, .test_id = 1};
+    rec.u.listening.port = port;
+    int snd;
+    lp_sock_bufsizes(c->lis_fd, &snd, c->udp ? &rec.u.listening.udp_buffer : &rec.u.listening.tcp_window);
+    lp_engine_emit(&c->eng, &rec);
+    return lp_loop_add(&c->eng.loop, &c->lis_h, EPOLLIN);
+}
+
+/* ---- lifecycle ---- */
+
+static void on_wake(void *arg)
+{
+    struct i2client *c = arg;
+    if (!atomic_exchange(&c->stop_req, false) || c->finishing)
+        return;
+    lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, false, "interrupt - the client has terminated");
+    lp_run_report_partial(&c->run);
+    finish(c, LP_ECANCEL);
+}
+
+struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink)
+{
+    struct i2client *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->spec = *spec;
+    c->spec.role = LP_ROLE_CLIENT;
+    c->udp = spec->proto == LP_PROTO_UDP;
+    c->file_fd = -1;
+    c->lis_fd = -1;
+    if (lp_engine_init(&c->eng, sink, spec->threads) < 0) {
+        free(c);
+        return NULL;
+    }
+    c->eng_ok = true;
+    c->eng.debug = spec->report.debug;
+    atomic_init(&c->stop_req, false);
+    lp_run_init(&c->run, &c->eng, &c->spec, 1);
+    c->run.on_event = on_stream;
+    c->run.owner = c;
+    lp_timer_init(&c->lis_timer, on_lis_timeout);
+    lp_timer_init(&c->end_timer, on_end_timer);
+    lp_timer_init(&c->guard_timer, on_guard);
+    lp_timer_init(&c->hello_timer, on_hello);
+    lp_timer_init(&c->linger_timer, on_linger);
+    c->eng.loop.on_wake = on_wake;
+    c->eng.loop.on_wake_arg = c;
+    return c;
+}
+
+void i2c_stop(struct i2client *c)
+{
+    atomic_store(&c->stop_req, true);
+    lp_loop_wake(&c->eng.loop);
+}
+
+static int setup(struct i2client *c)
+{
+    char err[300];
+    int rc = lp_sock_resolve(c->spec.host, c->spec.port, c->spec.family, c->udp ? SOCK_DGRAM : SOCK_STREAM, false,
+                             &c->server, err, sizeof(err));
+    if (rc < 0) {
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server: %s", err);
+        return LP_ERESOLVE;
+    }
+    if (c->spec.iperf2.file[0]) {
+        c->file_fd = open(c->spec.iperf2.file, O_RDONLY | O_CLOEXEC);
+        if (c->file_fd < 0) {
+            lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "cannot read %s: %s", c->spec.iperf2.file,
+                            strerror(errno));
+            return -errno;
+        }
+    }
+    if (c->udp) {
+        struct lp_i2_header h;
+        header_for(c, &h);
+        /* -C: zeros where the header would be (a 2.1 server reads digits as flags). */
+        if (c->spec.iperf2.compat)
+            memset(c->tmpl, 0, sizeof(c->tmpl));
+        else
+            lp_i2_header_encode_udp(c->tmpl, sizeof(c->tmpl), &h);
+        c->tmpl_len = sizeof(c->tmpl);
+    }
+    if ((c->spec.iperf2.dual || c->spec.iperf2.tradeoff) && (rc = open_listener(c, err, sizeof(err))) < 0) {
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "%s", err);
+        return rc;
+    }
+    /* iperf2 shows the socket buffer it got before connecting. */
+    int probe = socket(c->server.ss.ss_family, (c->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+    if (probe >= 0) {
+        const char *what;
+        lp_sock_apply_spec(probe, &c->spec, c->udp ? SOCK_DGRAM : SOCK_STREAM, &what);
+        emit_connecting(c, probe);
+        close(probe);
+    }
+    for (unsigned i = 0; i < c->spec.streams; i++) {
+        rc = c->udp ? open_udp(c, i) : open_tcp(c, i);
+        if (rc < 0) {
+            lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server %s port %u: %s",
+                            c->spec.host, (unsigned)c->spec.port, strerror(-rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int i2c_run(struct i2client *c)
+{
+    int rc = setup(c);
+    if (rc < 0) {
+        lp_run_emit_simple(&c->run, LP_REC_DONE);
+        return rc;
+    }
+    lp_run_emit_start(&c->run);
+    lp_run_prepare_budget(&c->run);
+    if (c->spec.bytes) /* iperf2's -n is per connection: the streams share n of them */
+        atomic_store(&c->run.budget.remaining, (int64_t)(c->spec.bytes * c->spec.streams));
+    lp_run_begin(&c->run);
+    uint64_t now = lp_now_ns();
+    if (c->spec.duration_s > 0 && !c->spec.bytes)
+        lp_timer_arm(&c->eng.loop, &c->end_timer, now + (uint64_t)(c->spec.duration_s * 1e9));
+    bool receives = c->spec.dir != LP_DIR_FORWARD;
+    if (receives) {
+        double secs = c->spec.duration_s > 0 ? c->spec.duration_s : 10;
+        lp_timer_arm(&c->eng.loop, &c->guard_timer, now + (uint64_t)(secs * 1e9) + I2C_RX_SLOP_NS + LP_NS_PER_S);
+    }
+    if (c->udp && c->spec.dir == LP_DIR_REVERSE) {
+        send_hello(c);
+        lp_timer_arm(&c->eng.loop, &c->hello_timer, now + I2C_HELLO_GAP_NS);
+    }
+    if (c->spec.iperf2.dual) {
+        double wait = c->spec.duration_s + 2 > 3 ? c->spec.duration_s + 2 : 3;
+        lp_timer_arm(&c->eng.loop, &c->lis_timer, now + (uint64_t)(wait * 1e9));
+    }
+    lp_loop_run(&c->eng.loop);
+    return c->result;
+}
+
+void i2c_free(struct i2client *c)
+{
+    if (!c)
+        return;
+    lp_run_release(&c->run);
+    for (unsigned i = 0; i < c->nflows; i++) {
+        free(c->flows[i]->dgram);
+        free(c->flows[i]);
+    }
+    if (c->lis_fd >= 0)
+        close(c->lis_fd);
+    if (c->file_fd >= 0)
+        close(c->file_fd);
+    if (c->eng_ok)
+        lp_engine_fini(&c->eng);
+    free(c);
+}
