@@ -31,6 +31,7 @@ struct i2flow {
     struct lp_i2_reporter reporter; /* UDP receiver: answers the client's FINs */
     struct lp_i2_fin fin;           /* UDP sender: our FINs */
     uint8_t *dgram;                 /* UDP sender: a copy of its datagram, for the FINs */
+    struct sockaddr_storage peer;   /* UDP: the source this flow was started by */
 };
 
 /* A -d/-r connection to the client's listener, while it connects. */
@@ -268,6 +269,11 @@ static void udp_receiver_ended(struct i2flow *f)
     };
     f->done = true;
     lp_run_stream_ended(&t->base.run, rs);
+    /* A multicast sender waits for no report (it could not tell whose it is). */
+    if (t->lis && srv_multicast(&t->lis->local.ss)) {
+        check_done(t);
+        return;
+    }
     lp_i2_reporter_start(&f->reporter, &t->base.srv->eng.loop, rs->ds->h.fd, &rep, on_report_done, f);
 }
 
@@ -678,20 +684,42 @@ void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_
 
 /* ---- UDP ---- */
 
+static bool same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    struct lp_endpoint x, y;
+    lp_sock_endpoint(a, &x);
+    lp_sock_endpoint(b, &y);
+    return x.port == y.port && strcmp(x.host, y.host) == 0;
+}
+
 static bool known_flow(struct lp_server *s, const struct sockaddr_storage *peer)
 {
-    struct lp_endpoint pe;
-    lp_sock_endpoint(peer, &pe);
     for (struct srv_test *b = s->tests; b; b = b->next) {
-        if (b->dialect != LP_DIALECT_IPERF2 || !((struct i2test *)(void *)b)->udp)
+        struct i2test *t = (struct i2test *)(void *)b;
+        if (b->dialect != LP_DIALECT_IPERF2 || !t->udp)
             continue;
-        for (unsigned i = 0; i < b->run.nstreams; i++) {
-            const struct lp_endpoint *r = &b->run.streams[i].conn.remote;
-            if (r->port == pe.port && strcmp(r->host, pe.host) == 0)
+        for (unsigned i = 0; i < t->nflows; i++)
+            if (same_source(&t->flows[i]->peer, peer))
                 return true;
-        }
     }
     return false;
+}
+
+/* A multicast flow's socket: bound to the group like the listener and not connected (the
+ * sender's source may be unroutable to us, and a group has no reply path). */
+static int multicast_flow_socket(const struct srv_listener *l)
+{
+    int one = 1;
+    int fd = socket(l->local.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (const struct sockaddr *)&l->local.ss, l->local.len) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
 }
 
 void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *buf, size_t head_len, size_t len,
@@ -725,7 +753,8 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
             return;
     }
     t->lis = l;
-    int fd = srv_udp_flow_socket(l, peer, plen);
+    bool mcast = srv_multicast(&l->local.ss);
+    int fd = mcast ? multicast_flow_socket(l) : srv_udp_flow_socket(l, peer, plen);
     if (fd < 0) {
         fail(t, "cannot open a UDP flow socket for %s: %s", pe.host, strerror(-fd));
         return;
@@ -739,14 +768,19 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
     if (dir != LP_DIR_REVERSE) {
         f = add_flow(t, fd, false, false, false, NULL, 0, seq64);
         /* The first datagram came in on the shared socket: it counts. */
-        if (f)
+        if (f) {
+            f->peer = *peer;
+            lp_sock_endpoint(peer, &rs_of(f)->conn.remote); /* also right for a multicast flow */
             lp_stream_udp_account(rs_of(f)->ds, buf, len, arrival_ns);
+        }
     }
     if (dir == LP_DIR_REVERSE || dir == LP_DIR_BIDIR) {
         int sfd = dir == LP_DIR_REVERSE ? fd : dup(fd);
         struct i2flow *g = sfd >= 0 ? add_flow(t, sfd, true, true, false, NULL, 0, false) : NULL;
-        if (g)
+        if (g) {
+            g->peer = *peer;
             attach(t, g);
+        }
         if (dir == LP_DIR_REVERSE)
             f = g;
     }

@@ -39,7 +39,8 @@ static void emit_listening(struct lp_server *s)
     rec.u.listening.port2 = s->nlis > 1 ? s->lis[1].port : 0;
     rec.u.listening.test_number = s->next_id + 1;
     int snd;
-    lp_sock_bufsizes(s->lis[0].tcp_fd, &snd, &rec.u.listening.tcp_window);
+    if (s->lis[0].tcp_fd >= 0)
+        lp_sock_bufsizes(s->lis[0].tcp_fd, &snd, &rec.u.listening.tcp_window);
     lp_sock_bufsizes(s->lis[0].udp_fd, &snd, &rec.u.listening.udp_buffer);
     lp_engine_emit(&s->eng, &rec);
 }
@@ -377,6 +378,44 @@ static void on_wake(void *arg)
     maybe_stop_loop(s);
 }
 
+bool srv_multicast(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        return IN_MULTICAST(ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr));
+    return ss->ss_family == AF_INET6 && IN6_IS_ADDR_MULTICAST(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/* -B group: receive the group's datagrams on this host (iperf2's multicast server). */
+static int join_group(int fd, const struct sockaddr_storage *group)
+{
+    if (group->ss_family == AF_INET) {
+        struct ip_mreqn m = {.imr_multiaddr = ((const struct sockaddr_in *)group)->sin_addr};
+        return setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m)) < 0 ? -errno : 0;
+    }
+    struct ipv6_mreq m = {.ipv6mr_multiaddr = ((const struct sockaddr_in6 *)group)->sin6_addr};
+    return setsockopt(fd, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, &m, sizeof(m)) < 0 ? -errno : 0;
+}
+
+static int open_multicast_listener(struct lp_server *s, struct srv_listener *l, const struct lp_addr *a,
+                                   char *err, size_t errlen)
+{
+    l->srv = s;
+    l->local = *a;
+    struct lp_endpoint ep;
+    lp_sock_endpoint(&a->ss, &ep);
+    l->port = ep.port;
+    l->udp_fd = lp_sock_listen(a, SOCK_DGRAM, 0);
+    int rc = l->udp_fd < 0 ? l->udp_fd : join_group(l->udp_fd, &a->ss);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot receive multicast group %s port %u: %s", ep.host, (unsigned)ep.port,
+                 strerror(-rc));
+        return rc;
+    }
+    l->udp_h.fd = l->udp_fd;
+    l->udp_h.fn = on_udp;
+    return lp_loop_add(&s->eng.loop, &l->udp_h, EPOLLIN);
+}
+
 static int open_listener(struct lp_server *s, struct srv_listener *l, uint16_t port, char *err, size_t errlen)
 {
     struct lp_addr a;
@@ -384,6 +423,8 @@ static int open_listener(struct lp_server *s, struct srv_listener *l, uint16_t p
     int rc = lp_sock_resolve(host, port, s->spec.family, SOCK_STREAM, true, &a, err, errlen);
     if (rc < 0)
         return rc;
+    if (srv_multicast(&a.ss)) /* UDP only: there is no TCP to a group */
+        return open_multicast_listener(s, l, &a, err, errlen);
     l->srv = s;
     l->tcp_fd = lp_sock_listen(&a, SOCK_STREAM, 128);
     if (l->tcp_fd == -EAFNOSUPPORT && !host && s->spec.family == LP_FAMILY_ANY) {

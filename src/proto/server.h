@@ -82,6 +82,8 @@ void srv_test_link(struct lp_server *s, struct srv_test *t, enum lp_dialect d, c
 void srv_test_unlink(struct srv_test *t);
 /* May the server start another test now (limits, one-off, stopping)? */
 bool srv_accepting(const struct lp_server *s);
+/* Whether an address is a multicast group. */
+bool srv_multicast(const struct sockaddr_storage *ss);
 /* One byte of iperf3's ACCESS_DENIED, best effort. */
 void srv_send_refusal(int fd);
 /* A UDP socket on the listener's address, connected to peer (the kernel then prefers it for
