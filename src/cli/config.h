@@ -22,20 +22,34 @@ enum lp_cli_action {
     LP_CLI_ACTION_MAN,
 };
 
+/* Values the iperf2 spelling only knows the meaning of once the role is known (-c is a
+ * host or an allowlist, -P streams or a connection limit, -b a rate or packets/s). The
+ * parser fills and consumes them; nothing else reads them. */
+struct lp_cli_scratch {
+    char c_arg[LP_ALLOW_MAX];        /* iperf2 -c as given */
+    double pps;                      /* iperf2 -b Npps (0 = a rate was given) */
+    bool dialect_given;              /* --dialect */
+};
+
 /* fmt.title is left NULL here: it would point into spec.title and break copying by value;
  * the output module points it at its own copy. */
 struct lp_cli_config {
     enum lp_cli_action action;
     bool role_given;                 /* -s or -c seen */
+    bool iperf2;                     /* iperf2 spelling (--iperf2, linkperf2): iperf2 look */
     struct lp_spec spec;
     struct lp_fmt_opts fmt;
     bool json;                       /* -J (also set by --json-stream) */
     bool json_stream;                /* --json-stream: one JSON object per line */
+    bool csv;                        /* --csv, iperf2 -y C: iperf2's CSV lines */
+    double stop_after_s;             /* server: stop after this long (iperf2 server -t);
+                                      * 0 = run until stopped */
     bool forceflush;
     bool daemon;                     /* -D */
     unsigned debug;                  /* -d/--debug[=n]: protocol trace (also in spec.report.debug) */
     char logfile[LP_CLI_PATH_MAX];   /* "" = stdout/stderr */
     char pidfile[LP_CLI_PATH_MAX];   /* "" = none */
+    struct lp_cli_scratch parse;     /* parser scratch (see above) */
 };
 
 /* Defaults: an iperf3 client spec, adaptive units, no files. */

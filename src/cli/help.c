@@ -1,5 +1,6 @@
-/* --help: usage plus one line per option row, grouped by mode like iperf3's --help.
- * Unsupported iperf3 options are listed by name only; the man page explains them. */
+/* --help: usage plus one line per option row, grouped by mode like iperf3's (or, for the
+ * iperf2 spelling, iperf2's) --help. Unsupported options are listed by name only; the man
+ * page explains them. */
 #include "cli/help.h"
 
 #include <stdio.h>
@@ -41,20 +42,41 @@ static void section(struct lp_cli_buf *b, const struct lp_cli_table *t, enum lp_
     }
 }
 
+static const char usage3[] =
+    "Usage: linkperf [-s|-c host] [options]\n"
+    "       linkperf demo [options]\n"
+    "       linkperf [-h|--help] [-v|--version] [--man]\n\n";
+static const char units3[] =
+    "\n[KMG] indicates options that take a K/M/G/T suffix: 1000-based for "
+    "rates (-b, --fq-rate),\n1024-based for sizes (-n, -k, -l, -w).\n";
+static const char tail3[] =
+    "\n\n'linkperf demo' runs a 5 s TCP and a 5 s UDP test against a "
+    "server of its own on\n127.0.0.1. 'linkperf --iperf2 --help' lists iperf2's options. "
+    "See linkperf --man for\ndetails.\n";
+
+static const char usage2[] =
+    "Usage: linkperf --iperf2 [-s|-c host] [options]\n"
+    "       linkperf2 [-s|-c host] [options]\n"
+    "       linkperf2 [-h|--help] [-v|--version] [--man]\n\n";
+static const char units2[] =
+    "\n[kmgKMG] Indicates options that support a k,m,g,K,M or G suffix\n"
+    "Lowercase format characters are 10^3 based and uppercase are 2^n based\n"
+    "(e.g. 1k = 1000, 1K = 1024, 1m = 1,000,000 and 1M = 1,048,576)\n";
+static const char tail2[] =
+    "\n\nA server without -p also serves iperf3 clients, on 5201. Without --iperf2, "
+    "linkperf\ntakes iperf3's options (linkperf --help). See linkperf --man, IPERF2 MODE.\n";
+
 char *lp_cli_help_text(const struct lp_cli_table *t)
 {
     struct lp_cli_buf b = {0};
     size_t i, col = 1;
 
-    lp_cli_buf_puts(&b, "Usage: linkperf [-s|-c host] [options]\n"
-                        "       linkperf demo [options]\n"
-                        "       linkperf [-h|--help] [-v|--version] [--man]\n\n");
-    section(&b, t, LP_CLI_MODE_GENERAL, "Server or Client:");
+    lp_cli_buf_puts(&b, t->iperf2 ? usage2 : usage3);
+    section(&b, t, LP_CLI_MODE_GENERAL, t->iperf2 ? "Client/Server:" : "Server or Client:");
     section(&b, t, LP_CLI_MODE_SERVER, "Server specific:");
     section(&b, t, LP_CLI_MODE_CLIENT, "Client specific:");
-    lp_cli_buf_puts(&b, "\n[KMG] indicates options that take a K/M/G/T suffix: 1000-based for "
-                        "rates (-b, --fq-rate),\n1024-based for sizes (-n, -k, -l, -w).\n"
-                        "\niperf3 options that linkperf does not support:\n ");
+    lp_cli_buf_puts(&b, t->iperf2 ? units2 : units3);
+    lp_cli_buf_printf(&b, "\n%s options that linkperf does not support:\n ", t->name);
     for (i = 0; i < t->count; i++) {
         const struct lp_cli_opt *o = &t->opts[i];
         char name[64];
@@ -71,7 +93,6 @@ char *lp_cli_help_text(const struct lp_cli_table *t)
         lp_cli_buf_puts(&b, name);
         col += strlen(name);
     }
-    lp_cli_buf_puts(&b, "\n\n'linkperf demo' runs a 5 s TCP and a 5 s UDP test against a "
-                        "server of its own on\n127.0.0.1. See linkperf --man for details.\n");
+    lp_cli_buf_puts(&b, t->iperf2 ? tail2 : tail3);
     return lp_cli_buf_take(&b);
 }

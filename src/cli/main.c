@@ -1,8 +1,11 @@
 /* linkperf's entry point: parse argv, then run a server, a client, the demo, or print
  * help/version/man. The only place that decides the exit status; it formats nothing. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "cli/demo.h"
 #include "cli/help.h"
@@ -22,11 +25,17 @@ static int print_generated(char *text)
     return fflush(stdout) == 0 ? LP_CLI_EXIT_OK : LP_CLI_EXIT_FAIL;
 }
 
-static int print_version(void)
+/* In the iperf2 spelling the line starts like iperf2's ("... version 2.1.8 ..."), so tools
+ * that read the third word as the iperf2 version (JPerf) see what linkperf speaks. */
+static int print_version(bool iperf2)
 {
     struct utsname u;
 
-    printf("%s (iperf3 3.12 protocol and options)\n", LP_VERSION_STR);
+    if (iperf2)
+        printf("linkperf2 version 2.1.8 (%s, iperf 2.1.8 protocol and options)\n",
+               LP_VERSION_STR);
+    else
+        printf("%s (iperf3 3.12 protocol and options)\n", LP_VERSION_STR);
     if (uname(&u) == 0)
         printf("%s %s %s %s %s\n", u.sysname, u.nodename, u.release, u.version, u.machine);
     return LP_CLI_EXIT_OK;
@@ -73,6 +82,12 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
                              err[0] ? err : "cannot start the server");
         return LP_CLI_EXIT_FAIL;
     }
+    if (cfg->stop_after_s > 0 &&
+        lp_cli_signals_deadline(sig, cfg->stop_after_s, err, sizeof(err)) < 0) {
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s\n", err);
+        lp_server_free(s);
+        return LP_CLI_EXIT_FAIL;
+    }
     lp_cli_signals_target(sig, NULL, s);
     rc = lp_server_run(s);
     lp_cli_signals_target(sig, NULL, NULL);
@@ -99,8 +114,23 @@ fail:
     return -1;
 }
 
+/* -F must name a readable file: say so now, as a usage error, not once the test runs. */
+static int check_input_file(const struct lp_cli_config *cfg)
+{
+    const char *path = cfg->spec.iperf2.file;
+
+    if (cfg->action != LP_CLI_ACTION_RUN || cfg->spec.role != LP_ROLE_CLIENT || !path[0])
+        return 0;
+    if (access(path, R_OK) == 0)
+        return 0;
+    fprintf(stderr, "linkperf: option %s: cannot read %s: %s\n",
+            cfg->iperf2 ? "-F/--file_input" : "-F/--file", path, strerror(errno));
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
+    const struct lp_cli_table *table;
     struct lp_cli_config cfg;
     struct lp_cli_output *out = NULL;
     struct lp_cli_signals *sig = NULL;
@@ -112,13 +142,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "linkperf: %s\n", perr.msg);
         return LP_CLI_EXIT_USAGE;
     }
+    if (check_input_file(&cfg) < 0)
+        return LP_CLI_EXIT_USAGE;
+    table = cfg.iperf2 ? lp_cli_options_iperf2() : lp_cli_options_iperf3();
     switch (cfg.action) {
     case LP_CLI_ACTION_HELP:
-        return print_generated(lp_cli_help_text(lp_cli_options_iperf3()));
+        return print_generated(lp_cli_help_text(table));
     case LP_CLI_ACTION_MAN:
-        return print_generated(lp_cli_man_page(lp_cli_options_iperf3()));
+        return print_generated(lp_cli_man_page(lp_cli_options_iperf3(),
+                                               lp_cli_options_iperf2()));
     case LP_CLI_ACTION_VERSION:
-        return print_version();
+        return print_version(cfg.iperf2);
     case LP_CLI_ACTION_RUN:
     case LP_CLI_ACTION_DEMO:
         break;

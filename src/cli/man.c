@@ -112,11 +112,19 @@ static const char head[] =
     ".br\n"
     ".B linkperf\n"
     "\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR | \\fB\\-\\-man\\fR\n"
+    ".br\n"
+    ".B linkperf \\-\\-iperf2\n"
+    "\\fB\\-s\\fR | \\fB\\-c\\fR \\fIhost\\fR [\\fIiperf2 options\\fR]\n"
+    ".br\n"
+    ".B linkperf2\n"
+    "\\fB\\-s\\fR | \\fB\\-c\\fR \\fIhost\\fR [\\fIiperf2 options\\fR]\n"
     ".SH DESCRIPTION\n"
-    "linkperf measures what a network link delivers. It speaks the iperf3 protocol, so a "
-    "linkperf client can test a stock iperf3 server and a linkperf server serves stock "
-    "iperf3 clients, and it takes iperf3's options and prints iperf3's text and JSON "
-    "output.\n"
+    "linkperf measures what a network link delivers. It speaks the iperf3 and the iperf2 "
+    "protocols, so a linkperf client can test stock iperf3 and iperf2 servers and a linkperf "
+    "server serves stock iperf3 and iperf2 (JPerf) clients. By default it takes iperf3's "
+    "options and prints iperf3's text and JSON output; with \\fB\\-\\-iperf2\\fR, or "
+    "run as \\fBlinkperf2\\fR, it takes iperf2's options and prints iperf2's output (see "
+    "IPERF2 MODE).\n"
     ".PP\n"
     "Run one end as a server (\\fB\\-s\\fR) and the other as a client "
     "(\\fB\\-c\\fR \\fIhost\\fR). By default the client sends TCP data to the server for "
@@ -131,7 +139,58 @@ static const char head[] =
     "K, M, G and T suffixes (256K is 262144); rates (\\fB\\-b\\fR, \\fB\\-\\-fq\\-rate\\fR) "
     "take 1000-based ones (10M is 10000000). Long options may be abbreviated to any "
     "unambiguous prefix and take their argument as \\fB\\-\\-opt value\\fR or "
-    "\\fB\\-\\-opt=value\\fR.\n";
+    "\\fB\\-\\-opt=value\\fR.\n"
+    ".SS Servers and dialects\n"
+    "A server started without \\fB\\-p\\fR listens on ports 5201 and 5001, TCP and UDP, "
+    "and tells each connection's dialect (iperf3 or iperf2) from what the client sends "
+    "first; with \\fB\\-p\\fR it listens on that port only.\n"
+    ".PP\n"
+    "A client speaks iperf3 unless it is given \\fB\\-\\-dialect iperf2\\fR or an "
+    "option that exists only in iperf2: \\fB\\-\\-dual\\fR, \\fB\\-\\-tradeoff\\fR, "
+    "\\fB\\-\\-full\\-duplex\\fR, \\fB\\-\\-compat\\fR, \\fB\\-\\-listen\\-port\\fR, "
+    "\\fB\\-\\-no\\-udp\\-fin\\fR, \\fB\\-\\-ttl\\fR or \\fB\\-\\-stdin\\fR. "
+    "\\fB\\-F\\fR, which iperf3 has too, needs \\fB\\-\\-dialect iperf2\\fR given. "
+    "Speaking iperf2, the client connects to port 5001 unless \\fB\\-p\\fR says "
+    "otherwise, sends 1470-byte UDP datagrams unless \\fB\\-l\\fR says otherwise, takes "
+    "\\fB\\-R\\fR as iperf2's reverse test and \\fB\\-\\-bidir\\fR as "
+    "\\fB\\-\\-full\\-duplex\\fR, and refuses the iperf3 protocol features "
+    "\\fB\\-O\\fR, \\fB\\-k\\fR, \\fB\\-\\-get\\-server\\-output\\fR, "
+    "\\fB\\-\\-extra\\-data\\fR, \\fB\\-\\-udp\\-counters\\-64bit\\fR and "
+    "\\fB\\-\\-repeating\\-payload\\fR. The output keeps the default layout "
+    "(iperf3 text, \\fB\\-J\\fR or \\fB\\-\\-csv\\fR).\n";
+
+static const char iperf2_intro[] =
+    ".SH IPERF2 MODE\n"
+    "\\fBlinkperf \\-\\-iperf2\\fR (the switch may stand anywhere on the line), or the "
+    "same program run as \\fBlinkperf2\\fR (the build makes that symbolic link), reads "
+    "the command line with iperf 2.1.8's option letters and meanings, speaks the iperf2 "
+    "protocol as a client and prints iperf2's text layout, or its comma-separated lines "
+    "with \\fB\\-y C\\fR.\n"
+    ".PP\n"
+    "Numbers take iperf2's suffixes: k, m and g are 1000-based, K, M and G 1024-based, for "
+    "\\fB\\-b\\fR, \\fB\\-l\\fR, \\fB\\-n\\fR and \\fB\\-w\\fR alike "
+    "(10m is 10000000, 10M is 10485760); \\fB\\-t\\fR and \\fB\\-i\\fR take "
+    "fractions. The defaults are iperf2's: port 5001, 128 KByte TCP writes, 1470-byte UDP "
+    "datagrams (1450 for an IPv6 client), 1048576 bit/s for UDP, no interval reports, "
+    "\\fB\\-f a\\fR.\n"
+    ".PP\n"
+    "Several letters mean something else than in iperf3: \\fB\\-V\\fR is IPv6, "
+    "\\fB\\-T\\fR the multicast TTL, \\fB\\-d\\fR the dual test, \\fB\\-C\\fR "
+    "compatibility, \\fB\\-I\\fR standard input, \\fB\\-L\\fR the port for "
+    "\\fB\\-d\\fR and \\fB\\-r\\fR, \\fB\\-x\\fR excludes reports, "
+    "\\fB\\-Z\\fR the congestion control. On a server \\fB\\-c\\fR \\fIhost\\fR "
+    "limits the clients (JPerf's \\(lqClient Limit\\(rq), \\fB\\-P\\fR \\fIn\\fR "
+    "exits after \\fIn\\fR tests (JPerf's \\(lqNum Connections\\(rq) and "
+    "\\fB\\-t\\fR \\fIn\\fR stops the server after \\fIn\\fR seconds. A server "
+    "without \\fB\\-p\\fR listens on 5001 and also on 5201, serving iperf3 clients too.\n"
+    ".PP\n"
+    "As in iperf2, at most one of \\fB\\-d\\fR, \\fB\\-r\\fR, \\fB\\-R\\fR and "
+    "\\fB\\-\\-full\\-duplex\\fR may be given, none of them with \\fB\\-C\\fR; "
+    "\\fB\\-Z\\fR cannot be combined with \\fB\\-R\\fR, a pps rate and "
+    "\\fB\\-\\-no\\-udp\\-fin\\fR need \\fB\\-u\\fR. Where iperf2 warns and "
+    "carries on (a bad \\fB\\-y\\fR, \\fB\\-x\\fR or \\fB\\-S\\fR value, "
+    "\\fB\\-s\\fR and \\fB\\-c\\fR in the \\(lqwrong\\(rq order), linkperf stops "
+    "with a message or does what was meant.\n";
 
 static const char tail[] =
     ".SH DIFFERENCES FROM IPERF3\n"
@@ -167,7 +226,7 @@ static const char tail[] =
     ".SH EXAMPLES\n"
     ".TP\n"
     ".B linkperf \\-s\n"
-    "Serve tests on port 5201.\n"
+    "Serve tests on ports 5201 and 5001, to iperf3 and iperf2 clients alike.\n"
     ".TP\n"
     ".B linkperf \\-c 192.0.2.1 \\-t 30 \\-P 4\n"
     "Send TCP to 192.0.2.1 for 30 seconds over four streams.\n"
@@ -180,15 +239,25 @@ static const char tail[] =
     ".TP\n"
     ".B linkperf demo\n"
     "Try it out on this machine.\n"
+    ".TP\n"
+    ".B linkperf \\-c 192.0.2.1 \\-\\-dialect iperf2 \\-u \\-b 10M\n"
+    "Test a stock iperf2 server (port 5001) with UDP at 10 Mbit/s, iperf3 output.\n"
+    ".TP\n"
+    ".B linkperf2 \\-c 192.0.2.1 \\-u \\-b 10m \\-i 1\n"
+    "The same with iperf2's spelling and output.\n"
+    ".TP\n"
+    ".B linkperf2 \\-s \\-c 10.0.0.0/8 \\-P 5\n"
+    "Serve only clients in 10.0.0.0/8 and exit after five tests.\n"
     ".SH SEE ALSO\n"
     ".BR iperf3 (1),\n"
     ".BR iperf (1)\n";
 
-char *lp_cli_man_page(const struct lp_cli_table *t)
+char *lp_cli_man_page(const struct lp_cli_table *t, const struct lp_cli_table *t2)
 {
     struct lp_cli_buf b = {0};
 
-    lp_cli_buf_printf(&b, ".\\\" Generated by 'linkperf --man' from src/cli/options.c; "
+    lp_cli_buf_printf(&b, ".\\\" Generated by 'linkperf --man' from src/cli/options.c and "
+                          "options2.c; "
                           "do not edit.\n"
                           ".TH LINKPERF 1 \"\" \"%s\" \"User Commands\"\n",
                       LP_VERSION_STR);
@@ -206,6 +275,18 @@ char *lp_cli_man_page(const struct lp_cli_table *t)
     section(&b, t, LP_CLI_MODE_GENERAL, true);
     section(&b, t, LP_CLI_MODE_SERVER, true);
     section(&b, t, LP_CLI_MODE_CLIENT, true);
+    lp_cli_buf_puts(&b, iperf2_intro);
+    lp_cli_buf_puts(&b, ".SS Client/Server options (iperf2 mode)\n");
+    section(&b, t2, LP_CLI_MODE_GENERAL, false);
+    lp_cli_buf_puts(&b, ".SS Server options (iperf2 mode)\n");
+    section(&b, t2, LP_CLI_MODE_SERVER, false);
+    lp_cli_buf_puts(&b, ".SS Client options (iperf2 mode)\n");
+    section(&b, t2, LP_CLI_MODE_CLIENT, false);
+    lp_cli_buf_puts(&b, ".SS Unsupported iperf2 options\n"
+                        "Refused with a message saying so (exit status 2).\n");
+    section(&b, t2, LP_CLI_MODE_GENERAL, true);
+    section(&b, t2, LP_CLI_MODE_SERVER, true);
+    section(&b, t2, LP_CLI_MODE_CLIENT, true);
     lp_cli_buf_puts(&b, tail);
     return lp_cli_buf_take(&b);
 }

@@ -21,11 +21,13 @@
 static const struct lp_cli_opt iperf3_opts[] = {
     /* ---- Server or client ---- */
     {.name = "port", .letter = 'p', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
-     .max = 65535, GENERAL, .store = LP_CLI_STORE_U16, FIELD(spec.port),
+     .max = 65535, GENERAL, .key = LP_CLI_K_PORT, .store = LP_CLI_STORE_U16, FIELD(spec.port),
      .help = "server port to listen on/connect to (default 5201)",
-     .man = "Server port to listen on (server) or connect to (client); default 5201. "
-            "A server given 0 listens on any free port and reports it; a client needs "
-            "1..65535."},
+     .man = "Server port to listen on (server) or connect to (client). A server without -p "
+            "listens on 5201 and 5001, TCP and UDP, and tells iperf3 from iperf2 clients by "
+            "what they send first; with -p it listens on that port only, and 0 means any free "
+            "port. A client connects to 5201, or 5001 when it speaks the iperf2 dialect; it "
+            "needs 1..65535."},
     {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[kmgtKMGT]",
      GENERAL, .set = lp_cli_set_format,
      .help = "format to report: Kbits, Mbits, Gbits, Tbits (a = adaptive)",
@@ -41,8 +43,6 @@ static const struct lp_cli_opt iperf3_opts[] = {
     {.name = "pidfile", .letter = 'I', .metavar = "file", STR(pidfile, LP_CLI_PATH_MAX - 1),
      GENERAL, .help = "write PID file",
      .man = "Write the process id to file (after -D has forked) and remove it at exit."},
-    {.name = "file", .letter = 'F', .arg = LP_CLI_ARG_STRING, .metavar = "name", GENERAL,
-     .flags = LP_CLI_F_UNSUPPORTED, .help = "xmit/recv the specified file"},
     {.name = "affinity", .letter = 'A', .arg = LP_CLI_ARG_STRING, .metavar = "n/n,m", GENERAL,
      .flags = LP_CLI_F_UNSUPPORTED, .help = "set CPU affinity"},
     {.name = "bind", .letter = 'B', .arg = LP_CLI_ARG_STRING, .metavar = "host[%dev]",
@@ -54,7 +54,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "bind to the network interface with SO_BINDTODEVICE"},
     {.name = "verbose", .letter = 'V', FLAG(fmt.verbose), GENERAL,
      .help = "more detailed output"},
-    {.name = "json", .letter = 'J', FLAG(json), GENERAL, .help = "output in JSON format",
+    {.name = "json", .letter = 'J', FLAG(json), GENERAL, .key = LP_CLI_K_JSON, .help = "output in JSON format",
      .man = "Output one JSON document per test in iperf3's -J schema. A server prints "
             "one document per test it served."},
     {.name = "json-stream", GENERAL, .set = lp_cli_set_json_stream,
@@ -102,9 +102,30 @@ static const struct lp_cli_opt iperf3_opts[] = {
     {.name = "man", GENERAL, .flags = LP_CLI_F_STOP | LP_CLI_F_LINKPERF,
      .set = lp_cli_set_man, .help = "print this manual page (roff) and quit",
      .man = "Print this manual page, in roff, generated from the option table, and quit."},
+    {.name = "iperf2", GENERAL, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_iperf2,
+     .help = "use iperf2's options and output (see IPERF2 MODE)",
+     .man = "Read the whole command line with iperf2's option letters and meanings, speak "
+            "the iperf2 protocol as a client and print iperf2's text layout; see IPERF2 "
+            "MODE below. It may appear anywhere on the line. Running the program as "
+            "linkperf2 does the same."},
+    {.name = "csv", GENERAL, .flags = LP_CLI_F_LINKPERF, .key = LP_CLI_K_CSV, FLAG(csv),
+     .help = "output comma-separated values (iperf2's -y C)",
+     .man = "Print iperf2's comma-separated lines (its -y C) instead of text: time, "
+            "addresses and ports, transfer id, interval, bytes and bits/s, and for UDP "
+            "jitter, loss and out-of-order counts. Cannot be combined with -J."},
+    {.name = "csv-header", GENERAL, .flags = LP_CLI_F_LINKPERF, .key = LP_CLI_K_CSV_HEADER,
+     FLAG(fmt.csv_header), .help = "with --csv, first print a line naming the fields",
+     .man = "With --csv, print a first line naming the fields (iperf2 prints none)."},
+    {.name = "enhanced", GENERAL, .set = lp_cli_set_enhanced,
+     .help = "enhanced reports (iperf2's -e)",
+     .man = "Ask for iperf2's enhanced reports (its -e): more columns in the iperf2 text "
+            "layout and millisecond timestamps in --csv lines. Nothing changes on the wire."},
+    {.name = "print-mss", GENERAL, .set = lp_cli_set_print_mss,
+     .help = "print the TCP maximum segment size (iperf2's -m)",
+     .man = "Report the TCP maximum segment size of the connections (iperf2's -m)."},
 
     /* ---- Server ---- */
-    {.name = "server", .letter = 's', SERVER, .set = lp_cli_set_server,
+    {.name = "server", .letter = 's', SERVER, .key = LP_CLI_K_SERVER, .set = lp_cli_set_server,
      .help = "run in server mode",
      .man = "Run in server mode. A linkperf server runs many tests at once (see "
             "--max-tests) instead of refusing clients while one test is running."},
@@ -130,6 +151,25 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "tests the server runs at once (default 64)",
      .man = "How many tests the server runs at the same time; default 64. A client "
             "beyond that gets iperf3's busy answer."},
+    {.name = "allow", .metavar = "list", .arg = LP_CLI_ARG_STRING, .max = LP_ALLOW_MAX - 1,
+     SERVER, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_allow,
+     .help = "serve only these clients (hosts, addresses, CIDRs)",
+     .man = "Serve only clients whose address matches the list: host names, IPv4 or IPv6 "
+            "addresses and CIDR blocks (10.0.0.0/8, 2001:db8::/32), separated by commas. "
+            "Other clients are refused and a line in the server output says so. This is "
+            "JPerf's \"Client Limit\" and iperf2 2.0's server -c host. At most 1023 "
+            "characters."},
+    {.name = "max-connections", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
+     .max = LP_CLI_MAX_CONNS, SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT,
+     FIELD(spec.max_conns), .help = "exit after serving # tests (0 = never)",
+     .man = "Exit after serving this many tests; 0 (the default) serves until stopped. This "
+            "is JPerf's \"Num Connections\" and iperf2's server -P."},
+    {.name = "stop-after", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 0.01, .max = 86400,
+     SERVER, .flags = LP_CLI_F_LINKPERF | LP_CLI_F_ZERO_OK, .store = LP_CLI_STORE_DOUBLE,
+     FIELD(stop_after_s), .help = "stop the server after # seconds (0 = never)",
+     .man = "Stop the server this many seconds after it starts, ending the tests still "
+            "running (with their partial results): iperf2's server -t. 0 (the default) runs "
+            "until stopped."},
     {.name = "server-bitrate-limit", .arg = LP_CLI_ARG_STRING, .metavar = "#[KMG][/#]",
      SERVER, .flags = LP_CLI_F_UNSUPPORTED, .help = "server's total bit rate limit"},
     {.name = "rsa-private-key-path", .arg = LP_CLI_ARG_STRING, .metavar = "file", SERVER,
@@ -144,21 +184,31 @@ static const struct lp_cli_opt iperf3_opts[] = {
 
     /* ---- Client ---- */
     {.name = "client", .letter = 'c', .arg = LP_CLI_ARG_STRING, .metavar = "host[%dev]",
-     .max = LP_HOST_MAX - 1, CLIENT, .set = lp_cli_set_client,
+     .max = LP_HOST_MAX - 1, CLIENT, .key = LP_CLI_K_CLIENT, .set = lp_cli_set_client,
      .help = "run in client mode, connecting to host",
      .man = "Run in client mode, testing against the server host (a name or an IPv4 or "
             "IPv6 address). An optional %dev suffix is the same as --bind-dev dev."},
-    {.name = "udp", .letter = 'u', CLIENT, .set = lp_cli_set_udp,
+    {.name = "udp", .letter = 'u', CLIENT, .key = LP_CLI_K_UDP, .set = lp_cli_set_udp,
      .help = "use UDP rather than TCP",
      .man = "Use UDP rather than TCP. The rate defaults to 1 Mbit/s (1048576 bit/s) "
-            "and the datagram size to 1460 bytes."},
+            "and the datagram size to 1460 bytes (1470 with the iperf2 dialect, like iperf2)."},
+    {.name = "dialect", .arg = LP_CLI_ARG_STRING, .metavar = "iperf2|iperf3", .max = 6,
+     CLIENT, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_dialect,
+     .help = "protocol to speak to the server (default iperf3)",
+     .man = "The protocol the client speaks: iperf3 (the default) or iperf2, for stock "
+            "iperf 2 servers, JPerf setups and boards running an iperf2 server. --dual, "
+            "--tradeoff, --full-duplex, --compat, --listen-port, --no-udp-fin, --ttl and "
+            "--stdin exist only in iperf2 and choose it by themselves; -F needs it "
+            "given. With iperf2 the default port is 5001, and iperf3 protocol features "
+            "(-O, -k, --get-server-output, --extra-data, --udp-counters-64bit, "
+            "--repeating-payload) are refused."},
     {.name = "connect-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
      .max = MS_MAX, CLIENT, .store = LP_CLI_STORE_UINT, FIELD(spec.connect_timeout_ms),
      .help = "timeout for control connection setup (ms)",
      .man = "Give up connecting the control connection after this many milliseconds; "
             "0 (the default) leaves it to the system."},
     {.name = "bitrate", .letter = 'b', .arg = LP_CLI_ARG_RATE, .metavar = "#[KMG][/#]",
-     .min = 0, .max = 1e15, CLIENT, .flags = LP_CLI_F_BURST, .set = lp_cli_set_bitrate,
+     .min = 0, .max = 1e15, CLIENT, .flags = LP_CLI_F_BURST, .key = LP_CLI_K_BITRATE, .set = lp_cli_set_bitrate,
      .help = "target bitrate in bits/sec (0 for unlimited)",
      .man = "Target bitrate per stream in bits/s, with 1000-based K, M, G, T suffixes; 0 "
             "means unlimited. Default: 1 Mbit/s (1048576) for UDP, unlimited for TCP. An "
@@ -172,20 +222,23 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "Let the kernel pace each stream at this rate in bits/s (SO_MAX_PACING_RATE, "
             "1000-based suffixes); 0 leaves pacing to linkperf."},
     {.name = "time", .letter = 't', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
-     .max = LP_MAX_DURATION_S, CLIENT, .store = LP_CLI_STORE_DOUBLE, FIELD(spec.duration_s),
+     .max = LP_MAX_DURATION_S, CLIENT, .key = LP_CLI_K_TIME, .store = LP_CLI_STORE_DOUBLE,
+     FIELD(spec.duration_s),
      .help = "time in seconds to transmit for (default 10 secs, 0 = forever)",
      .man = "Seconds to transmit for; default 10. 0 runs until interrupted (Ctrl-C). "
             "Only one of -t, -n and -k may be given."},
     {.name = "bytes", .letter = 'n', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 1,
-     .max = 1125899906842624.0, CLIENT, .store = LP_CLI_STORE_U64, FIELD(spec.bytes),
+     .max = 1125899906842624.0, CLIENT, .key = LP_CLI_K_BYTES, .store = LP_CLI_STORE_U64,
+     FIELD(spec.bytes),
      .help = "number of bytes to transmit (instead of -t)",
      .man = "Number of bytes to transmit instead of a time, with 1024-based suffixes."},
     {.name = "blockcount", .letter = 'k', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]",
-     .min = 1, .max = 1125899906842624.0, CLIENT, .store = LP_CLI_STORE_U64,
-     FIELD(spec.blocks),
+     .min = 1, .max = 1125899906842624.0, CLIENT, .flags = LP_CLI_F_IPERF3_ONLY,
+     .key = LP_CLI_K_BLOCKS, .store = LP_CLI_STORE_U64, FIELD(spec.blocks),
      .help = "number of blocks (packets) to transmit (instead of -t or -n)"},
     {.name = "length", .letter = 'l', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 1,
-     .max = LP_MAX_BLKSIZE, CLIENT, .store = LP_CLI_STORE_U32, FIELD(spec.blksize),
+     .max = LP_MAX_BLKSIZE, CLIENT, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
+     FIELD(spec.blksize),
      .help = "length of buffer to read or write (default 128 KB TCP, 1460 UDP)",
      .man = "Length of each write (TCP, 1..1M, default 128K) or datagram (UDP, "
             "16..65507, default 1460), with 1024-based suffixes."},
@@ -193,19 +246,71 @@ static const struct lp_cli_opt iperf3_opts[] = {
      CLIENT, .store = LP_CLI_STORE_U16, FIELD(spec.cport),
      .help = "bind to a specific client port (default: ephemeral port)"},
     {.name = "parallel", .letter = 'P', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,
-     .max = LP_MAX_STREAMS, CLIENT, .store = LP_CLI_STORE_UINT, FIELD(spec.streams),
+     .max = LP_MAX_STREAMS, CLIENT, .key = LP_CLI_K_PARALLEL, .store = LP_CLI_STORE_UINT,
+     FIELD(spec.streams),
      .help = "number of parallel client streams to run"},
-    {.name = "reverse", .letter = 'R', CLIENT, .set = lp_cli_set_reverse,
-     .help = "run in reverse mode (server sends, client receives)"},
-    {.name = "bidir", CLIENT, .set = lp_cli_set_bidir,
+    {.name = "reverse", .letter = 'R', CLIENT, .key = LP_CLI_K_REVERSE,
+     .set = lp_cli_set_reverse,
+     .help = "run in reverse mode (server sends, client receives)",
+     .man = "Run in reverse mode: the server sends, the client receives. With the iperf2 "
+            "dialect this is iperf2's -R (the server sends on the client's connection)."},
+    {.name = "bidir", CLIENT, .key = LP_CLI_K_BIDIR, .set = lp_cli_set_bidir,
      .help = "run in bidirectional mode (client and server send and receive)",
      .man = "Run in bidirectional mode: client and server both send and receive. "
-            "Cannot be combined with -R."},
+            "Cannot be combined with -R. With the iperf2 dialect it is --full-duplex."},
+    {.name = "full-duplex", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2,
+     .key = LP_CLI_K_FULL_DUPLEX, .set = lp_cli_set_bidir,
+     .help = "iperf2: send both ways at once on the same connection",
+     .man = "iperf2's --full-duplex: client and server both send, on the same "
+            "connection(s). Implies --dialect iperf2. Excludes -R, --dual and --tradeoff."},
+    {.name = "dual", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_DUAL,
+     .set = lp_cli_set_dual, .help = "iperf2 -d: the server connects back and sends at once",
+     .man = "iperf2's -d (dual test): while the client sends, the server opens a connection "
+            "back to the client (to --listen-port) and sends on it. Implies --dialect "
+            "iperf2. The server must be able to reach the client (no NAT in between)."},
+    {.name = "tradeoff", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_TRADEOFF,
+     .set = lp_cli_set_tradeoff, .help = "iperf2 -r: the server connects back and sends after",
+     .man = "iperf2's -r (tradeoff): like --dual, but the server sends after the client's "
+            "test has ended. Implies --dialect iperf2."},
+    {.name = "listen-port", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = 65535,
+     CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .store = LP_CLI_STORE_U16,
+     FIELD(spec.iperf2.listen_port),
+     .help = "iperf2 -L: port for --dual/--tradeoff's connection back",
+     .man = "iperf2's -L: the port the client listens on for the server's connection back "
+            "with --dual or --tradeoff; 0 (the default) uses the server port. Implies "
+            "--dialect iperf2."},
+    {.name = "compat", GENERAL, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_COMPAT,
+     FLAG(spec.iperf2.compat), .help = "iperf2 -C: no test header, for iperf 2.0-era peers",
+     .man = "iperf2's -C (compatibility): a client sends no test header, only payload, "
+            "for old iperf 2.0 servers and minimal board servers; it cannot be combined "
+            "with -R, --full-duplex, --dual or --tradeoff. On a server it counts every "
+            "byte of iperf2 connections as payload. Implies --dialect iperf2 for a client."},
+    {.name = "no-udp-fin", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2,
+     .key = LP_CLI_K_NO_UDP_FIN, FLAG(spec.iperf2.no_udp_fin),
+     .help = "iperf2: UDP without the final report exchange",
+     .man = "iperf2's --no-udp-fin: end a UDP test without the final exchange with the "
+            "server, so nothing travels back to the client (and no server report is "
+            "shown). Needs -u; implies --dialect iperf2."},
+    {.name = "file", .letter = 'F', .metavar = "name", STR(spec.iperf2.file, LP_PATH_MAX - 1),
+     CLIENT, .flags = LP_CLI_F_NEEDS_IPERF2, .key = LP_CLI_K_FILE,
+     .help = "send this file's content (needs --dialect iperf2)",
+     .man = "Send the content of this file as the payload (iperf2's -F); the test ends "
+            "at the end of the file or at -t. Needs --dialect iperf2: linkperf does not "
+            "send files over the iperf3 protocol."},
+    {.name = "stdin", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_STDIN,
+     FLAG(spec.iperf2.from_stdin), .help = "send standard input (iperf2's -I)",
+     .man = "Send what arrives on standard input as the payload (iperf2's -I). Implies "
+            "--dialect iperf2."},
+    {.name = "ttl", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 255, CLIENT,
+     .flags = LP_CLI_F_IMPLIES_IPERF2, .store = LP_CLI_STORE_INT,
+     FIELD(spec.iperf2.mcast_ttl), .help = "iperf2 -T: TTL of multicast datagrams",
+     .man = "iperf2's -T: the time-to-live of UDP datagrams sent to a multicast group "
+            "(-c 239.1.1.1 -u); the system default is 1. Implies --dialect iperf2."},
     {.name = "window", .letter = 'w', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 0,
      .max = LP_MAX_WINDOW, CLIENT, .store = LP_CLI_STORE_INT, FIELD(spec.window_bytes),
      .help = "set send/receive socket buffer sizes (sets TCP window size)"},
     {.name = "congestion", .letter = 'C', .metavar = "algo",
-     STR(spec.congestion, LP_CONGESTION_MAX - 1), CLIENT,
+     STR(spec.congestion, LP_CONGESTION_MAX - 1), CLIENT, .key = LP_CLI_K_CONGESTION,
      .help = "set TCP congestion control algorithm"},
     {.name = "set-mss", .letter = 'M', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 88,
      .max = 9216, CLIENT, .flags = LP_CLI_F_ZERO_OK, .store = LP_CLI_STORE_INT,
@@ -236,17 +341,20 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "skip_rx_copy parameter), so it applies to whichever end receives; servers "
             "older than 3.19 ignore it."},
     {.name = "omit", .letter = 'O', .arg = LP_CLI_ARG_INT, .metavar = "N", .min = 0,
-     .max = 600, CLIENT, .store = LP_CLI_STORE_UINT, FIELD(spec.omit_s),
+     .max = 600, CLIENT, .flags = LP_CLI_F_IPERF3_ONLY, .store = LP_CLI_STORE_UINT, FIELD(spec.omit_s),
      .help = "omit the first N seconds of the test from the statistics"},
     {.name = "title", .letter = 'T', .metavar = "str", STR(spec.title, LP_TITLE_MAX - 1),
      CLIENT, .help = "prefix every output line with this string"},
     {.name = "extra-data", .metavar = "str", STR(spec.extra_data, LP_EXTRA_DATA_MAX - 1),
-     CLIENT, .help = "data string to include in client and server JSON"},
+     CLIENT, .flags = LP_CLI_F_IPERF3_ONLY, .help = "data string to include in client and server JSON"},
     {.name = "get-server-output", FLAG(spec.report.get_server_output), CLIENT,
+     .flags = LP_CLI_F_IPERF3_ONLY,
      .help = "get results from server"},
     {.name = "udp-counters-64bit", FLAG(spec.udp_counters_64bit), CLIENT,
+     .flags = LP_CLI_F_IPERF3_ONLY,
      .help = "use 64-bit counters in UDP test packets"},
     {.name = "repeating-payload", FLAG(spec.repeating_payload), CLIENT,
+     .flags = LP_CLI_F_IPERF3_ONLY,
      .help = "use a repeating pattern in the payload instead of random bytes"},
     {.name = "dont-fragment", FLAG(spec.dont_fragment), CLIENT,
      .help = "set IPv4 Don't Fragment flag"},
@@ -268,6 +376,8 @@ static const struct lp_cli_table iperf3_table = {
     .name = "iperf3",
     .opts = iperf3_opts,
     .count = sizeof(iperf3_opts) / sizeof(iperf3_opts[0]),
+    .iperf2 = false,
+    .help_hint = "linkperf --help",
 };
 
 const struct lp_cli_table *lp_cli_options_iperf3(void)
@@ -330,7 +440,9 @@ void lp_cli_options_label(const struct lp_cli_opt *o, char *buf, size_t len)
 
 static void format_bound(char *buf, size_t len, const struct lp_cli_opt *o, double v)
 {
-    if (o->arg == LP_CLI_ARG_SIZE)
+    if (o->arg == LP_CLI_ARG_SIZE2)
+        lp_cli_value_format_units2(buf, len, v);
+    else if (o->arg == LP_CLI_ARG_SIZE)
         lp_cli_value_format_units(buf, len, v, 1024);
     else if (o->arg == LP_CLI_ARG_RATE)
         lp_cli_value_format_units(buf, len, v, 1000);
@@ -343,7 +455,7 @@ void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len)
     char lo[32], hi[32];
 
     if (o->arg != LP_CLI_ARG_INT && o->arg != LP_CLI_ARG_NUM && o->arg != LP_CLI_ARG_SIZE &&
-        o->arg != LP_CLI_ARG_RATE) {
+        o->arg != LP_CLI_ARG_RATE && o->arg != LP_CLI_ARG_SIZE2) {
         if (len)
             buf[0] = '\0';
         return;

@@ -9,6 +9,8 @@
 #include "cli/config.h"
 
 #define LP_CLI_BURST_MAX 1000 /* iperf3's limit on -b RATE/BURST */
+#define LP_CLI_PPS_MAX 10000000.0   /* iperf2 -b Npps: packets per second */
+#define LP_CLI_MAX_CONNS 1000000.0  /* server -P / --max-connections */
 
 /* What an option's argument looks like. */
 enum lp_cli_arg {
@@ -17,6 +19,7 @@ enum lp_cli_arg {
     LP_CLI_ARG_NUM,      /* decimal number with an optional fraction (-i 0.5) */
     LP_CLI_ARG_SIZE,     /* number with K/M/G/T suffix, 1024-based (-n -k -l -w) */
     LP_CLI_ARG_RATE,     /* number with K/M/G/T suffix, 1000-based; -b adds /BURST */
+    LP_CLI_ARG_SIZE2,    /* iperf2 number: k/m/g = 1000^n, K/M/G = 1024^n (-l -n -w -b) */
     LP_CLI_ARG_STRING,   /* text; max is its length limit */
     LP_CLI_ARG_OPTIONAL, /* long form only: --name or --name=value (value is text) */
 };
@@ -35,6 +38,44 @@ enum lp_cli_flag {
     LP_CLI_F_LINKPERF = 1u << 3,    /* linkperf's own option, not in iperf3 */
     LP_CLI_F_STOP = 1u << 4,        /* -h -v --man: act at once, ignore the rest */
     LP_CLI_F_BURST = 1u << 5,       /* RATE may end in /BURST (1..LP_CLI_BURST_MAX) */
+    LP_CLI_F_LATER = 1u << 6,       /* with UNSUPPORTED: "does not support yet" */
+    LP_CLI_F_IMPLIES_IPERF2 = 1u << 7, /* default table: exists only in iperf2, so a client
+                                        * given it speaks the iperf2 dialect */
+    LP_CLI_F_NEEDS_IPERF2 = 1u << 8,   /* default table: linkperf has it only over iperf2;
+                                        * needs --dialect iperf2 (or an implying option) */
+    LP_CLI_F_IPERF3_ONLY = 1u << 9,    /* default table: iperf3 protocol feature, refused
+                                        * when the client speaks iperf2 */
+    LP_CLI_F_PPS = 1u << 10,        /* iperf2 -b: "Npps" form; "MEAN,STDEV" refused clearly */
+    LP_CLI_F_NO_RANGE = 1u << 11,   /* iperf2 -p: "m-n" port ranges refused clearly */
+};
+
+/* Rows the parser's combination checks look for, whatever the table calls them. */
+enum lp_cli_key {
+    LP_CLI_K_NONE = 0,
+    LP_CLI_K_PORT,
+    LP_CLI_K_SERVER,
+    LP_CLI_K_CLIENT,
+    LP_CLI_K_UDP,
+    LP_CLI_K_TIME,
+    LP_CLI_K_INTERVAL,
+    LP_CLI_K_BYTES,
+    LP_CLI_K_BLOCKS,
+    LP_CLI_K_LENGTH,
+    LP_CLI_K_BITRATE,
+    LP_CLI_K_PARALLEL,
+    LP_CLI_K_REVERSE,
+    LP_CLI_K_BIDIR,       /* --bidir (default table) */
+    LP_CLI_K_FULL_DUPLEX, /* --full-duplex: the same direction as --bidir */
+    LP_CLI_K_DUAL,
+    LP_CLI_K_TRADEOFF,
+    LP_CLI_K_COMPAT,
+    LP_CLI_K_NO_UDP_FIN,
+    LP_CLI_K_FILE,
+    LP_CLI_K_STDIN,
+    LP_CLI_K_CONGESTION,
+    LP_CLI_K_JSON,
+    LP_CLI_K_CSV,
+    LP_CLI_K_CSV_HEADER,
 };
 
 /* How a plain value is stored into struct lp_cli_config (rows with a setter ignore it). */
@@ -55,6 +96,7 @@ struct lp_cli_value {
     const char *text;  /* the argument as given (NULL for flags and absent optional args) */
     double num;        /* numeric kinds: the value after suffix scaling */
     unsigned burst;    /* -b RATE/BURST: the burst (0 = none given) */
+    bool pps;          /* iperf2 -b Npps: num is packets per second */
 };
 
 struct lp_cli_opt;
@@ -71,6 +113,7 @@ struct lp_cli_opt {
     double min, max;        /* numeric range; STRING/OPTIONAL: max = length limit */
     enum lp_cli_mode mode;
     unsigned flags;         /* enum lp_cli_flag */
+    enum lp_cli_key key;    /* for combination checks (LP_CLI_K_NONE for most rows) */
     enum lp_cli_store store;
     size_t off, size;       /* field in struct lp_cli_config for store */
     lp_cli_set_fn set;      /* custom handling, or NULL */
@@ -78,14 +121,17 @@ struct lp_cli_opt {
     const char *man;        /* man page paragraph (NULL = help) */
 };
 
-/* A spelling of the options. iperf3's is the default; --iperf2 will add a second table. */
+/* A spelling of the options: iperf3's (the default) or iperf2's (--iperf2, linkperf2). */
 struct lp_cli_table {
-    const char *name;              /* "iperf3" */
+    const char *name;              /* "iperf3", "iperf2": names the origin of unsupported rows */
     const struct lp_cli_opt *opts;
     size_t count;
+    bool iperf2;                   /* iperf2 spelling: iperf2's rules in parse.c */
+    const char *help_hint;         /* "linkperf --help": where messages send the user */
 };
 
 const struct lp_cli_table *lp_cli_options_iperf3(void);
+const struct lp_cli_table *lp_cli_options_iperf2(void);
 
 /* Lookups; NULL when absent. lp_cli_options_prefix also accepts an unambiguous prefix of a
  * long name (getopt_long does, so iperf3 users may rely on it) and sets *ambiguous. */

@@ -1,41 +1,71 @@
-/* Command-line scanner and validator: walks argv against an option table, checks every
- * value against its row's range, then checks combinations. No getopt (global state,
- * its own messages); no printing, no exit. */
+/* Command-line scanner and validator: picks the table (iperf3 or iperf2 spelling), walks
+ * argv against it and checks every value against its row's range; checks.c then checks
+ * combinations. No getopt (global state, its own messages); no printing, no exit. */
 #include "cli/parse.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
-#define MAX_ROWS 128   /* rows in one table; checked, so a bigger table fails loudly */
+#include "cli/parse_int.h"
+#include "cli/setters.h"
+
 #define NUM_TEXT_MAX 64
 
-/* Per-parse state: which rows were seen and the text each last had (for messages). */
-struct parse_state {
-    const struct lp_cli_table *t;
-    struct lp_cli_config *cfg;
-    struct lp_cli_err *err;
-    bool seen[MAX_ROWS];
-    const char *text[MAX_ROWS];
-};
-
-static size_t row_index(const struct parse_state *st, const struct lp_cli_opt *o)
+size_t lp_cli_row_index(const struct lp_cli_parse_state *st, const struct lp_cli_opt *o)
 {
     return (size_t)(o - st->t->opts);
 }
 
-static const struct lp_cli_opt *row_named(const struct parse_state *st, const char *name)
+const struct lp_cli_opt *lp_cli_row(const struct lp_cli_parse_state *st, enum lp_cli_key key)
 {
-    return lp_cli_options_long(st->t, name, strlen(name));
+    size_t i;
+
+    for (i = 0; i < st->t->count; i++) {
+        if (st->t->opts[i].key == key)
+            return &st->t->opts[i];
+    }
+    return NULL;
 }
 
-static bool seen(const struct parse_state *st, const char *name)
+bool lp_cli_seen(const struct lp_cli_parse_state *st, enum lp_cli_key key)
 {
-    const struct lp_cli_opt *o = row_named(st, name);
-    return o && st->seen[row_index(st, o)];
+    size_t i;
+
+    for (i = 0; i < st->t->count; i++) {
+        if (st->t->opts[i].key == key && st->seen[i])
+            return true;
+    }
+    return false;
 }
 
-static int fail(struct parse_state *st, const struct lp_cli_opt *o, const char *what)
+const char *lp_cli_text(const struct lp_cli_parse_state *st, enum lp_cli_key key)
+{
+    const struct lp_cli_opt *o = lp_cli_row(st, key);
+    return o ? st->text[lp_cli_row_index(st, o)] : NULL;
+}
+
+void lp_cli_label(const struct lp_cli_parse_state *st, enum lp_cli_key key, char *buf, size_t len)
+{
+    const struct lp_cli_opt *o = lp_cli_row(st, key);
+
+    if (o)
+        lp_cli_options_label(o, buf, len);
+    else
+        snprintf(buf, len, "?");
+}
+
+int lp_cli_conflict(struct lp_cli_parse_state *st, enum lp_cli_key a, enum lp_cli_key b)
+{
+    char la[48], lb[48];
+
+    lp_cli_label(st, a, la, sizeof(la));
+    lp_cli_label(st, b, lb, sizeof(lb));
+    return lp_cli_err_set(st->err, "options %s and %s cannot be used together", la, lb);
+}
+
+int lp_cli_fail(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *what)
 {
     char label[48];
 
@@ -43,7 +73,7 @@ static int fail(struct parse_state *st, const struct lp_cli_opt *o, const char *
     return lp_cli_err_set(st->err, "option %s %s", label, what);
 }
 
-static int fail_value(struct parse_state *st, const struct lp_cli_opt *o, const char *what)
+static int fail_value(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *what)
 {
     char label[48];
 
@@ -51,7 +81,7 @@ static int fail_value(struct parse_state *st, const struct lp_cli_opt *o, const 
     return lp_cli_err_set(st->err, "option %s: %s", label, what);
 }
 
-static int out_of_range(struct parse_state *st, const struct lp_cli_opt *o, const char *text,
+int lp_cli_out_of_range(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *text,
                         const char *range, const char *suffix)
 {
     char label[48];
@@ -62,7 +92,7 @@ static int out_of_range(struct parse_state *st, const struct lp_cli_opt *o, cons
 }
 
 /* Numeric kinds: text -> v->num, then the row's range. */
-static int parse_number(struct parse_state *st, const struct lp_cli_opt *o, const char *text,
+static int parse_number(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *text,
                         struct lp_cli_value *v)
 {
     char label[48], range[64], rate[NUM_TEXT_MAX];
@@ -70,6 +100,21 @@ static int parse_number(struct parse_state *st, const struct lp_cli_opt *o, cons
     int rc;
 
     lp_cli_options_label(o, label, sizeof(label));
+    if ((o->flags & LP_CLI_F_NO_RANGE) && text[0] && strchr(text + 1, '-'))
+        return lp_cli_err_set(st->err, "option %s: port ranges such as '%s' are not supported",
+                              label, text);
+    if (o->flags & LP_CLI_F_PPS) {
+        size_t n = strlen(text);
+        if (strchr(text, ','))
+            return lp_cli_err_set(st->err, "option %s: a variable load (MEAN,STDEV) is not "
+                                  "supported", label);
+        if (n > 3 && strcasecmp(text + n - 3, "pps") == 0 && n - 3 < sizeof(rate)) {
+            memcpy(rate, text, n - 3);
+            rate[n - 3] = '\0';
+            num = rate;
+            v->pps = true;
+        }
+    }
     if ((o->flags & LP_CLI_F_BURST) && (slash = strchr(text, '/')) != NULL) {
         double burst = 0;
         if ((size_t)(slash - text) >= sizeof(rate))
@@ -95,6 +140,9 @@ static int parse_number(struct parse_state *st, const struct lp_cli_opt *o, cons
     case LP_CLI_ARG_SIZE:
         rc = lp_cli_value_units(num, 1024, &v->num);
         break;
+    case LP_CLI_ARG_SIZE2:
+        rc = lp_cli_value_units2(num, &v->num);
+        break;
     default:
         rc = lp_cli_value_units(num, 1000, &v->num);
         break;
@@ -105,23 +153,34 @@ static int parse_number(struct parse_state *st, const struct lp_cli_opt *o, cons
             [LP_CLI_ARG_NUM] = "a number",
             [LP_CLI_ARG_SIZE] = "a size (a number with an optional K, M, G or T suffix)",
             [LP_CLI_ARG_RATE] = "a rate (a number with an optional K, M, G or T suffix)",
+            [LP_CLI_ARG_SIZE2] = "a number with an optional k, m, g (1000-based) or K, M, G "
+                                 "(1024-based) suffix",
         };
         const char *kind = hint[o->arg];
         if (o->flags & LP_CLI_F_CPREFIX)
             kind = "an integer (decimal, 0octal or 0xhex)";
-        return lp_cli_err_set(st->err, "option %s: '%s' is not %s", label, num, kind);
+        return lp_cli_err_set(st->err, "option %s: '%s' is not %s", label,
+                              v->pps ? text : num, kind);
+    }
+    if (v->pps) {
+        char hi[32];
+        if (v->num >= 1 && v->num <= LP_CLI_PPS_MAX)
+            return 0;
+        lp_cli_value_format_units2(hi, sizeof(hi), LP_CLI_PPS_MAX);
+        return lp_cli_err_set(st->err, "option %s: %s is out of range (1..%s packets/s)",
+                              label, text, hi);
     }
     if ((o->flags & LP_CLI_F_ZERO_OK) && v->num == 0)
         return 0;
     if (v->num < o->min || v->num > o->max) {
         lp_cli_options_range(o, range, sizeof(range));
-        return out_of_range(st, o, num, range, "");
+        return lp_cli_out_of_range(st, o, num, range, "");
     }
     return 0;
 }
 
 /* Plain stores; the size check catches a row whose field type does not match its store. */
-static int store(struct parse_state *st, const struct lp_cli_opt *o,
+static int store(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
                  const struct lp_cli_value *v)
 {
     char *field = (char *)st->cfg + o->off;
@@ -136,10 +195,10 @@ static int store(struct parse_state *st, const struct lp_cli_opt *o,
     case LP_CLI_STORE_INT: want = sizeof(int); break;
     case LP_CLI_STORE_DOUBLE: want = sizeof(double); break;
     case LP_CLI_STORE_STR: want = o->size; break;
-    case LP_CLI_STORE_NONE: return fail(st, o, "has no handler (table bug)");
+    case LP_CLI_STORE_NONE: return lp_cli_fail(st, o, "has no handler (table bug)");
     }
     if (o->size != want || (o->store == LP_CLI_STORE_STR && o->max >= (double)o->size))
-        return fail(st, o, "has a field of the wrong type (table bug)");
+        return lp_cli_fail(st, o, "has a field of the wrong type (table bug)");
     switch (o->store) {
     case LP_CLI_STORE_TRUE: { bool b = true; memcpy(field, &b, sizeof(b)); break; }
     case LP_CLI_STORE_UINT: { unsigned u = (unsigned)v->num; memcpy(field, &u, sizeof(u)); break; }
@@ -155,15 +214,18 @@ static int store(struct parse_state *st, const struct lp_cli_opt *o,
 }
 
 /* One occurrence of an option with its argument (NULL for flags / absent optional). */
-static int apply(struct parse_state *st, const struct lp_cli_opt *o, const char *text)
+static int apply(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *text)
 {
     struct lp_cli_value v = {.text = text};
     char what[96];
 
-    if (o->flags & LP_CLI_F_UNSUPPORTED)
-        return fail(st, o, "is an iperf3 option that linkperf does not support");
-    st->seen[row_index(st, o)] = true;
-    st->text[row_index(st, o)] = text;
+    if (o->flags & LP_CLI_F_UNSUPPORTED) {
+        snprintf(what, sizeof(what), "is an %s option that linkperf does not support%s",
+                 st->t->name, (o->flags & LP_CLI_F_LATER) ? " yet" : "");
+        return lp_cli_fail(st, o, what);
+    }
+    st->seen[lp_cli_row_index(st, o)] = true;
+    st->text[lp_cli_row_index(st, o)] = text;
     switch (o->arg) {
     case LP_CLI_ARG_NONE:
         break;
@@ -172,7 +234,7 @@ static int apply(struct parse_state *st, const struct lp_cli_opt *o, const char 
         if (!text)
             break;
         if (o->arg == LP_CLI_ARG_STRING && !*text)
-            return fail(st, o, "needs a non-empty value");
+            return lp_cli_fail(st, o, "needs a non-empty value");
         if (o->max > 0 && (double)strlen(text) > o->max) {
             snprintf(what, sizeof(what), "value is too long (at most %.0f characters)", o->max);
             return fail_value(st, o, what);
@@ -186,7 +248,7 @@ static int apply(struct parse_state *st, const struct lp_cli_opt *o, const char 
     return o->set ? o->set(st->cfg, o, &v, st->err) : store(st, o, &v);
 }
 
-static int long_option(struct parse_state *st, int argc, char *const argv[], int *i)
+static int long_option(struct lp_cli_parse_state *st, int argc, char *const argv[], int *i)
 {
     const char *name = argv[*i] + 2;
     const char *eq = strchr(name, '=');
@@ -196,13 +258,14 @@ static int long_option(struct parse_state *st, int argc, char *const argv[], int
 
     o = lp_cli_options_prefix(st->t, name, len, &ambiguous);
     if (!o)
-        return lp_cli_err_set(st->err, "%s option --%.*s (see linkperf --help)",
-                              ambiguous ? "ambiguous" : "unknown", (int)len, name);
+        return lp_cli_err_set(st->err, "%s option --%.*s (see %s)",
+                              ambiguous ? "ambiguous" : "unknown", (int)len, name,
+                              st->t->help_hint);
     if (o->flags & LP_CLI_F_UNSUPPORTED)
         return apply(st, o, NULL);
     if (o->arg == LP_CLI_ARG_NONE) {
         if (eq)
-            return fail(st, o, "takes no argument");
+            return lp_cli_fail(st, o, "takes no argument");
         return apply(st, o, NULL);
     }
     if (o->arg == LP_CLI_ARG_OPTIONAL)
@@ -210,12 +273,12 @@ static int long_option(struct parse_state *st, int argc, char *const argv[], int
     if (eq)
         return apply(st, o, eq + 1);
     if (*i + 1 >= argc)
-        return fail(st, o, "needs an argument");
+        return lp_cli_fail(st, o, "needs an argument");
     return apply(st, o, argv[++*i]);
 }
 
 /* A cluster of short options: "-uR", "-P4", "-P 4". */
-static int short_options(struct parse_state *st, int argc, char *const argv[], int *i)
+static int short_options(struct lp_cli_parse_state *st, int argc, char *const argv[], int *i)
 {
     const char *a = argv[*i];
     size_t j;
@@ -223,7 +286,8 @@ static int short_options(struct parse_state *st, int argc, char *const argv[], i
     for (j = 1; a[j]; j++) {
         const struct lp_cli_opt *o = lp_cli_options_short(st->t, a[j]);
         if (!o)
-            return lp_cli_err_set(st->err, "unknown option -%c (see linkperf --help)", a[j]);
+            return lp_cli_err_set(st->err, "unknown option -%c (see %s)", a[j],
+                                  st->t->help_hint);
         if (o->arg == LP_CLI_ARG_NONE || o->arg == LP_CLI_ARG_OPTIONAL ||
             (o->flags & LP_CLI_F_UNSUPPORTED)) {
             if (apply(st, o, NULL) < 0)
@@ -235,88 +299,55 @@ static int short_options(struct parse_state *st, int argc, char *const argv[], i
         if (a[j + 1])
             return apply(st, o, a + j + 1);
         if (*i + 1 >= argc)
-            return fail(st, o, "needs an argument");
+            return lp_cli_fail(st, o, "needs an argument");
         return apply(st, o, argv[++*i]);
     }
     return 0;
 }
 
-static int check_modes(struct parse_state *st)
+static bool is_linkperf2(const char *argv0)
 {
-    enum lp_cli_mode wrong = st->cfg->spec.role == LP_ROLE_SERVER ? LP_CLI_MODE_CLIENT
-                                                                  : LP_CLI_MODE_SERVER;
-    size_t k;
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    const char *base = slash ? slash + 1 : argv0;
 
-    for (k = 0; k < st->t->count; k++) {
-        const struct lp_cli_opt *o = &st->t->opts[k];
-        if (!st->seen[k])
+    return base && strcmp(base, "linkperf2") == 0;
+}
+
+/* --iperf2 anywhere (or any unambiguous prefix of it, as getopt_long would take) or the
+ * program run as linkperf2: the whole line is read with iperf2's table. */
+static bool wants_iperf2(int argc, char *const argv[])
+{
+    const struct lp_cli_table *t = lp_cli_options_iperf3();
+    int i;
+
+    if (argc > 0 && is_linkperf2(argv[0]))
+        return true;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *eq;
+        const struct lp_cli_opt *o;
+        bool ambiguous;
+
+        if (strcmp(a, "--") == 0)
+            break;
+        if (a[0] != '-' || a[1] != '-')
             continue;
-        if (st->cfg->action == LP_CLI_ACTION_DEMO && o->mode != LP_CLI_MODE_GENERAL)
-            return fail(st, o, "cannot be used with demo");
-        if (st->cfg->action == LP_CLI_ACTION_RUN && o->mode == wrong)
-            return fail(st, o, wrong == LP_CLI_MODE_CLIENT ? "only applies to a client"
-                                                           : "only applies to a server");
+        eq = strchr(a + 2, '=');
+        o = lp_cli_options_prefix(t, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2),
+                                  &ambiguous);
+        if (o && o->set == lp_cli_set_iperf2)
+            return true;
     }
-    return 0;
-}
-
-static int check_client(struct parse_state *st)
-{
-    struct lp_spec *sp = &st->cfg->spec;
-    int ends = seen(st, "time") + seen(st, "bytes") + seen(st, "blockcount");
-
-    if (ends > 1)
-        return lp_cli_err_set(st->err, "only one test end condition may be given "
-                              "(-t, -n or -k)");
-    if (seen(st, "bytes") || seen(st, "blockcount"))
-        sp->duration_s = 0; /* iperf3 sends "time":0 when bytes or blocks end the test */
-    if (seen(st, "reverse") && seen(st, "bidir"))
-        return lp_cli_err_set(st->err, "options -R/--reverse and --bidir cannot be used "
-                              "together");
-    if (sp->port == 0)
-        return out_of_range(st, row_named(st, "port"), "0", "1..65535", " for a client");
-    if (sp->proto == LP_PROTO_UDP) {
-        const struct lp_cli_opt *l = row_named(st, "length");
-        if (!seen(st, "bitrate"))
-            sp->rate_bps = LP_DEFAULT_UDP_RATE_BPS;
-        if (seen(st, "length") &&
-            (sp->blksize < LP_MIN_UDP_BLKSIZE || sp->blksize > LP_MAX_UDP_BLKSIZE))
-            return out_of_range(st, l, st->text[row_index(st, l)], "16..65507", " for UDP");
-    }
-    return 0;
-}
-
-static int finish(struct parse_state *st)
-{
-    struct lp_cli_config *cfg = st->cfg;
-
-    if (cfg->action == LP_CLI_ACTION_DEMO) {
-        if (cfg->role_given)
-            return lp_cli_err_set(st->err, "demo cannot be combined with -s or -c");
-        return check_modes(st);
-    }
-    if (seen(st, "server") && seen(st, "client"))
-        return lp_cli_err_set(st->err, "options -s/--server and -c/--client cannot be used "
-                              "together");
-    if (!cfg->role_given)
-        return lp_cli_err_set(st->err, "give -s (server) or -c host (client); "
-                              "see linkperf --help");
-    if (check_modes(st) < 0)
-        return -1;
-    if (cfg->spec.role == LP_ROLE_SERVER) {
-        cfg->spec.report.server_output_json = cfg->json;
-        return 0;
-    }
-    return check_client(st);
+    return false;
 }
 
 int lp_cli_parse_table(const struct lp_cli_table *t, int argc, char *const argv[],
                        struct lp_cli_config *cfg, struct lp_cli_err *err)
 {
-    struct parse_state st = {.t = t, .cfg = cfg, .err = err};
+    struct lp_cli_parse_state st = {.t = t, .cfg = cfg, .err = err};
     int i = 1;
 
     lp_cli_config_init(cfg);
+    cfg->iperf2 = t->iperf2;
     err->msg[0] = '\0';
     if (t->count > MAX_ROWS)
         return lp_cli_err_set(err, "option table %s has too many rows", t->name);
@@ -345,11 +376,13 @@ int lp_cli_parse_table(const struct lp_cli_table *t, int argc, char *const argv[
             cfg->action == LP_CLI_ACTION_MAN)
             return 0; /* like iperf3: -h and -v win over whatever follows */
     }
-    return finish(&st);
+    return lp_cli_check_line(&st);
 }
 
 int lp_cli_parse(int argc, char *const argv[], struct lp_cli_config *cfg,
                  struct lp_cli_err *err)
 {
-    return lp_cli_parse_table(lp_cli_options_iperf3(), argc, argv, cfg, err);
+    return lp_cli_parse_table(wants_iperf2(argc, argv) ? lp_cli_options_iperf2()
+                                                       : lp_cli_options_iperf3(),
+                              argc, argv, cfg, err);
 }

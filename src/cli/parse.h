@@ -7,11 +7,13 @@
 #include "cli/options.h"
 #include "cli/values.h"
 
-/* Parse with iperf3's spelling. Initialises cfg. Returns 0 or -1 (err filled); on -1 the
- * caller exits with LP_CLI_EXIT_USAGE. argv[1] == "demo" selects LP_CLI_ACTION_DEMO. */
+/* Parse with iperf3's spelling, or iperf2's when argv[0]'s base name is linkperf2 or
+ * --iperf2 appears anywhere (cfg->iperf2 then says so). Initialises cfg. Returns 0 or -1
+ * (err filled); on -1 the caller exits with LP_CLI_EXIT_USAGE. argv[1] == "demo" selects
+ * LP_CLI_ACTION_DEMO. */
 int lp_cli_parse(int argc, char *const argv[], struct lp_cli_config *cfg,
                  struct lp_cli_err *err);
-/* The same with any table (the --iperf2 spelling will come in as a second table). */
+/* The same with a given table. */
 int lp_cli_parse_table(const struct lp_cli_table *t, int argc, char *const argv[],
                        struct lp_cli_config *cfg, struct lp_cli_err *err);
 

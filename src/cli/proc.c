@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct lp_cli_signals {
@@ -20,7 +21,19 @@ struct lp_cli_signals {
     bool stop_requested;
     bool quit;                 /* lp_cli_signals_free is ending the thread */
     unsigned interrupts;
+    bool has_timer;
+    timer_t timer;             /* --stop-after: raises SIGALRM once */
 };
+
+/* The signals the thread takes: the three that stop us, and the --stop-after alarm. */
+static void stop_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGALRM);
+}
 
 static void stop_targets(struct lp_cli_signals *s)
 {
@@ -36,10 +49,7 @@ static void *signal_thread(void *arg)
     sigset_t set;
     int sig = 0;
 
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    stop_set(&set);
     for (;;) {
         if (sigwait(&set, &sig) != 0)
             continue;
@@ -67,10 +77,7 @@ struct lp_cli_signals *lp_cli_signals_start(char *err, size_t errlen)
         return NULL;
     }
     signal(SIGPIPE, SIG_IGN); /* a closed stdout or peer is an error value, not a death */
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    stop_set(&set);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     /* An ignored signal is discarded even while blocked, so sigwait would never see it:
      * a shell starts background jobs with SIGINT ignored. iperf3 catches these three
@@ -78,6 +85,7 @@ struct lp_cli_signals *lp_cli_signals_start(char *err, size_t errlen)
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+    signal(SIGALRM, SIG_DFL);
     pthread_mutex_init(&s->mu, NULL);
     rc = pthread_create(&s->thread, NULL, signal_thread, s);
     if (rc != 0) {
@@ -98,6 +106,31 @@ void lp_cli_signals_target(struct lp_cli_signals *s, struct lp_client *c,
     if (s->stop_requested)
         stop_targets(s);
     pthread_mutex_unlock(&s->mu);
+}
+
+int lp_cli_signals_deadline(struct lp_cli_signals *s, double seconds, char *err, size_t errlen)
+{
+    struct sigevent ev;
+    struct itimerspec when;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGALRM;
+    memset(&when, 0, sizeof(when));
+    when.it_value.tv_sec = (time_t)seconds;
+    when.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+    if (when.it_value.tv_sec == 0 && when.it_value.tv_nsec == 0)
+        when.it_value.tv_nsec = 1; /* 0 would disarm */
+    pthread_mutex_lock(&s->mu);
+    if (!s->has_timer && timer_create(CLOCK_MONOTONIC, &ev, &s->timer) == 0)
+        s->has_timer = true;
+    if (!s->has_timer || timer_settime(s->timer, 0, &when, NULL) != 0) {
+        snprintf(err, errlen, "cannot set the stop timer: %s", strerror(errno));
+        pthread_mutex_unlock(&s->mu);
+        return -1;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return 0;
 }
 
 int lp_cli_signals_stopped(struct lp_cli_signals *s)
@@ -121,6 +154,8 @@ void lp_cli_signals_free(struct lp_cli_signals *s)
     pthread_mutex_unlock(&s->mu);
     pthread_kill(s->thread, SIGTERM); /* blocked, so it only wakes the sigwait */
     pthread_join(s->thread, NULL);
+    if (s->has_timer)
+        timer_delete(s->timer);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }

@@ -7,7 +7,8 @@
 
 #include "linkperf/engine.h"
 
-/* Owns a thread that sigwait()s for SIGINT/SIGTERM/SIGHUP and stops the current target.
+/* Owns a thread that sigwait()s for SIGINT/SIGTERM/SIGHUP (and SIGALRM from its own
+ * deadline timer) and stops the current target.
  * Start it before creating engine threads: they inherit the blocked signal mask, so the
  * signals are only ever taken by this thread (no handler, no global). Also ignores
  * SIGPIPE. A second SIGINT ends the process at once with status 130. */
@@ -18,7 +19,10 @@ struct lp_cli_signals *lp_cli_signals_start(char *err, size_t errlen);
  * no target stops the next one as soon as it is set. */
 void lp_cli_signals_target(struct lp_cli_signals *s, struct lp_client *c,
                            struct lp_server *srv);
-/* Whether a stop signal has arrived. */
+/* Stop the target as a signal would, this many seconds from now (iperf2's server -t,
+ * --stop-after). Returns 0 or -1 with err. */
+int lp_cli_signals_deadline(struct lp_cli_signals *s, double seconds, char *err, size_t errlen);
+/* Whether a stop signal (or the deadline) has arrived. */
 int lp_cli_signals_stopped(struct lp_cli_signals *s);
 void lp_cli_signals_free(struct lp_cli_signals *s);
 

@@ -24,7 +24,7 @@ LP_CLI_SETTER(lp_cli_set_server)
 }
 
 /* iperf3 reads "host%dev" as host plus --bind-dev dev (so no IPv6 scope ids here). */
-static int split_host(const struct lp_cli_opt *opt, const char *text, char *host,
+int lp_cli_split_host(const struct lp_cli_opt *opt, const char *text, char *host,
                       size_t hostlen, char *dev, size_t devlen, struct lp_cli_err *err)
 {
     char label[48];
@@ -47,21 +47,18 @@ static int split_host(const struct lp_cli_opt *opt, const char *text, char *host
     return 0;
 }
 
-/* IFNAMSIZ - 1: what SO_BINDTODEVICE accepts, tighter than the spec's buffer. */
-#define DEV_LEN 16
-
 LP_CLI_SETTER(lp_cli_set_client)
 {
     cfg->spec.role = LP_ROLE_CLIENT;
     cfg->role_given = true;
-    return split_host(opt, v->text, cfg->spec.host, sizeof(cfg->spec.host),
-                      cfg->spec.bind_dev, DEV_LEN, err);
+    return lp_cli_split_host(opt, v->text, cfg->spec.host, sizeof(cfg->spec.host),
+                             cfg->spec.bind_dev, LP_CLI_DEV_LEN, err);
 }
 
 LP_CLI_SETTER(lp_cli_set_bind)
 {
-    return split_host(opt, v->text, cfg->spec.bind_addr, sizeof(cfg->spec.bind_addr),
-                      cfg->spec.bind_dev, DEV_LEN, err);
+    return lp_cli_split_host(opt, v->text, cfg->spec.bind_addr, sizeof(cfg->spec.bind_addr),
+                             cfg->spec.bind_dev, LP_CLI_DEV_LEN, err);
 }
 
 LP_CLI_SETTER(lp_cli_set_format)
@@ -151,10 +148,12 @@ LP_CLI_SETTER(lp_cli_set_timestamps)
 LP_CLI_SETTER(lp_cli_set_debug)
 {
     double level = 4; /* iperf3: a bare -d means every message */
+    char label[48];
 
+    lp_cli_options_label(opt, label, sizeof(label));
     if (v->text && (lp_cli_value_int(v->text, false, &level) < 0 || level < opt->min ||
                     level > opt->max))
-        return lp_cli_err_set(err, "option -d/--debug: '%s' is not a debug level (1..4)",
+        return lp_cli_err_set(err, "option %s: '%s' is not a debug level (1..4)", label,
                               v->text);
     cfg->debug = (unsigned)level;
     cfg->spec.report.debug = (unsigned)level;
@@ -187,5 +186,67 @@ LP_CLI_SETTER(lp_cli_set_man)
 {
     (void)opt, (void)v, (void)err;
     cfg->action = LP_CLI_ACTION_MAN;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_iperf2)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->iperf2 = true; /* the table was chosen before parsing; this only records it */
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_dialect)
+{
+    (void)opt;
+    if (strcmp(v->text, "iperf3") == 0)
+        cfg->spec.dialect = LP_DIALECT_IPERF3;
+    else if (strcmp(v->text, "iperf2") == 0)
+        cfg->spec.dialect = LP_DIALECT_IPERF2;
+    else
+        return lp_cli_err_set(err, "option --dialect: '%s' is not a dialect (iperf2 or iperf3)",
+                              v->text);
+    cfg->parse.dialect_given = true;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_dual)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.iperf2.dual = true;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_tradeoff)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.iperf2.tradeoff = true;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_allow)
+{
+    char why[LP_CLI_ERR_MAX - 64], label[48];
+
+    if (lp_cli_value_allow(v->text, cfg->spec.allow, sizeof(cfg->spec.allow), why,
+                           sizeof(why)) == 0)
+        return 0;
+    lp_cli_options_label(opt, label, sizeof(label));
+    return lp_cli_err_set(err, "option %s: %s", label, why);
+}
+
+LP_CLI_SETTER(lp_cli_set_enhanced)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.report.enhanced = true;
+    cfg->fmt.enhanced = true;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_print_mss)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.report.print_mss = true;
+    cfg->fmt.print_mss = true;
     return 0;
 }

@@ -28,5 +28,29 @@ LP_CLI_SETTER(lp_cli_set_json_stream);
 LP_CLI_SETTER(lp_cli_set_help);
 LP_CLI_SETTER(lp_cli_set_version);
 LP_CLI_SETTER(lp_cli_set_man);
+/* Default spelling, iperf2 capabilities (setters.c). */
+LP_CLI_SETTER(lp_cli_set_iperf2);
+LP_CLI_SETTER(lp_cli_set_dialect);
+LP_CLI_SETTER(lp_cli_set_dual);
+LP_CLI_SETTER(lp_cli_set_tradeoff);
+LP_CLI_SETTER(lp_cli_set_allow);
+LP_CLI_SETTER(lp_cli_set_enhanced);
+LP_CLI_SETTER(lp_cli_set_print_mss);
+/* iperf2 spelling only (setters2.c). */
+LP_CLI_SETTER(lp_cli_set_client2);
+LP_CLI_SETTER(lp_cli_set_bandwidth2);
+LP_CLI_SETTER(lp_cli_set_format2);
+LP_CLI_SETTER(lp_cli_set_exclude);
+LP_CLI_SETTER(lp_cli_set_reportstyle);
+LP_CLI_SETTER(lp_cli_set_tos2);
+LP_CLI_SETTER(lp_cli_set_bind2);
+LP_CLI_SETTER(lp_cli_set_mss2);
+LP_CLI_SETTER(lp_cli_set_fq_rate2);
+LP_CLI_SETTER(lp_cli_set_single_client);
+
+/* "host%dev" -> host and device (iperf3 and iperf2 read it the same way). */
+int lp_cli_split_host(const struct lp_cli_opt *opt, const char *text, char *host,
+                      size_t hostlen, char *dev, size_t devlen, struct lp_cli_err *err);
+#define LP_CLI_DEV_LEN 16 /* IFNAMSIZ: what SO_BINDTODEVICE accepts, incl. NUL */
 
 #endif

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <arpa/inet.h>
+
 int lp_cli_err_set(struct lp_cli_err *err, const char *fmt, ...)
 {
     va_list ap;
@@ -108,6 +110,36 @@ int lp_cli_value_units(const char *s, unsigned base, double *out)
     return 0;
 }
 
+int lp_cli_value_units2(const char *s, double *out)
+{
+    double v, mult = 1.0;
+    size_t n;
+
+    if (!s || !*s)
+        return -1;
+    n = scan_decimal(s, true);
+    if (n == 0)
+        return -1;
+    if (s[n] != '\0') {
+        if (s[n + 1] != '\0')
+            return -1;
+        switch (s[n]) {
+        case 'g': mult *= 1000.0; /* fall through */
+        case 'm': mult *= 1000.0; /* fall through */
+        case 'k': mult *= 1000.0; break;
+        case 'G': mult *= 1024.0; /* fall through */
+        case 'M': mult *= 1024.0; /* fall through */
+        case 'K': mult *= 1024.0; break;
+        default: return -1;
+        }
+    }
+    v = strtod(s, NULL) * mult;
+    if (!isfinite(v))
+        return -1;
+    *out = trunc(v);
+    return 0;
+}
+
 struct dscp_name {
     const char *name;
     int value;
@@ -140,6 +172,157 @@ int lp_cli_value_dscp(const char *s, int *dscp)
     return 0;
 }
 
+/* iperf2's names: the DSCP code points shifted into the TOS byte, and RFC 1349's TOS bits.
+ * iperf 2.1.8 writes le, nqb and nqb2 unshifted (0x1, 0x5, 0x2d), which puts them in the
+ * ECN bits; linkperf sends the code points they name. */
+static const struct dscp_name tos2_names[] = {
+    {"le", 1 << 2},    {"nqb", 5 << 2},   {"nqb2", 45 << 2},  {"ac_be", 0},
+    {"ac_bk", 8 << 2}, {"ac_vi", 32 << 2}, {"ac_vo", 46 << 2}, {"lowdelay", 0x10},
+    {"throughput", 0x08}, {"reliability", 0x04},
+};
+
+int lp_cli_value_tos2(const char *s, int *tos)
+{
+    double v;
+    size_t i;
+
+    if (strcasecmp(s, "none") == 0) {
+        *tos = -1;
+        return 0;
+    }
+    for (i = 0; i < sizeof(tos2_names) / sizeof(tos2_names[0]); i++) {
+        if (strcasecmp(s, tos2_names[i].name) == 0) {
+            *tos = tos2_names[i].value;
+            return 0;
+        }
+    }
+    for (i = 0; i < sizeof(dscp_names) / sizeof(dscp_names[0]); i++) {
+        if (strcasecmp(s, dscp_names[i].name) == 0 && strcasecmp(s, "VA") != 0) {
+            *tos = dscp_names[i].value << 2;
+            return 0;
+        }
+    }
+    if (lp_cli_value_int(s, true, &v) < 0)
+        return -1;
+    if (v < 0 || v > 255)
+        return -2;
+    *tos = (int)v;
+    return 0;
+}
+
+/* RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
+static bool is_host_name(const char *s, size_t n)
+{
+    size_t i, label = 0;
+    bool digits_only = true;
+
+    if (n == 0 || n > 253)
+        return false;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (label == 0 || s[i - 1] == '-')
+                return false;
+            label = 0;
+            continue;
+        }
+        if (!is_digit(c))
+            digits_only = false;
+        if (!(is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-'))
+            return false;
+        if (c == '-' && label == 0)
+            return false;
+        if (++label > 63)
+            return false;
+    }
+    /* "1.2.3" or "300.1.1.1" is a mistyped address, not a name. */
+    return label > 0 && s[n - 1] != '-' && !digits_only;
+}
+
+static int allow_item(const char *s, size_t n, char *why, size_t whylen)
+{
+    char addr[INET6_ADDRSTRLEN + 8];
+    unsigned char bin[16];
+    const char *slash = memchr(s, '/', n);
+    size_t alen = slash ? (size_t)(slash - s) : n;
+    int family = 0;
+
+    if (alen < sizeof(addr)) {
+        memcpy(addr, s, alen);
+        addr[alen] = '\0';
+        if (inet_pton(AF_INET, addr, bin) == 1)
+            family = 4;
+        else if (inet_pton(AF_INET6, addr, bin) == 1)
+            family = 6;
+    }
+    if (slash) {
+        const char *p = slash + 1;
+        size_t plen = n - alen - 1, i;
+        unsigned prefix = 0, max = family == 6 ? 128 : 32;
+
+        if (!family) {
+            snprintf(why, whylen, "'%.*s': a /prefix needs an IPv4 or IPv6 address", (int)n, s);
+            return -1;
+        }
+        for (i = 0; i < plen && i < 4 && is_digit(p[i]); i++)
+            prefix = prefix * 10 + (unsigned)(p[i] - '0');
+        if (plen == 0 || i != plen) {
+            snprintf(why, whylen, "'%.*s' has a malformed /prefix", (int)n, s);
+            return -1;
+        }
+        if (prefix > max) {
+            snprintf(why, whylen, "'%.*s': prefix /%u is out of range for IPv%d (0..%u)", (int)n,
+                     s, prefix, family, max);
+            return -1;
+        }
+        return 0;
+    }
+    if (family || is_host_name(s, n))
+        return 0;
+    snprintf(why, whylen, "'%.*s' is not a host name, IPv4/IPv6 address or CIDR block", (int)n,
+             s);
+    return -1;
+}
+
+int lp_cli_value_allow(const char *s, char *out, size_t outlen, char *why, size_t whylen)
+{
+    size_t used = 0;
+
+    if (outlen == 0)
+        return -1;
+    out[0] = '\0';
+    for (;;) {
+        const char *end = strchr(s, ',');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        const char *item = s;
+
+        while (n && *item == ' ') {
+            item++;
+            n--;
+        }
+        while (n && item[n - 1] == ' ')
+            n--;
+        if (n == 0) {
+            snprintf(why, whylen, "empty entry in the list");
+            return -1;
+        }
+        if (allow_item(item, n, why, whylen) < 0)
+            return -1;
+        if (used + n + (used ? 1 : 0) >= outlen) {
+            snprintf(why, whylen, "the list is too long (at most %zu characters)", outlen - 1);
+            return -1;
+        }
+        if (used)
+            out[used++] = ',';
+        memcpy(out + used, item, n);
+        used += n;
+        out[used] = '\0';
+        if (!end)
+            return 0;
+        s = end + 1;
+    }
+}
+
 void lp_cli_value_format_units(char *buf, size_t len, double n, unsigned base)
 {
     static const char suffix[] = "KMGT";
@@ -154,4 +337,26 @@ void lp_cli_value_format_units(char *buf, size_t len, double n, unsigned base)
         snprintf(buf, len, "%.0f", n);
     else
         snprintf(buf, len, "%.0f%c", scaled, suffix[i]);
+}
+
+void lp_cli_value_format_units2(char *buf, size_t len, double n)
+{
+    static const char upper[] = "KMG", lower[] = "kmg";
+    double up = n, low = n;
+    int iu = -1, il = -1;
+
+    while (iu < 2 && up >= 1024 && fmod(up, 1024) == 0.0) {
+        up /= 1024;
+        iu++;
+    }
+    while (il < 2 && low >= 1000 && fmod(low, 1000) == 0.0) {
+        low /= 1000;
+        il++;
+    }
+    if (il > iu) /* the shorter notation: 1e12 is "1000g", not "976562500K" */
+        snprintf(buf, len, "%.0f%c", low, lower[il]);
+    else if (iu >= 0)
+        snprintf(buf, len, "%.0f%c", up, upper[iu]);
+    else
+        snprintf(buf, len, "%.0f", n);
 }

@@ -25,12 +25,28 @@ int lp_cli_value_num(const char *s, double *out);                 /* "0.5", "-1"
 /* iperf3 units: optional fraction, then one of k K m M g G t T; base 1000 or 1024.
  * The result is truncated to an integer like iperf3's unit_atoi. */
 int lp_cli_value_units(const char *s, unsigned base, double *out);
+/* iperf2 2.1 numbers (-l -n -w -b): optional fraction, then one of k m g (1000-based) or
+ * K M G (1024-based): "10m" is 10000000, "10M" 10485760. Truncated to an integer. */
+int lp_cli_value_units2(const char *s, double *out);
 /* --dscp: a number 0..63 (C prefixes allowed) or a name (AF11..AF43, CS0..CS7, EF, VA),
  * case-insensitive. Returns 0, -1 when malformed, -2 when a number is out of range. */
 int lp_cli_value_dscp(const char *s, int *dscp);
 
+/* iperf2 -S: a number 0..255 (C prefixes allowed) or one of iperf2's names (af11..af43,
+ * cs0..cs7, ef, le, nqb, nqb2, ac_be, ac_bk, ac_vi, ac_vo, lowdelay, throughput,
+ * reliability, none), case-insensitive. "none" gives -1 (leave the TOS alone).
+ * Returns 0, -1 when malformed, -2 when a number is out of range. */
+int lp_cli_value_tos2(const char *s, int *tos);
+
+/* A client allowlist: comma-separated host names, IPv4/IPv6 addresses and CIDR blocks
+ * (/0..32, /0..128); blanks around commas are dropped. Writes the list without blanks to
+ * out. Returns 0, or -1 with why (no option name) set. */
+int lp_cli_value_allow(const char *s, char *out, size_t outlen, char *why, size_t whylen);
+
 /* Format n with the largest suffix that divides it exactly ("512M" for 536870912 in base
  * 1024, "100M" for 1e8 in base 1000), else plainly. */
 void lp_cli_value_format_units(char *buf, size_t len, double n, unsigned base);
+/* The same in iperf2's notation: "512M" when 1024-based fits, else "1000g", else plain. */
+void lp_cli_value_format_units2(char *buf, size_t len, double n);
 
 #endif

@@ -1,5 +1,6 @@
 /* docs/linkperf.1 must be exactly what `linkperf --man` prints, so the page cannot drift
- * from the option table; --help must list every supported option. */
+ * from the option tables (iperf3's and, in IPERF2 MODE, iperf2's); --help of each spelling
+ * must list every supported option of its table. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,7 +39,7 @@ static char *read_file(const char *path, size_t *len)
 
 static void test_man_page_matches_table(void **state)
 {
-    char *want = lp_cli_man_page(lp_cli_options_iperf3());
+    char *want = lp_cli_man_page(lp_cli_options_iperf3(), lp_cli_options_iperf2());
     size_t len = 0, i;
     char *have = read_file(MAN_PATH, &len);
 
@@ -57,11 +58,25 @@ static void test_man_page_matches_table(void **state)
     free(want);
 }
 
-/* Every row appears in the page, in its escaped form ("\-\-bind\-dev"). */
+/* The tag of a row as the page writes it: "\fB\-\-bind\-dev\fR". */
+static void escaped_tag(const char *name, char *esc, size_t len)
+{
+    size_t n = (size_t)snprintf(esc, len, "\\fB\\-\\-");
+
+    for (; *name && n + 8 < len; name++) {
+        if (*name == '-')
+            esc[n++] = '\\';
+        esc[n++] = *name;
+    }
+    snprintf(esc + n, len - n, "\\fR");
+}
+
+/* Every row of both tables appears in the page, the iperf2 rows after IPERF2 MODE. */
 static void test_man_page_names_every_option(void **state)
 {
-    const struct lp_cli_table *t = lp_cli_options_iperf3();
-    char *page = lp_cli_man_page(t);
+    const struct lp_cli_table *t3 = lp_cli_options_iperf3(), *t2 = lp_cli_options_iperf2();
+    char *page = lp_cli_man_page(t3, t2);
+    const char *mode2;
     size_t i;
 
     (void)state;
@@ -69,38 +84,67 @@ static void test_man_page_names_every_option(void **state)
     assert_non_null(strstr(page, ".SH SERVER OPTIONS\n"));
     assert_non_null(strstr(page, ".SH CLIENT OPTIONS\n"));
     assert_non_null(strstr(page, ".SH EXIT STATUS\n"));
-    for (i = 0; i < t->count; i++) {
-        char esc[128] = "\\fB\\-\\-";
-        const char *s;
-        size_t n = strlen(esc);
-        for (s = t->opts[i].name; *s && n + 3 < sizeof(esc); s++) {
-            if (*s == '-')
-                esc[n++] = '\\';
-            esc[n++] = *s;
-        }
-        esc[n] = '\0';
-        if (!strstr(page, esc))
-            fail_msg("man page lacks --%s", t->opts[i].name);
+    mode2 = strstr(page, ".SH IPERF2 MODE\n");
+    assert_non_null(mode2);
+    assert_non_null(strstr(mode2, ".SS Server options (iperf2 mode)\n"));
+    assert_non_null(strstr(mode2, ".SS Unsupported iperf2 options\n"));
+    for (i = 0; i < t3->count; i++) {
+        char esc[160];
+        escaped_tag(t3->opts[i].name, esc, sizeof(esc));
+        if (!strstr(page, esc) || strstr(page, esc) > mode2)
+            fail_msg("man page lacks --%s before IPERF2 MODE", t3->opts[i].name);
+    }
+    for (i = 0; i < t2->count; i++) {
+        char esc[160];
+        escaped_tag(t2->opts[i].name, esc, sizeof(esc));
+        if (!strstr(mode2, esc))
+            fail_msg("IPERF2 MODE lacks --%s", t2->opts[i].name);
     }
     free(page);
 }
 
-static void test_help_lists_supported_options(void **state)
+static void check_help(const struct lp_cli_table *t, const char *usage)
 {
-    const struct lp_cli_table *t = lp_cli_options_iperf3();
     char *help = lp_cli_help_text(t);
     size_t i;
 
-    (void)state;
     assert_non_null(help);
+    assert_int_equal(strncmp(help, usage, strlen(usage)), 0);
     for (i = 0; i < t->count; i++) {
         char name[64];
-        if (t->opts[i].flags & LP_CLI_F_UNSUPPORTED)
-            continue; /* listed by letter only */
-        snprintf(name, sizeof(name), "--%s", t->opts[i].name);
+        if ((t->opts[i].flags & LP_CLI_F_UNSUPPORTED) && t->opts[i].letter)
+            snprintf(name, sizeof(name), " -%c", t->opts[i].letter);
+        else if (t->opts[i].flags & LP_CLI_F_UNSUPPORTED)
+            snprintf(name, sizeof(name), " --%s", t->opts[i].name);
+        else
+            snprintf(name, sizeof(name), "--%s", t->opts[i].name);
         if (!strstr(help, name))
-            fail_msg("--help lacks %s", name);
+            fail_msg("%s --help lacks %s", t->name, name);
     }
+    free(help);
+}
+
+static void test_help_lists_supported_options(void **state)
+{
+    (void)state;
+    check_help(lp_cli_options_iperf3(), "Usage: linkperf [-s|-c host] [options]\n");
+}
+
+/* linkperf --iperf2 --help: iperf2's sections and suffix note, every iperf2 option. */
+static void test_iperf2_help(void **state)
+{
+    char *help = lp_cli_help_text(lp_cli_options_iperf2());
+
+    (void)state;
+    check_help(lp_cli_options_iperf2(), "Usage: linkperf --iperf2 [-s|-c host] [options]\n");
+    assert_non_null(help);
+    assert_non_null(strstr(help, "\nClient/Server:\n"));
+    assert_non_null(strstr(help, "  -V, --ipv6_domain "));
+    assert_non_null(strstr(help, "  -y, --reportstyle C "));
+    assert_non_null(strstr(help, "1K = 1024"));
+    assert_non_null(strstr(help, "iperf2 options that linkperf does not support:"));
+    assert_null(strstr(help, "--json"));        /* iperf3's rows stay out */
+    assert_null(strstr(help, "\n  --trip-times")); /* refused: named in the list only */
     free(help);
 }
 
@@ -110,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_man_page_matches_table),
         cmocka_unit_test(test_man_page_names_every_option),
         cmocka_unit_test(test_help_lists_supported_options),
+        cmocka_unit_test(test_iperf2_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
-/* Every row of the option table: a valid value lands in the right field, and bad values
- * give the expected one-line error naming the option. A row without a case here fails. */
+/* Every row of the default (iperf3-spelling) option table: a valid value lands in the
+ * right field, and bad values give the expected one-line error naming the option. A row
+ * without a case here fails. The iperf2 table has its own file, test_cli_options2.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +89,25 @@ CHECK(get_server_output, c->spec.report.get_server_output)
 CHECK(udp_counters_64bit, c->spec.udp_counters_64bit)
 CHECK(repeating_payload, c->spec.repeating_payload)
 CHECK(dont_fragment, c->spec.dont_fragment)
+CHECK(iperf2, c->iperf2 && c->spec.dialect == LP_DIALECT_IPERF2 && c->spec.port == 5001)
+CHECK(csv, c->csv && !c->json && !c->iperf2)
+CHECK(csv_header, c->csv && c->fmt.csv_header)
+CHECK(enhanced, c->spec.report.enhanced && c->fmt.enhanced)
+CHECK(print_mss, c->spec.report.print_mss && c->fmt.print_mss)
+CHECK(allow, strcmp(c->spec.allow, "10.0.0.0/8,host.example,2001:db8::/32") == 0)
+CHECK(max_connections, c->spec.max_conns == 5)
+CHECK(stop_after, c->stop_after_s == 2.5)
+CHECK(dialect, c->spec.dialect == LP_DIALECT_IPERF2 && c->spec.port == 5001 && !c->iperf2)
+CHECK(full_duplex, c->spec.dir == LP_DIR_BIDIR && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(dual, c->spec.iperf2.dual && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(tradeoff, c->spec.iperf2.tradeoff && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(listen_port, c->spec.iperf2.listen_port == 6001 && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(compat, c->spec.iperf2.compat && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(file, strcmp(c->spec.iperf2.file, "data.bin") == 0 &&
+                c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(stdin, c->spec.iperf2.from_stdin && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(ttl, c->spec.iperf2.mcast_ttl == 4 && c->spec.dialect == LP_DIALECT_IPERF2)
 
 #define NOT_SUPPORTED(n, flag, ...)                                                        \
     {.name = n, .bad = {{{__VA_ARGS__, NULL},                                              \
@@ -111,7 +131,6 @@ static const struct opt_case cases[] = {
     {"pidfile", {"-s", "-I", "/tmp/lp.pid"}, check_pidfile,
      {{{"-s", "-I", ""}, "option -I/--pidfile needs a non-empty value"},
       {{"-s", "-I"}, "option -I/--pidfile needs an argument"}}},
-    NOT_SUPPORTED("file", "-F/--file", "-c", "h", "-F", "x"),
     NOT_SUPPORTED("affinity", "-A/--affinity", "-c", "h", "-A", "1"),
     {"bind", {"-c", "h", "-B", "10.0.0.1%eth1"}, check_bind,
      {{{"-c", "h", "-B", "%eth0"}, "option -B/--bind: the host is empty"},
@@ -142,6 +161,17 @@ static const struct opt_case cases[] = {
     {"version", {"-v"}, check_version, {{{"--version=1"}, "option -v/--version takes no argument"}}},
     {"help", {"-h"}, check_help, {{{"--help=x"}, "option -h/--help takes no argument"}}},
     {"man", {"--man"}, check_man, {{{"--man=1"}, "option --man takes no argument"}}},
+    {"iperf2", {"-c", "h", "--iperf2"}, check_iperf2,
+     {{{"-c", "h", "--iperf2=1"}, "option --iperf2 takes no argument"}}},
+    {"csv", {"-c", "h", "--csv"}, check_csv,
+     {{{"-c", "h", "--csv", "-J"}, "options -J/--json and --csv cannot be used together"},
+      {{"-s", "--json-stream", "--csv"}, "options -J/--json and --csv cannot be used together"}}},
+    {"csv-header", {"-c", "h", "--csv-header", "--csv"}, check_csv_header,
+     {{{"-c", "h", "--csv-header"}, "option --csv-header needs --csv"}}},
+    {"enhanced", {"-c", "h", "--enhanced"}, check_enhanced,
+     {{{"-c", "h", "--enhanced=1"}, "option --enhanced takes no argument"}}},
+    {"print-mss", {"-s", "--print-mss"}, check_print_mss,
+     {{{"-c", "h", "--print-mss=y"}, "option --print-mss takes no argument"}}},
     /* ---- server ---- */
     {"server", {"-s"}, check_server,
      {{{"-s", "-c", "h"}, "options -s/--server and -c/--client cannot be used together"}}},
@@ -158,6 +188,22 @@ static const struct opt_case cases[] = {
      {{{"-s", "--max-tests", "0"}, "option --max-tests: 0 is out of range (1..1024)"},
       {{"-s", "--max-tests", "1025"}, "option --max-tests: 1025 is out of range (1..1024)"},
       {{"-c", "h", "--max-tests", "2"}, "option --max-tests only applies to a server"}}},
+    {"allow", {"-s", "--allow", "10.0.0.0/8, host.example,2001:db8::/32"}, check_allow,
+     {{{"-s", "--allow", "10.0.0.0/33"},
+       "option --allow: '10.0.0.0/33': prefix /33 is out of range for IPv4 (0..32)"},
+      {{"-s", "--allow", "host/8"}, "option --allow: 'host/8': a /prefix needs an IPv4 or "
+                                    "IPv6 address"},
+      {{"-s", "--allow", "a,,b"}, "option --allow: empty entry in the list"},
+      {{"-c", "h", "--allow", "h"}, "option --allow only applies to a server"}}},
+    {"max-connections", {"-s", "--max-connections", "5"}, check_max_connections,
+     {{{"-s", "--max-connections", "-1"},
+       "option --max-connections: -1 is out of range (0..1000000)"},
+      {{"-c", "h", "--max-connections", "1"},
+       "option --max-connections only applies to a server"}}},
+    {"stop-after", {"-s", "--stop-after", "2.5"}, check_stop_after,
+     {{{"-s", "--stop-after", "0.001"},
+       "option --stop-after: 0.001 is out of range (0 or 0.01..86400)"},
+      {{"-c", "h", "--stop-after", "5"}, "option --stop-after only applies to a server"}}},
     NOT_SUPPORTED("server-bitrate-limit", "--server-bitrate-limit", "-s",
                   "--server-bitrate-limit", "1M"),
     NOT_SUPPORTED("rsa-private-key-path", "--rsa-private-key-path", "-s",
@@ -172,6 +218,12 @@ static const struct opt_case cases[] = {
       {{"-c", s256}, "option -c/--client: value is too long (at most 255 characters)"}}},
     {"udp", {"-c", "h", "-u"}, check_udp,
      {{{"-s", "-u"}, "option -u/--udp only applies to a client"}}},
+    {"dialect", {"-c", "h", "--dialect", "iperf2"}, check_dialect,
+     {{{"-c", "h", "--dialect", "iperf4"},
+       "option --dialect: 'iperf4' is not a dialect (iperf2 or iperf3)"},
+      {{"-c", "h", "--dialect", s16}, "option --dialect: value is too long (at most 6 "
+                                      "characters)"},
+      {{"-s", "--dialect", "iperf2"}, "option --dialect only applies to a client"}}},
     {"connect-timeout", {"-c", "h", "--connect-timeout", "2000"}, check_connect_timeout,
      {{{"-c", "h", "--connect-timeout", "-5"},
        "option --connect-timeout: -5 is out of range (0..86400000)"}}},
@@ -195,7 +247,9 @@ static const struct opt_case cases[] = {
       {{"-c", "h", "-n", "5MB"}, "option -n/--bytes: '5MB' is not a size (a number with an "
                                  "optional K, M, G or T suffix)"}}},
     {"blockcount", {"-c", "h", "-k", "100"}, check_blockcount,
-     {{{"-c", "h", "-k", "-1"}, "option -k/--blockcount: -1 is out of range (1..1024T)"}}},
+     {{{"-c", "h", "-k", "-1"}, "option -k/--blockcount: -1 is out of range (1..1024T)"},
+      {{"-c", "h", "--dual", "-k", "1"}, "option -k/--blockcount cannot be used with the "
+                                         "iperf2 dialect (it is an iperf3 protocol feature)"}}},
     {"length", {"-c", "h", "-l", "64K"}, check_length,
      {{{"-c", "h", "-l", "2M"}, "option -l/--length: 2M is out of range (1..1M)"},
       {{"-c", "h", "-u", "-l", "70000"},
@@ -211,7 +265,39 @@ static const struct opt_case cases[] = {
        "options -R/--reverse and --bidir cannot be used together"},
       {{"-s", "-R"}, "option -R/--reverse only applies to a client"}}},
     {"bidir", {"-c", "h", "--bidir"}, check_bidir,
-     {{{"-s", "--bidir"}, "option --bidir only applies to a client"}}},
+     {{{"-s", "--bidir"}, "option --bidir only applies to a client"},
+      {{"-c", "h", "--bidir", "--dual"}, "options --bidir and --dual cannot be used together"}}},
+    {"full-duplex", {"-c", "h", "--full-duplex"}, check_full_duplex,
+     {{{"-c", "h", "--full-duplex", "--dialect", "iperf3"},
+       "option --full-duplex cannot be used with --dialect iperf3 (it exists only in iperf2)"},
+      {{"-c", "h", "--full-duplex", "-R"},
+       "options -R/--reverse and --full-duplex cannot be used together"}}},
+    {"dual", {"-c", "h", "--dual"}, check_dual,
+     {{{"-c", "h", "--dual", "--tradeoff"}, "options --dual and --tradeoff cannot be used "
+                                            "together"},
+      {{"-s", "--dual"}, "option --dual only applies to a client"}}},
+    {"tradeoff", {"-c", "h", "--tradeoff"}, check_tradeoff,
+     {{{"-c", "h", "--tradeoff", "--compat"},
+       "options --compat and --tradeoff cannot be used together"}}},
+    {"listen-port", {"-c", "h", "--dual", "--listen-port", "6001"}, check_listen_port,
+     {{{"-c", "h", "--listen-port", "70000"},
+       "option --listen-port: 70000 is out of range (0..65535)"}}},
+    {"compat", {"-c", "h", "--compat"}, check_compat,
+     {{{"-c", "h", "--compat", "-R"}, "options --compat and -R/--reverse cannot be used "
+                                      "together"}}},
+    {"no-udp-fin", {"-c", "h", "-u", "--no-udp-fin"}, check_no_udp_fin,
+     {{{"-c", "h", "--no-udp-fin"}, "option --no-udp-fin needs -u/--udp"}}},
+    {"file", {"-c", "h", "--dialect", "iperf2", "-F", "data.bin"}, check_file,
+     {{{"-c", "h", "-F", "x"}, "option -F/--file needs --dialect iperf2 (linkperf has it "
+                               "only over the iperf2 protocol)"},
+      {{"-c", "h", "--stdin", "-F", "x"}, "options -F/--file and --stdin cannot be used "
+                                          "together"},
+      {{"-s", "-F", "x"}, "option -F/--file only applies to a client"}}},
+    {"stdin", {"-c", "h", "--stdin"}, check_stdin,
+     {{{"-s", "--stdin"}, "option --stdin only applies to a client"}}},
+    {"ttl", {"-c", "239.1.1.1", "-u", "--ttl", "4"}, check_ttl,
+     {{{"-c", "h", "--ttl", "0"}, "option --ttl: 0 is out of range (1..255)"},
+      {{"-c", "h", "--ttl", "256"}, "option --ttl: 256 is out of range (1..255)"}}},
     {"window", {"-c", "h", "-w", "256K"}, check_window,
      {{{"-c", "h", "-w", "600M"}, "option -w/--window: 600M is out of range (0..512M)"}}},
     {"congestion", {"-c", "h", "-C", "bbr"}, check_congestion,
@@ -240,18 +326,33 @@ static const struct opt_case cases[] = {
      {{{"-s", "--skip-rx-copy"}, "option --skip-rx-copy only applies to a client"}}},
     {"omit", {"-c", "h", "-O", "2"}, check_omit,
      {{{"-c", "h", "-O", "601"}, "option -O/--omit: 601 is out of range (0..600)"},
-      {{"-c", "h", "-O", "-1"}, "option -O/--omit: -1 is out of range (0..600)"}}},
+      {{"-c", "h", "-O", "-1"}, "option -O/--omit: -1 is out of range (0..600)"},
+      {{"-c", "h", "--dialect", "iperf2", "-O", "1"},
+       "option -O/--omit cannot be used with the iperf2 dialect (it is an iperf3 protocol "
+       "feature)"}}},
     {"title", {"-c", "h", "-T", "lab"}, check_title,
      {{{"-c", "h", "-T", s256}, "option -T/--title: value is too long (at most 255 characters)"}}},
     {"extra-data", {"-c", "h", "--extra-data", "xd"}, check_extra_data,
      {{{"-c", "h", "--extra-data", s1024},
-       "option --extra-data: value is too long (at most 1023 characters)"}}},
+       "option --extra-data: value is too long (at most 1023 characters)"},
+      {{"-c", "h", "--compat", "--extra-data", "x"},
+       "option --extra-data cannot be used with the iperf2 dialect (it is an iperf3 protocol "
+       "feature)"}}},
     {"get-server-output", {"-c", "h", "--get-server-output"}, check_get_server_output,
-     {{{"-s", "--get-server-output"}, "option --get-server-output only applies to a client"}}},
+     {{{"-s", "--get-server-output"}, "option --get-server-output only applies to a client"},
+      {{"-c", "h", "--stdin", "--get-server-output"},
+       "option --get-server-output cannot be used with the iperf2 dialect (it is an iperf3 "
+       "protocol feature)"}}},
     {"udp-counters-64bit", {"-c", "h", "-u", "--udp-counters-64bit"}, check_udp_counters_64bit,
-     {{{"-s", "--udp-counters-64bit"}, "option --udp-counters-64bit only applies to a client"}}},
+     {{{"-s", "--udp-counters-64bit"}, "option --udp-counters-64bit only applies to a client"},
+      {{"-c", "h", "-u", "--ttl", "2", "--udp-counters-64bit"},
+       "option --udp-counters-64bit cannot be used with the iperf2 dialect (it is an iperf3 "
+       "protocol feature)"}}},
     {"repeating-payload", {"-c", "h", "--repeating-payload"}, check_repeating_payload,
-     {{{"-s", "--repeating-payload"}, "option --repeating-payload only applies to a client"}}},
+     {{{"-s", "--repeating-payload"}, "option --repeating-payload only applies to a client"},
+      {{"-c", "h", "--tradeoff", "--repeating-payload"},
+       "option --repeating-payload cannot be used with the iperf2 dialect (it is an iperf3 "
+       "protocol feature)"}}},
     {"dont-fragment", {"-c", "h", "-u", "--dont-fragment"}, check_dont_fragment,
      {{{"-s", "--dont-fragment"}, "option --dont-fragment only applies to a client"}}},
     NOT_SUPPORTED("sctp", "--sctp", "-c", "h", "--sctp"),

@@ -54,6 +54,10 @@ static void test_client_defaults(void **state)
     assert_int_equal(c.spec.proto, LP_PROTO_TCP);
     assert_int_equal(c.spec.dir, LP_DIR_FORWARD);
     assert_int_equal(c.spec.port, 5201);
+    assert_int_equal(c.spec.port2, 0);
+    assert_int_equal(c.spec.dialect, LP_DIALECT_IPERF3);
+    assert_false(c.iperf2);
+    assert_false(c.csv);
     assert_int_equal(c.spec.streams, 1);
     assert_true(c.spec.duration_s == 10.0);
     assert_true(c.spec.report.interval_s == 1.0);
@@ -93,12 +97,24 @@ static void test_server_defaults(void **state)
     (void)state;
     PARSE_OK(&c, "-s");
     assert_int_equal(c.spec.role, LP_ROLE_SERVER);
+    assert_int_equal(c.spec.port, 5201);                   /* and 5001: both dialects */
+    assert_int_equal(c.spec.port2, 5001);
+    assert_string_equal(c.spec.allow, "");
+    assert_int_equal(c.spec.max_conns, 0);
+    assert_true(c.stop_after_s == 0);
+    assert_false(c.iperf2);
+    PARSE_OK(&c, "-s", "-p", "5201");                      /* -p: that port only */
     assert_int_equal(c.spec.port, 5201);
+    assert_int_equal(c.spec.port2, 0);
+    PARSE_OK(&c, "-s", "-p", "5001");
+    assert_int_equal(c.spec.port, 5001);
+    assert_int_equal(c.spec.port2, 0);
     assert_int_equal(c.spec.max_tests, 64);
     assert_int_equal(c.spec.threads, 0);
     assert_false(c.spec.report.server_output_json);
     PARSE_OK(&c, "-s", "-p", "0");                         /* any free port */
     assert_int_equal(c.spec.port, 0);
+    assert_int_equal(c.spec.port2, 0);
     PARSE_OK(&c, "-s", "-J");
     assert_true(c.spec.report.server_output_json);
     PARSE_OK(&c, "-s", "--json-stream");
@@ -217,8 +233,8 @@ static void test_argv_grammar(void **state)
     PARSE_ERR("option -P/--parallel: '' is not an integer", "-c", "h", "--parallel=");
     PARSE_ERR("option -P/--parallel: ' 4' is not an integer", "-c", "h", "-P", " 4");
     PARSE_ERR("option -P/--parallel: '4x' is not an integer", "-c", "h", "-P", "4x");
-    PARSE_ERR("option -F/--file is an iperf3 option that linkperf does not support", "-c",
-              "h", "-uF", "x");
+    PARSE_ERR("option -A/--affinity is an iperf3 option that linkperf does not support", "-c",
+              "h", "-uA", "x");
 }
 
 static void test_stop_actions(void **state)
@@ -248,6 +264,9 @@ static void test_demo(void **state)
     assert_true(c.json);
     PARSE_ERR("option -P/--parallel cannot be used with demo", "demo", "-P", "2");
     PARSE_ERR("demo cannot be combined with -s or -c", "demo", "-c", "h");
+    PARSE_ERR("option --compat cannot be used with demo", "demo", "--compat");
+    PARSE_OK(&c, "demo", "--csv", "--enhanced");             /* output options are fine */
+    assert_true(c.csv);
     PARSE_ERR("unexpected argument 'demo'", "-c", "h", "demo");
 }
 

@@ -1,0 +1,267 @@
+/* Checks and defaults that need the whole command line: role-dependent meanings of iperf2's
+ * -c/-P/-t, ports, the client's dialect, iperf2's mutual exclusions, output conflicts.
+ * Rows are found by key, so both spellings share every rule. No argv scanning here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/parse_int.h"
+#include "cli/setters.h"
+
+static int check_modes(struct lp_cli_parse_state *st)
+{
+    enum lp_cli_mode wrong = st->cfg->spec.role == LP_ROLE_SERVER ? LP_CLI_MODE_CLIENT
+                                                                  : LP_CLI_MODE_SERVER;
+    size_t k;
+
+    for (k = 0; k < st->t->count; k++) {
+        const struct lp_cli_opt *o = &st->t->opts[k];
+        if (!st->seen[k])
+            continue;
+        if (st->cfg->action == LP_CLI_ACTION_DEMO && o->mode != LP_CLI_MODE_GENERAL)
+            return lp_cli_fail(st, o, "cannot be used with demo");
+        if (st->cfg->action == LP_CLI_ACTION_RUN && o->mode == wrong)
+            return lp_cli_fail(st, o, wrong == LP_CLI_MODE_CLIENT ? "only applies to a client"
+                                                           : "only applies to a server");
+    }
+    return 0;
+}
+
+/* The default spelling: which protocol a client speaks. Options that exist only in iperf2
+ * choose it; options linkperf implements only over iperf2 need it; iperf3 protocol
+ * features refuse it. */
+static int choose_dialect(struct lp_cli_parse_state *st)
+{
+    struct lp_spec *sp = &st->cfg->spec;
+    const struct lp_cli_opt *implied = NULL;
+    size_t k;
+
+    for (k = 0; k < st->t->count && !implied; k++) {
+        if (st->seen[k] && (st->t->opts[k].flags & LP_CLI_F_IMPLIES_IPERF2))
+            implied = &st->t->opts[k];
+    }
+    if (st->cfg->parse.dialect_given) {
+        if (sp->dialect == LP_DIALECT_IPERF3 && implied)
+            return lp_cli_fail(st, implied, "cannot be used with --dialect iperf3 (it exists only in "
+                                     "iperf2)");
+    } else {
+        sp->dialect = implied ? LP_DIALECT_IPERF2 : LP_DIALECT_IPERF3;
+    }
+    for (k = 0; k < st->t->count; k++) {
+        const struct lp_cli_opt *o = &st->t->opts[k];
+        if (!st->seen[k])
+            continue;
+        if ((o->flags & LP_CLI_F_NEEDS_IPERF2) && sp->dialect != LP_DIALECT_IPERF2)
+            return lp_cli_fail(st, o, "needs --dialect iperf2 (linkperf has it only over the iperf2 "
+                               "protocol)");
+        if ((o->flags & LP_CLI_F_IPERF3_ONLY) && sp->dialect == LP_DIALECT_IPERF2)
+            return lp_cli_fail(st, o, "cannot be used with the iperf2 dialect (it is an iperf3 "
+                               "protocol feature)");
+    }
+    return 0;
+}
+
+/* iperf2's rules on directions: one of -R, --full-duplex, -d, -r; none of them with -C. */
+static int check_directions(struct lp_cli_parse_state *st)
+{
+    static const enum lp_cli_key dirs[] = {LP_CLI_K_REVERSE, LP_CLI_K_BIDIR,
+                                           LP_CLI_K_FULL_DUPLEX, LP_CLI_K_DUAL,
+                                           LP_CLI_K_TRADEOFF};
+    enum lp_cli_key first = LP_CLI_K_NONE;
+    size_t i;
+
+    for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        if (!lp_cli_seen(st, dirs[i]))
+            continue;
+        if (lp_cli_seen(st, LP_CLI_K_COMPAT))
+            return lp_cli_conflict(st, LP_CLI_K_COMPAT, dirs[i]);
+        /* --bidir and --full-duplex are the same direction */
+        if (first != LP_CLI_K_NONE &&
+            !(first == LP_CLI_K_BIDIR && dirs[i] == LP_CLI_K_FULL_DUPLEX))
+            return lp_cli_conflict(st, first, dirs[i]);
+        if (first == LP_CLI_K_NONE)
+            first = dirs[i];
+    }
+    return 0;
+}
+
+/* Checks of the iperf2 protocol, whichever spelling asked for it. */
+static int check_iperf2_client(struct lp_cli_parse_state *st)
+{
+    struct lp_spec *sp = &st->cfg->spec;
+    char label[48], udp[48];
+
+    if (lp_cli_seen(st, LP_CLI_K_CONGESTION) && lp_cli_seen(st, LP_CLI_K_REVERSE))
+        return lp_cli_conflict(st, LP_CLI_K_CONGESTION, LP_CLI_K_REVERSE);
+    if (lp_cli_seen(st, LP_CLI_K_FILE) && lp_cli_seen(st, LP_CLI_K_STDIN))
+        return lp_cli_conflict(st, LP_CLI_K_FILE, LP_CLI_K_STDIN);
+    if (lp_cli_seen(st, LP_CLI_K_NO_UDP_FIN) && sp->proto != LP_PROTO_UDP) {
+        lp_cli_label(st, LP_CLI_K_NO_UDP_FIN, label, sizeof(label));
+        lp_cli_label(st, LP_CLI_K_UDP, udp, sizeof(udp));
+        return lp_cli_err_set(st->err, "option %s needs %s", label, udp);
+    }
+    return 0;
+}
+
+static int check_client(struct lp_cli_parse_state *st)
+{
+    struct lp_cli_config *cfg = st->cfg;
+    struct lp_spec *sp = &cfg->spec;
+    bool iperf2 = st->t->iperf2;
+    int ends = lp_cli_seen(st, LP_CLI_K_TIME) + lp_cli_seen(st, LP_CLI_K_BYTES) + lp_cli_seen(st, LP_CLI_K_BLOCKS);
+    const struct lp_cli_opt *l = lp_cli_row(st, LP_CLI_K_LENGTH);
+    char label[48];
+
+    if (ends > 1)
+        return lp_cli_err_set(st->err, "only one test end condition may be given %s",
+                              iperf2 ? "(-t or -n)" : "(-t, -n or -k)");
+    if (lp_cli_seen(st, LP_CLI_K_BYTES) || lp_cli_seen(st, LP_CLI_K_BLOCKS))
+        sp->duration_s = 0; /* iperf3 sends "time":0 when bytes or blocks end the test */
+    if (iperf2 && (sp->streams < 1 || sp->streams > LP_MAX_STREAMS))
+        return lp_cli_out_of_range(st, lp_cli_row(st, LP_CLI_K_PARALLEL),
+                            lp_cli_text(st, LP_CLI_K_PARALLEL), "1..128", " for a client");
+    if (iperf2)
+        sp->dialect = LP_DIALECT_IPERF2;
+    else if (choose_dialect(st) < 0)
+        return -1;
+    if (!lp_cli_seen(st, LP_CLI_K_PORT) && sp->dialect == LP_DIALECT_IPERF2)
+        sp->port = LP_DEFAULT_IPERF2_PORT;
+    if (sp->port == 0)
+        return lp_cli_out_of_range(st, lp_cli_row(st, LP_CLI_K_PORT), "0", "1..65535", " for a client");
+    if (check_directions(st) < 0)
+        return -1;
+    if (sp->dialect == LP_DIALECT_IPERF2 && check_iperf2_client(st) < 0)
+        return -1;
+    if (iperf2 && !lp_cli_seen(st, LP_CLI_K_INTERVAL))
+        sp->report.interval_s = 0; /* iperf2 prints intervals only when asked */
+    if (sp->proto == LP_PROTO_UDP) {
+        if (!lp_cli_seen(st, LP_CLI_K_BITRATE))
+            sp->rate_bps = LP_DEFAULT_UDP_RATE_BPS;
+        if (!lp_cli_seen(st, LP_CLI_K_LENGTH) && sp->dialect == LP_DIALECT_IPERF2)
+            sp->blksize = sp->family == LP_FAMILY_INET6 ? 1450u : LP_IPERF2_UDP_BLKSIZE;
+        if (lp_cli_seen(st, LP_CLI_K_LENGTH) &&
+            (sp->blksize < LP_MIN_UDP_BLKSIZE || sp->blksize > LP_MAX_UDP_BLKSIZE))
+            return lp_cli_out_of_range(st, l, st->text[lp_cli_row_index(st, l)], "16..65507", " for UDP");
+        if (cfg->parse.pps > 0)
+            sp->rate_bps = (uint64_t)(cfg->parse.pps * lp_spec_blksize(sp) * 8.0);
+    } else if (cfg->parse.pps > 0) {
+        lp_cli_label(st, LP_CLI_K_BITRATE, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s: a rate in packets per second (pps) needs "
+                              "UDP (-u)", label);
+    }
+    return 0;
+}
+
+static int check_server(struct lp_cli_parse_state *st)
+{
+    struct lp_cli_config *cfg = st->cfg;
+    struct lp_spec *sp = &cfg->spec;
+    bool iperf2 = st->t->iperf2;
+    char label[48];
+
+    sp->report.server_output_json = cfg->json;
+    /* One port when asked for one; else both well-known ports, the spelling's own first. */
+    if (lp_cli_seen(st, LP_CLI_K_PORT)) {
+        sp->port2 = 0;
+    } else {
+        sp->port = iperf2 ? LP_DEFAULT_IPERF2_PORT : LP_DEFAULT_PORT;
+        sp->port2 = iperf2 ? LP_DEFAULT_PORT : LP_DEFAULT_IPERF2_PORT;
+    }
+    if (!iperf2)
+        return 0;
+    if (lp_cli_seen(st, LP_CLI_K_BITRATE)) {
+        lp_cli_label(st, LP_CLI_K_BITRATE, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s: a server's read rate limit is not "
+                              "supported", label);
+    }
+    if (sp->cport) {
+        lp_cli_options_label(lp_cli_options_short(st->t, 'B'), label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s: a :port after the address is for a "
+                              "client; a server listens on -p", label);
+    }
+    /* -t and -P mean other things on an iperf2 server. */
+    if (lp_cli_seen(st, LP_CLI_K_TIME))
+        cfg->stop_after_s = sp->duration_s;
+    sp->duration_s = LP_DEFAULT_DURATION_S;
+    if (lp_cli_seen(st, LP_CLI_K_PARALLEL))
+        sp->max_conns = sp->streams;
+    sp->streams = 1;
+    if (!lp_cli_seen(st, LP_CLI_K_INTERVAL))
+        sp->report.interval_s = 0;
+    return 0;
+}
+
+/* iperf2 -c: the server's host for a client; with -s (before or after it) the clients a
+ * server allows, as iperf2 2.0 did. */
+static int settle_iperf2_c(struct lp_cli_parse_state *st)
+{
+    struct lp_cli_config *cfg = st->cfg;
+    const struct lp_cli_opt *c = lp_cli_row(st, LP_CLI_K_CLIENT);
+    char label[48], why[LP_CLI_ERR_MAX - 64], *host = cfg->spec.host;
+    size_t n;
+
+    lp_cli_options_label(c, label, sizeof(label));
+    if (cfg->spec.role == LP_ROLE_SERVER) {
+        if (lp_cli_value_allow(cfg->parse.c_arg, cfg->spec.allow, sizeof(cfg->spec.allow),
+                               why, sizeof(why)) < 0)
+            return lp_cli_err_set(st->err, "option %s: %s", label, why);
+        return 0;
+    }
+    if (strlen(cfg->parse.c_arg) > LP_HOST_MAX - 1)
+        return lp_cli_err_set(st->err, "option %s: value is too long (at most %d characters)",
+                              label, LP_HOST_MAX - 1);
+    if (lp_cli_split_host(c, cfg->parse.c_arg, host, sizeof(cfg->spec.host),
+                          cfg->spec.bind_dev, LP_CLI_DEV_LEN, st->err) < 0)
+        return -1;
+    n = strlen(host);
+    if (host[0] == '[' && n > 2 && host[n - 1] == ']') { /* "[::1]" as iperf2 -V takes it */
+        memmove(host, host + 1, n - 2);
+        host[n - 2] = '\0';
+    }
+    return 0;
+}
+
+static int check_output(struct lp_cli_parse_state *st)
+{
+    struct lp_cli_config *cfg = st->cfg;
+    char label[48];
+
+    if (cfg->csv && cfg->json)
+        return lp_cli_conflict(st, LP_CLI_K_JSON, LP_CLI_K_CSV);
+    if (lp_cli_seen(st, LP_CLI_K_CSV_HEADER) && !cfg->csv) {
+        lp_cli_label(st, LP_CLI_K_CSV_HEADER, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s needs %s", label,
+                              st->t->iperf2 ? "-y C" : "--csv");
+    }
+    return 0;
+}
+
+int lp_cli_check_line(struct lp_cli_parse_state *st)
+{
+    struct lp_cli_config *cfg = st->cfg;
+    size_t k;
+
+    if (cfg->action == LP_CLI_ACTION_DEMO) {
+        if (st->t->iperf2)
+            return lp_cli_err_set(st->err, "demo runs iperf3 tests; it cannot be combined with "
+                                  "the iperf2 spelling");
+        if (cfg->role_given)
+            return lp_cli_err_set(st->err, "demo cannot be combined with -s or -c");
+        for (k = 0; k < st->t->count; k++) {
+            if (st->seen[k] && (st->t->opts[k].flags & LP_CLI_F_IMPLIES_IPERF2))
+                return lp_cli_fail(st, &st->t->opts[k], "cannot be used with demo");
+        }
+        return check_modes(st);
+    }
+    if (!st->t->iperf2 && lp_cli_seen(st, LP_CLI_K_SERVER) && lp_cli_seen(st, LP_CLI_K_CLIENT))
+        return lp_cli_conflict(st, LP_CLI_K_SERVER, LP_CLI_K_CLIENT);
+    if (!cfg->role_given)
+        return lp_cli_err_set(st->err, "give -s (server) or -c host (client); see %s",
+                              st->t->help_hint);
+    if (st->t->iperf2 && lp_cli_seen(st, LP_CLI_K_CLIENT) && settle_iperf2_c(st) < 0)
+        return -1;
+    if (check_modes(st) < 0 || check_output(st) < 0)
+        return -1;
+    if (cfg->spec.role == LP_ROLE_SERVER)
+        return check_server(st);
+    return check_client(st);
+}

@@ -1,0 +1,170 @@
+/* Setters of the iperf2-spelling rows whose argument grammar is iperf2's own: -c (host or
+ * allowlist), -b (rate or pps), -f, -x, -y, -S names, -B host:port%dev, -M, --fq-rate.
+ * Role-dependent meanings are settled later, in parse.c, once the whole line is read. */
+#include "cli/setters.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int bad_value(struct lp_cli_err *err, const struct lp_cli_opt *opt, const char *text,
+                     const char *what)
+{
+    char label[48];
+
+    lp_cli_options_label(opt, label, sizeof(label));
+    return lp_cli_err_set(err, "option %s: '%s' is not %s", label, text, what);
+}
+
+/* iperf2's -c names the server for a client but the one client allowed for a server
+ * (2.0's client limit), and iperf2 reads -s and -c in any order: keep the text. */
+LP_CLI_SETTER(lp_cli_set_client2)
+{
+    (void)opt, (void)err;
+    snprintf(cfg->parse.c_arg, sizeof(cfg->parse.c_arg), "%s", v->text);
+    cfg->role_given = true;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_bandwidth2)
+{
+    (void)opt, (void)err;
+    if (v->pps) {
+        cfg->parse.pps = v->num;
+        cfg->spec.rate_bps = 0; /* from pps and the datagram size once both are known */
+    } else {
+        cfg->parse.pps = 0;
+        cfg->spec.rate_bps = (uint64_t)v->num;
+    }
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_format2)
+{
+    if (strlen(v->text) != 1 || !strchr("abkmgABKMG", v->text[0]))
+        return bad_value(err, opt, v->text, "a format (one of a b k m g A B K M G)");
+    cfg->fmt.unit = v->text[0];
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_exclude)
+{
+    static const char letters[] = "CDMSV";
+    char got[sizeof(cfg->fmt.exclude)] = "";
+    size_t n = 0;
+    const char *p;
+
+    for (p = v->text; *p; p++) {
+        char c = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : *p;
+        char label[48];
+        if (!strchr(letters, c)) {
+            lp_cli_options_label(opt, label, sizeof(label));
+            return lp_cli_err_set(err, "option %s: '%c' is not a report type (letters C D M "
+                                  "S V)", label, *p);
+        }
+        if (!memchr(got, c, n) && n + 1 < sizeof(got))
+            got[n++] = c;
+    }
+    got[n] = '\0';
+    memcpy(cfg->fmt.exclude, got, sizeof(got));
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_reportstyle)
+{
+    const char *t = v->text;
+
+    /* iperf2 looks at the first letter only; "C" and "CSV" are what people write. */
+    if ((t[0] != 'c' && t[0] != 'C') || (t[1] && strcmp(t + 1, "sv") && strcmp(t + 1, "SV")))
+        return bad_value(err, opt, t, "a report style (C, for CSV)");
+    cfg->csv = true;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_tos2)
+{
+    int tos = 0;
+    int rc = lp_cli_value_tos2(v->text, &tos);
+    char label[48];
+
+    lp_cli_options_label(opt, label, sizeof(label));
+    if (rc == -2)
+        return lp_cli_err_set(err, "option %s: %s is out of range (0..255)", label, v->text);
+    if (rc < 0)
+        return lp_cli_err_set(err, "option %s: '%s' is not a TOS value (0..255 or a name: "
+                              "af11..af43, cs0..cs7, ef, le, nqb, nqb2, ac_be, ac_bk, ac_vi, "
+                              "ac_vo, lowdelay, throughput, reliability, none)", label, v->text);
+    cfg->spec.tos = tos;
+    return 0;
+}
+
+/* host[:port][%dev], IPv6 as [addr]:port or bare (then no port). The port is the client's
+ * source port; parse.c refuses it on a server, where iperf2 ignores it with a warning. */
+LP_CLI_SETTER(lp_cli_set_bind2)
+{
+    char left[LP_HOST_MAX], label[48];
+    const char *host = left, *port = NULL;
+    char *colon;
+    double p = 0;
+
+    if (lp_cli_split_host(opt, v->text, left, sizeof(left), cfg->spec.bind_dev, LP_CLI_DEV_LEN,
+                          err) < 0)
+        return -1;
+    lp_cli_options_label(opt, label, sizeof(label));
+    if (left[0] == '[') {
+        char *close = strchr(left, ']');
+        if (!close || (close[1] && close[1] != ':') || close == left + 1)
+            return lp_cli_err_set(err, "option %s: '%s' is not [IPv6 address] or "
+                                  "[IPv6 address]:port", label, v->text);
+        *close = '\0';
+        host = left + 1;
+        if (close[1] == ':')
+            port = close + 2;
+    } else if ((colon = strchr(left, ':')) != NULL && !strchr(colon + 1, ':')) {
+        *colon = '\0';
+        port = colon + 1;
+    }
+    if (!*host)
+        return lp_cli_err_set(err, "option %s: the host is empty", label);
+    if (port && (lp_cli_value_int(port, false, &p) < 0 || p < 1 || p > 65535))
+        return lp_cli_err_set(err, "option %s: port '%s' is not 1..65535", label, port);
+    snprintf(cfg->spec.bind_addr, sizeof(cfg->spec.bind_addr), "%s", host);
+    cfg->spec.cport = (uint16_t)p;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_mss2)
+{
+    (void)opt, (void)err;
+    cfg->spec.mss = (int)v->num;
+    cfg->spec.report.print_mss = true; /* iperf2's -M turns on -m too */
+    cfg->fmt.print_mss = true;
+    return 0;
+}
+
+/* iperf2's --fq-rate: lower-case suffixes are bits/s, upper-case ones bytes/s. */
+LP_CLI_SETTER(lp_cli_set_fq_rate2)
+{
+    const double max_bps = 1e12;
+    size_t n = strlen(v->text);
+    char label[48];
+    double bps;
+
+    lp_cli_options_label(opt, label, sizeof(label));
+    if (lp_cli_value_units2(v->text, &bps) < 0 || bps < 0)
+        return lp_cli_err_set(err, "option %s: '%s' is not a rate (a number with an optional "
+                              "k, m, g (bits/s) or K, M, G (bytes/s) suffix)", label, v->text);
+    if (n && strchr("KMG", v->text[n - 1]))
+        bps *= 8;
+    if (bps > max_bps)
+        return lp_cli_err_set(err, "option %s: %s is out of range (0..1000g bits/s)", label,
+                              v->text);
+    cfg->spec.fq_rate_bps = (uint64_t)bps;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_single_client)
+{
+    (void)opt, (void)v, (void)err;
+    cfg->spec.max_tests = 1;
+    return 0;
+}

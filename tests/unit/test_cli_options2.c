@@ -1,0 +1,478 @@
+/* Every row of the iperf2-spelling table (linkperf --iperf2, linkperf2): a valid value lands
+ * in the right field, bad values give the expected one-line error naming the option, and
+ * every iperf2 option linkperf lacks is refused as such. A row without a case here fails. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/parse.h"
+
+#define MAX_ARGS 8
+#define MAX_BAD 4
+
+struct bad {
+    const char *argv[MAX_ARGS];
+    const char *msg;
+};
+
+struct opt_case {
+    const char *name;                            /* the row's long name */
+    const char *argv[MAX_ARGS];                  /* a valid command line (NULL for rejects) */
+    int (*check)(const struct lp_cli_config *c); /* 1 when the value landed where it should */
+    struct bad bad[MAX_BAD];                     /* at least one */
+};
+
+static char s16[17], s256[257], s1024[1025];
+
+#define CHECK(id, expr) \
+    static int check_##id(const struct lp_cli_config *c) { return (expr); }
+
+CHECK(bandwidth, c->spec.rate_bps == 10485760 && c->spec.proto == LP_PROTO_UDP)
+CHECK(enhanced, c->spec.report.enhanced && c->fmt.enhanced)
+CHECK(format, c->fmt.unit == 'B')
+CHECK(interval, c->spec.report.interval_s == 0.5)
+CHECK(len, c->spec.blksize == 8000)
+CHECK(print_mss, c->spec.report.print_mss && c->fmt.print_mss)
+CHECK(output, strcmp(c->logfile, "/tmp/lp2.log") == 0)
+CHECK(port, c->spec.port == 5003 && c->spec.port2 == 0)
+CHECK(udp, c->spec.proto == LP_PROTO_UDP && c->spec.blksize == 1470 &&
+               c->spec.rate_bps == 1048576)
+CHECK(window, c->spec.window_bytes == 256000)
+CHECK(bind, strcmp(c->spec.bind_addr, "192.168.1.1") == 0 && c->spec.cport == 6001 &&
+                strcmp(c->spec.bind_dev, "eth0") == 0)
+CHECK(compatibility, c->spec.iperf2.compat)
+CHECK(mss, c->spec.mss == 1400 && c->spec.report.print_mss)
+CHECK(nodelay, c->spec.nodelay)
+CHECK(tos, c->spec.tos == 0xb8)
+CHECK(tcp_congestion, strcmp(c->spec.congestion, "bbr") == 0)
+CHECK(ipv6_domain, c->spec.family == LP_FAMILY_INET6)
+CHECK(ipv4, c->spec.family == LP_FAMILY_INET)
+CHECK(ipv6, c->spec.family == LP_FAMILY_INET6)
+CHECK(reportexclude, strcmp(c->fmt.exclude, "CSV") == 0)
+CHECK(reportstyle, c->csv && c->iperf2)
+CHECK(parallel, c->spec.streams == 4)
+CHECK(time, c->spec.duration_s == 2.5)
+CHECK(client, c->spec.role == LP_ROLE_CLIENT && strcmp(c->spec.host, "::1") == 0 &&
+                  c->spec.dialect == LP_DIALECT_IPERF2 && c->spec.port == 5001)
+CHECK(help, c->action == LP_CLI_ACTION_HELP && c->iperf2)
+CHECK(version, c->action == LP_CLI_ACTION_VERSION && c->iperf2)
+CHECK(man, c->action == LP_CLI_ACTION_MAN)
+CHECK(iperf2, c->iperf2)
+CHECK(csv_header, c->csv && c->fmt.csv_header)
+CHECK(threads, c->spec.threads == 3)
+CHECK(debug, c->debug == 4 && c->spec.report.debug == 4)
+CHECK(server, c->spec.role == LP_ROLE_SERVER && c->spec.port == 5001 && c->spec.port2 == 5201)
+CHECK(singleclient, c->spec.max_tests == 1)
+CHECK(daemon, c->daemon)
+CHECK(max_tests, c->spec.max_tests == 9)
+CHECK(dualtest, c->spec.iperf2.dual && c->spec.dir == LP_DIR_FORWARD)
+CHECK(tradeoff, c->spec.iperf2.tradeoff)
+CHECK(num, c->spec.bytes == 1500 && c->spec.duration_s == 0)
+CHECK(file_input, strcmp(c->spec.iperf2.file, "/etc/hostname") == 0)
+CHECK(stdin_input, c->spec.iperf2.from_stdin)
+CHECK(listenport, c->spec.iperf2.listen_port == 6002)
+CHECK(reverse, c->spec.dir == LP_DIR_REVERSE)
+CHECK(full_duplex, c->spec.dir == LP_DIR_BIDIR)
+CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin)
+CHECK(ttl, c->spec.iperf2.mcast_ttl == 32)
+CHECK(fq_rate, c->spec.fq_rate_bps == 8388608ull) /* 1M = 1048576 bytes/s */
+
+#define NOT_SUPPORTED(n, flag, ...)                                                        \
+    {.name = n, .bad = {{{__VA_ARGS__, NULL},                                              \
+                         "option " flag " is an iperf2 option that linkperf does not support"}}}
+
+static const struct opt_case cases[] = {
+    /* ---- Client/Server ---- */
+    {"bandwidth", {"-c", "h", "-u", "-b", "10M"}, check_bandwidth,
+     {{{"-c", "h", "-b", "10X"}, "option -b/--bandwidth: '10X' is not a number with an optional "
+                                 "k, m, g (1000-based) or K, M, G (1024-based) suffix"},
+      {{"-c", "h", "-b", "2000g"}, "option -b/--bandwidth: 2000g is out of range (0..1000g)"},
+      {{"-c", "h", "-u", "-b", "10m,1m"},
+       "option -b/--bandwidth: a variable load (MEAN,STDEV) is not supported"},
+      {{"-s", "-b", "10m"}, "option -b/--bandwidth: a server's read rate limit is not "
+                            "supported"}}},
+    {"enhanced", {"-c", "h", "-e"}, check_enhanced,
+     {{{"-c", "h", "--enhanced=1"}, "option -e/--enhanced takes no argument"}}},
+    {"format", {"-c", "h", "-f", "B"}, check_format,
+     {{{"-c", "h", "-f", "t"}, "option -f/--format: 't' is not a format (one of a b k m g A B "
+                               "K M G)"},
+      {{"-c", "h", "-f", "mm"}, "option -f/--format: 'mm' is not a format (one of a b k m g A "
+                                "B K M G)"}}},
+    {"interval", {"-c", "h", "-i", "0.5"}, check_interval,
+     {{{"-c", "h", "-i", "0.001"}, "option -i/--interval: 0.001 is out of range (0 or "
+                                   "0.01..3600)"},
+      {{"-c", "h", "-i", "f"}, "option -i/--interval: 'f' is not a number"}}},
+    {"len", {"-c", "h", "-l", "8k"}, check_len,
+     {{{"-c", "h", "-l", "2M"}, "option -l/--len: 2M is out of range (1..1M)"},
+      {{"-c", "h", "-u", "-l", "10"}, "option -l/--len: 10 is out of range (16..65507) for "
+                                      "UDP"},
+      {{"-c", "h", "-l", "1T"}, "option -l/--len: '1T' is not a number with an optional k, m, "
+                                "g (1000-based) or K, M, G (1024-based) suffix"}}},
+    {"print_mss", {"-c", "h", "-m"}, check_print_mss,
+     {{{"-c", "h", "--print_mss=1"}, "option -m/--print_mss takes no argument"}}},
+    {"output", {"-s", "-o", "/tmp/lp2.log"}, check_output,
+     {{{"-s", "-o"}, "option -o/--output needs an argument"}}},
+    {"port", {"-s", "-p", "5003"}, check_port,
+     {{{"-c", "h", "-p", "5001-5003"}, "option -p/--port: port ranges such as '5001-5003' "
+                                       "are not supported"},
+      {{"-c", "h", "-p", "0"}, "option -p/--port: 0 is out of range (1..65535) for a client"},
+      {{"-c", "h", "-p", "70000"}, "option -p/--port: 70000 is out of range (0..65535)"}}},
+    {"udp", {"-c", "h", "-u"}, check_udp,
+     {{{"-c", "h", "--udp=1"}, "option -u/--udp takes no argument"}}},
+    {"window", {"-c", "h", "-w", "256k"}, check_window,
+     {{{"-c", "h", "-w", "1G"}, "option -w/--window: 1G is out of range (0..512M)"}}},
+    {"bind", {"-c", "h", "-B", "192.168.1.1:6001%eth0"}, check_bind,
+     {{{"-c", "h", "-B", "10.0.0.1:0"}, "option -B/--bind: port '0' is not 1..65535"},
+      {{"-c", "h", "-B", "[::1"}, "option -B/--bind: '[::1' is not [IPv6 address] or "
+                                  "[IPv6 address]:port"},
+      {{"-s", "-B", "10.0.0.1:5001"}, "option -B/--bind: a :port after the address is for a "
+                                      "client; a server listens on -p"},
+      {{"-c", "h", "-B", ":80"}, "option -B/--bind: the host is empty"}}},
+    {"compatibility", {"-c", "h", "-C"}, check_compatibility,
+     {{{"-c", "h", "-C", "-d"}, "options -C/--compatibility and -d/--dualtest cannot be used "
+                                "together"},
+      {{"-c", "h", "-r", "-C"}, "options -C/--compatibility and -r/--tradeoff cannot be used "
+                                "together"},
+      {{"-c", "h", "-C", "-R"}, "options -C/--compatibility and -R/--reverse cannot be used "
+                                "together"},
+      {{"-c", "h", "-C", "--full-duplex"}, "options -C/--compatibility and --full-duplex "
+                                           "cannot be used together"}}},
+    {"mss", {"-c", "h", "-M", "1400"}, check_mss,
+     {{{"-c", "h", "-M", "40"}, "option -M/--mss: 40 is out of range (0 or 88..9216)"}}},
+    {"nodelay", {"-s", "-N"}, check_nodelay,
+     {{{"-c", "h", "--nodelay=x"}, "option -N/--nodelay takes no argument"}}},
+    {"tos", {"-c", "h", "-S", "ac_vo"}, check_tos,
+     {{{"-c", "h", "-S", "256"}, "option -S/--tos: 256 is out of range (0..255)"},
+      {{"-c", "h", "-S", "va"}, "option -S/--tos: 'va' is not a TOS value (0..255 or a name: "
+                                "af11..af43, cs0..cs7, ef, le, nqb, nqb2, ac_be, ac_bk, ac_vi, "
+                                "ac_vo, lowdelay, throughput, reliability, none)"}}},
+    {"tcp-congestion", {"-c", "h", "-Z", "bbr"}, check_tcp_congestion,
+     {{{"-c", "h", "-Z", "bbr", "-R"}, "options -Z/--tcp-congestion and -R/--reverse cannot "
+                                       "be used together"},
+      {{"-c", "h", "-Z", s16}, "option -Z/--tcp-congestion: value is too long (at most 15 "
+                               "characters)"}}},
+    {"ipv6_domain", {"-s", "-V"}, check_ipv6_domain,
+     {{{"-c", "h", "--ipv6_domain=1"}, "option -V/--ipv6_domain takes no argument"}}},
+    {"ipv4", {"-c", "h", "-4"}, check_ipv4,
+     {{{"-c", "h", "--ipv4=1"}, "option -4/--ipv4 takes no argument"}}},
+    {"ipv6", {"-c", "h", "-6"}, check_ipv6,
+     {{{"-c", "h", "--ipv6=1"}, "option -6/--ipv6 takes no argument"}}},
+    {"reportexclude", {"-c", "h", "-x", "csvC"}, check_reportexclude,
+     {{{"-c", "h", "-x", "CQ"}, "option -x/--reportexclude: 'Q' is not a report type (letters "
+                                "C D M S V)"},
+      {{"-c", "h", "-x", "CDMSVCDM"}, "option -x/--reportexclude: value is too long (at most "
+                                      "7 characters)"}}},
+    {"reportstyle", {"-c", "h", "-y", "C"}, check_reportstyle,
+     {{{"-c", "h", "-y", "X"}, "option -y/--reportstyle: 'X' is not a report style (C, for "
+                               "CSV)"},
+      {{"-c", "h", "-y", "Cx"}, "option -y/--reportstyle: 'Cx' is not a report style (C, for "
+                                "CSV)"}}},
+    {"parallel", {"-c", "h", "-P", "4"}, check_parallel,
+     {{{"-c", "h", "-P", "0"}, "option -P/--parallel: 0 is out of range (1..128) for a client"},
+      {{"-c", "h", "-P", "129"}, "option -P/--parallel: 129 is out of range (1..128) for a "
+                                 "client"},
+      {{"-s", "-P", "1000001"}, "option -P/--parallel: 1000001 is out of range "
+                                "(0..1000000)"}}},
+    {"time", {"-c", "h", "-t", "2.5"}, check_time,
+     {{{"-c", "h", "-t", "-1"}, "option -t/--time: -1 is out of range (0 or 0.01..86400)"},
+      {{"-c", "h", "-t", "1.5x"}, "option -t/--time: '1.5x' is not a number"},
+      {{"-c", "h", "-t", "5", "-n", "1M"}, "only one test end condition may be given (-t or "
+                                           "-n)"}}},
+    {"client", {"-c", "[::1]"}, check_client,
+     {{{"-c"}, "option -c/--client needs an argument"},
+      {{"-c", s256}, "option -c/--client: value is too long (at most 255 characters)"},
+      {{"-c", s1024}, "option -c/--client: value is too long (at most 1023 characters)"},
+      {{"-s", "-c", "bad host"}, "option -c/--client: 'bad host' is not a host name, "
+                                 "IPv4/IPv6 address or CIDR block"}}},
+    {"help", {"-h"}, check_help, {{{"--help=x"}, "option -h/--help takes no argument"}}},
+    {"version", {"-v"}, check_version,
+     {{{"--version=1"}, "option -v/--version takes no argument"}}},
+    {"man", {"--man"}, check_man, {{{"--man=1"}, "option --man takes no argument"}}},
+    {"iperf2", {"-c", "h", "--iperf2"}, check_iperf2,
+     {{{"-c", "h", "--iperf2=x"}, "option --iperf2 takes no argument"}}},
+    {"csv-header", {"-s", "-y", "c", "--csv-header"}, check_csv_header,
+     {{{"-s", "--csv-header"}, "option --csv-header needs -y C"}}},
+    {"threads", {"-s", "--threads", "3"}, check_threads,
+     {{{"-s", "--threads", "65"}, "option --threads: 65 is out of range (0..64)"}}},
+    {"debug", {"-c", "h", "--debug"}, check_debug,
+     {{{"-c", "h", "--debug=7"}, "option --debug: '7' is not a debug level (1..4)"}}},
+    NOT_SUPPORTED("hide-ips", "--hide-ips", "-c", "h", "--hide-ips"),
+    NOT_SUPPORTED("permit-key", "--permit-key", "-c", "h", "--permit-key=abc"),
+    NOT_SUPPORTED("sum-only", "--sum-only", "-c", "h", "--sum-only"),
+    NOT_SUPPORTED("realtime", "-z/--realtime", "-c", "h", "-z"),
+    NOT_SUPPORTED("awdl", "-A/--awdl", "-c", "h", "-A"),
+    NOT_SUPPORTED("NUM_REPORT_STRUCTS", "--NUM_REPORT_STRUCTS", "-s", "--NUM_REPORT_STRUCTS",
+                  "10"),
+    /* ---- Server ---- */
+    {"server", {"-s"}, check_server,
+     {{{"-s", "-R"}, "option -R/--reverse only applies to a client"}}},
+    {"singleclient", {"-s", "-1"}, check_singleclient,
+     {{{"-c", "h", "-1"}, "option -1/--singleclient only applies to a server"}}},
+    {"daemon", {"-s", "-D"}, check_daemon,
+     {{{"-c", "h", "-D"}, "option -D/--daemon only applies to a server"}}},
+    {"max-tests", {"-s", "--max-tests", "9"}, check_max_tests,
+     {{{"-s", "--max-tests", "0"}, "option --max-tests: 0 is out of range (1..1024)"}}},
+    NOT_SUPPORTED("single_udp", "-U/--single_udp", "-s", "-U"),
+    NOT_SUPPORTED("ssm-host", "-H/--ssm-host", "-s", "-H", "10.0.0.1"),
+    NOT_SUPPORTED("histograms", "--histograms", "-s", "--histograms"),
+    NOT_SUPPORTED("udp-histograms", "--udp-histograms", "-s", "--udp-histograms=1,100"),
+    NOT_SUPPORTED("permit-key-timeout", "--permit-key-timeout", "-s", "--permit-key-timeout",
+                  "5"),
+    NOT_SUPPORTED("tcp-rx-window-clamp", "--tcp-rx-window-clamp", "-s",
+                  "--tcp-rx-window-clamp", "64K"),
+    NOT_SUPPORTED("tap-dev", "--tap-dev", "-s", "--tap-dev"),
+    NOT_SUPPORTED("tun-dev", "--tun-dev", "-s", "--tun-dev"),
+    NOT_SUPPORTED("sum-dstip", "--sum-dstip", "-s", "--sum-dstip"),
+    NOT_SUPPORTED("tos-override", "--tos-override", "-s", "--tos-override", "ef"),
+    /* ---- Client ---- */
+    {"dualtest", {"-c", "h", "-d"}, check_dualtest,
+     {{{"-c", "h", "-d", "-R"}, "options -R/--reverse and -d/--dualtest cannot be used "
+                                "together"},
+      {{"-c", "h", "-d", "-r"}, "options -d/--dualtest and -r/--tradeoff cannot be used "
+                                "together"},
+      {{"-s", "-d"}, "option -d/--dualtest only applies to a client"}}},
+    {"tradeoff", {"-c", "h", "-r"}, check_tradeoff,
+     {{{"-c", "h", "--full-duplex", "-r"}, "options --full-duplex and -r/--tradeoff cannot "
+                                           "be used together"}}},
+    {"num", {"-c", "h", "-n", "1.5k"}, check_num,
+     {{{"-c", "h", "-n", "0"}, "option -n/--num: 0 is out of range (1..1048576G)"}}},
+    {"file_input", {"-c", "h", "-F", "/etc/hostname"}, check_file_input,
+     {{{"-c", "h", "-F", "/etc/hostname", "-I"}, "options -F/--file_input and "
+                                                 "-I/--stdin_input cannot be used together"},
+      {{"-s", "-F", "x"}, "option -F/--file_input only applies to a client"}}},
+    {"stdin_input", {"-c", "h", "-I"}, check_stdin_input,
+     {{{"-s", "-I"}, "option -I/--stdin_input only applies to a client"}}},
+    {"listenport", {"-c", "h", "-d", "-L", "6002"}, check_listenport,
+     {{{"-c", "h", "-L", "x"}, "option -L/--listenport: 'x' is not an integer"}}},
+    {"reverse", {"-c", "h", "-R"}, check_reverse,
+     {{{"-c", "h", "-R", "--full-duplex"}, "options -R/--reverse and --full-duplex cannot be "
+                                           "used together"}}},
+    {"full-duplex", {"-c", "h", "--full-duplex"}, check_full_duplex,
+     {{{"-s", "--full-duplex"}, "option --full-duplex only applies to a client"}}},
+    {"no-udp-fin", {"-c", "h", "-u", "--no-udp-fin"}, check_no_udp_fin,
+     {{{"-c", "h", "--no-udp-fin"}, "option --no-udp-fin needs -u/--udp"}}},
+    {"ttl", {"-c", "239.1.1.1", "-u", "-T", "32"}, check_ttl,
+     {{{"-c", "h", "-T", "256"}, "option -T/--ttl: 256 is out of range (1..255)"},
+      {{"-c", "h", "-T", "lab"}, "option -T/--ttl: 'lab' is not an integer"}}},
+    {"fq-rate", {"-c", "h", "--fq-rate", "1M"}, check_fq_rate,
+     {{{"-c", "h", "--fq-rate", "200G"}, "option --fq-rate: 200G is out of range (0..1000g "
+                                         "bits/s)"},
+      {{"-c", "h", "--fq-rate", "fast"}, "option --fq-rate: 'fast' is not a rate (a number "
+                                         "with an optional k, m, g (bits/s) or K, M, G "
+                                         "(bytes/s) suffix)"}}},
+    {"trip-times", {NULL}, NULL,
+     {{{"-c", "h", "--trip-times"}, "option --trip-times is an iperf2 option that linkperf "
+                                    "does not support yet"}}},
+    NOT_SUPPORTED("peer-detect", "-X/--peer-detect", "-c", "h", "-X"),
+    NOT_SUPPORTED("suggest_win_size", "-W/--suggest_win_size", "-c", "h", "-W"),
+    NOT_SUPPORTED("bounceback", "--bounceback", "-c", "h", "--bounceback=5"),
+    NOT_SUPPORTED("bounceback-congest", "--bounceback-congest", "-c", "h",
+                  "--bounceback-congest"),
+    NOT_SUPPORTED("bounceback-hold", "--bounceback-hold", "-c", "h", "--bounceback-hold", "1"),
+    NOT_SUPPORTED("bounceback-no-quickack", "--bounceback-no-quickack", "-c", "h",
+                  "--bounceback-no-quickack"),
+    NOT_SUPPORTED("bounceback-period", "--bounceback-period", "-c", "h", "--bounceback-period"),
+    NOT_SUPPORTED("bounceback-txdelay", "--bounceback-txdelay", "-c", "h",
+                  "--bounceback-txdelay", "1"),
+    NOT_SUPPORTED("burst-period", "--burst-period", "-c", "h", "--burst-period", "1"),
+    NOT_SUPPORTED("burst-size", "--burst-size", "-c", "h", "--burst-size", "1M"),
+    NOT_SUPPORTED("connect-only", "--connect-only", "-c", "h", "--connect-only"),
+    NOT_SUPPORTED("connect-retries", "--connect-retries", "-c", "h", "--connect-retries", "3"),
+    NOT_SUPPORTED("incr-dstip", "--incr-dstip", "-c", "h", "--incr-dstip"),
+    NOT_SUPPORTED("incr-dstport", "--incr-dstport", "-c", "h", "--incr-dstport"),
+    NOT_SUPPORTED("incr-srcip", "--incr-srcip", "-c", "h", "--incr-srcip"),
+    NOT_SUPPORTED("incr-srcport", "--incr-srcport", "-c", "h", "--incr-srcport"),
+    NOT_SUPPORTED("ipg", "--ipg", "-c", "h", "--ipg", "0.01"),
+    NOT_SUPPORTED("isochronous", "--isochronous", "-c", "h", "--isochronous=60:20m,0"),
+    NOT_SUPPORTED("l2checks", "--l2checks", "-c", "h", "--l2checks"),
+    NOT_SUPPORTED("local-only", "--local-only", "-c", "h", "--local-only"),
+    NOT_SUPPORTED("near-congestion", "--near-congestion", "-c", "h", "--near-congestion"),
+    NOT_SUPPORTED("no-connect-sync", "--no-connect-sync", "-c", "h", "--no-connect-sync"),
+    NOT_SUPPORTED("tcp-quickack", "--tcp-quickack", "-c", "h", "--tcp-quickack"),
+    NOT_SUPPORTED("tcp-write-prefetch", "--tcp-write-prefetch", "-c", "h",
+                  "--tcp-write-prefetch", "64K"),
+    NOT_SUPPORTED("tcp-write-times", "--tcp-write-times", "-c", "h", "--tcp-write-times"),
+    NOT_SUPPORTED("txdelay-time", "--txdelay-time", "-c", "h", "--txdelay-time", "1"),
+    NOT_SUPPORTED("txstart-time", "--txstart-time", "-c", "h", "--txstart-time", "1"),
+};
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+/* Run as linkperf2, so this file also covers the argv[0] rule. */
+static int parse_list(const char *const *list, struct lp_cli_config *cfg,
+                      struct lp_cli_err *err)
+{
+    char *argv[MAX_ARGS + 2];
+    int argc = 0;
+
+    argv[argc++] = (char *)"/usr/local/bin/linkperf2";
+    while (argc <= MAX_ARGS && list[argc - 1])
+        argv[argc] = (char *)list[argc - 1], argc++;
+    argv[argc] = NULL;
+    return lp_cli_parse(argc, argv, cfg, err);
+}
+
+static const struct opt_case *case_for(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < NCASES; i++) {
+        if (strcmp(cases[i].name, name) == 0)
+            return &cases[i];
+    }
+    return NULL;
+}
+
+static void test_every_row_has_a_case(void **state)
+{
+    const struct lp_cli_table *t = lp_cli_options_iperf2();
+    size_t i, missing = 0;
+
+    (void)state;
+    for (i = 0; i < t->count; i++) {
+        const struct lp_cli_opt *o = &t->opts[i];
+        const struct opt_case *c = case_for(o->name);
+        if (!c) {
+            print_error("option --%s has no test case\n", o->name);
+            missing++;
+            continue;
+        }
+        if (!c->bad[0].msg) {
+            print_error("option --%s has no bad-value case\n", o->name);
+            missing++;
+        }
+        if (!(o->flags & LP_CLI_F_UNSUPPORTED) && !c->check) {
+            print_error("option --%s has no valid-value case\n", o->name);
+            missing++;
+        }
+    }
+    for (i = 0; i < NCASES; i++) {
+        if (!lp_cli_options_long(t, cases[i].name, strlen(cases[i].name))) {
+            print_error("test case --%s matches no row\n", cases[i].name);
+            missing++;
+        }
+    }
+    assert_int_equal(missing, 0);
+}
+
+static void test_valid_values(void **state)
+{
+    struct lp_cli_config cfg;
+    struct lp_cli_err err;
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < NCASES; i++) {
+        if (!cases[i].check)
+            continue;
+        if (parse_list(cases[i].argv, &cfg, &err) != 0)
+            fail_msg("--%s: unexpected error: %s", cases[i].name, err.msg);
+        if (!cfg.iperf2)
+            fail_msg("--%s: linkperf2 did not select the iperf2 spelling", cases[i].name);
+        if (!cases[i].check(&cfg))
+            fail_msg("--%s: the value did not land in its field", cases[i].name);
+    }
+}
+
+static void test_bad_values(void **state)
+{
+    struct lp_cli_config cfg;
+    struct lp_cli_err err;
+    size_t i, j;
+
+    (void)state;
+    for (i = 0; i < NCASES; i++) {
+        for (j = 0; j < MAX_BAD && cases[i].bad[j].msg; j++) {
+            const struct bad *b = &cases[i].bad[j];
+            if (parse_list(b->argv, &cfg, &err) != -1)
+                fail_msg("--%s: bad case %zu was accepted", cases[i].name, j);
+            if (strcmp(err.msg, b->msg) != 0)
+                fail_msg("--%s: bad case %zu:\n  got  '%s'\n  want '%s'", cases[i].name, j,
+                         err.msg, b->msg);
+            assert_null(strchr(err.msg, '\n'));
+        }
+    }
+}
+
+/* iperf 2.1.8's short options (its getopt string "146b:c:def:hi:l:mn:o:p:rst:uvw:x:y:z
+ * AB:CDF:H:IL:M:NP:RS:T:UVWXZ:") all have a row, with an argument exactly when iperf2's
+ * takes one; none is "unknown". */
+static void test_every_iperf2_letter_is_known(void **state)
+{
+    static const char getopt_string[] =
+        "146b:c:def:hi:l:mn:o:p:rst:uvw:x:y:zAB:CDF:H:IL:M:NP:RS:T:UVWXZ:";
+    const struct lp_cli_table *t = lp_cli_options_iperf2();
+    const char *p;
+
+    (void)state;
+    for (p = getopt_string; *p; p++) {
+        const struct lp_cli_opt *o;
+        bool has_arg = p[1] == ':';
+        if (*p == ':')
+            continue;
+        o = lp_cli_options_short(t, *p);
+        if (!o)
+            fail_msg("iperf2's -%c has no row", *p);
+        if (!(o->flags & LP_CLI_F_UNSUPPORTED) && has_arg != (o->arg != LP_CLI_ARG_NONE))
+            fail_msg("-%c: argument shape differs from iperf2's", *p);
+    }
+}
+
+static void test_table_is_consistent(void **state)
+{
+    const struct lp_cli_table *t = lp_cli_options_iperf2();
+    size_t i, j;
+
+    (void)state;
+    assert_true(t->iperf2);
+    assert_true(t->count <= 128);
+    for (i = 0; i < t->count; i++) {
+        const struct lp_cli_opt *o = &t->opts[i];
+        assert_non_null(o->help);
+        assert_true(o->help[0] != '\0');
+        assert_true(o->min <= o->max);
+        assert_int_equal(o->flags & (LP_CLI_F_IMPLIES_IPERF2 | LP_CLI_F_NEEDS_IPERF2 |
+                                     LP_CLI_F_IPERF3_ONLY), 0);
+        if (o->arg != LP_CLI_ARG_NONE && !(o->flags & LP_CLI_F_UNSUPPORTED))
+            assert_non_null(o->metavar);
+        if (o->arg == LP_CLI_ARG_NONE)
+            assert_null(o->metavar);
+        if (!(o->flags & LP_CLI_F_UNSUPPORTED))
+            assert_true(o->set != NULL || o->store != LP_CLI_STORE_NONE);
+        if (o->store == LP_CLI_STORE_STR)
+            assert_true(o->max > 0 && o->max < (double)o->size);
+        for (j = i + 1; j < t->count; j++) {
+            assert_string_not_equal(o->name, t->opts[j].name);
+            if (o->letter)
+                assert_true(o->letter != t->opts[j].letter);
+            if (o->key)
+                assert_true(o->key != t->opts[j].key);
+        }
+    }
+}
+
+static int fill_strings(void **state)
+{
+    (void)state;
+    memset(s16, 'a', sizeof(s16) - 1);
+    memset(s256, 'h', sizeof(s256) - 1);
+    memset(s1024, 'x', sizeof(s1024) - 1);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_row_has_a_case),
+        cmocka_unit_test(test_table_is_consistent),
+        cmocka_unit_test(test_every_iperf2_letter_is_known),
+        cmocka_unit_test(test_valid_values),
+        cmocka_unit_test(test_bad_values),
+    };
+    return cmocka_run_group_tests(tests, fill_strings, NULL);
+}
