@@ -31,12 +31,12 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "limit are not supported."},
     {.name = "enhanced", .letter = 'e', GENERAL, .set = lp_cli_set_enhanced,
      .help = "enhanced reports: more tcp/udp and traffic information"},
-    {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[abkmgABKMG]",
+    {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[abkmgtABKMGT]",
      GENERAL, .set = lp_cli_set_format2,
-     .help = "format to report: a b k m g (bits), A B K M G (bytes)",
-     .man = "Unit of the Bandwidth column: a (adaptive bits, the default), b, k, m, g for "
-            "bits, Kbits, Mbits, Gbits per second (1000-based); A, B, K, M, G for the same "
-            "in bytes (1024-based)."},
+     .help = "format to report: a b k m g t (bits), A B K M G T (bytes)",
+     .man = "Unit of the Bandwidth column: a (adaptive bits, the default), b, k, m, g, t for "
+            "bits, Kbits, Mbits, Gbits, Tbits per second (1000-based); A, B, K, M, G, T for "
+            "the same in bytes (1024-based). The Transfer column is in bytes."},
     {.name = "interval", .letter = 'i', .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 0.01,
      .max = 3600, GENERAL, .flags = LP_CLI_F_ZERO_OK, .key = LP_CLI_K_INTERVAL,
      .store = LP_CLI_STORE_DOUBLE, FIELD(spec.report.interval_s),

@@ -40,8 +40,8 @@ LP_CLI_SETTER(lp_cli_set_bandwidth2)
 
 LP_CLI_SETTER(lp_cli_set_format2)
 {
-    if (strlen(v->text) != 1 || !strchr("abkmgABKMG", v->text[0]))
-        return bad_value(err, opt, v->text, "a format (one of a b k m g A B K M G)");
+    if (strlen(v->text) != 1 || !strchr("abkmgtABKMGT", v->text[0]))
+        return bad_value(err, opt, v->text, "a format (one of a b k m g t A B K M G T)");
     cfg->fmt.unit = v->text[0];
     return 0;
 }

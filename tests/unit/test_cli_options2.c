@@ -99,10 +99,10 @@ static const struct opt_case cases[] = {
     {"enhanced", {"-c", "h", "-e"}, check_enhanced,
      {{{"-c", "h", "--enhanced=1"}, "option -e/--enhanced takes no argument"}}},
     {"format", {"-c", "h", "-f", "B"}, check_format,
-     {{{"-c", "h", "-f", "t"}, "option -f/--format: 't' is not a format (one of a b k m g A B "
-                               "K M G)"},
-      {{"-c", "h", "-f", "mm"}, "option -f/--format: 'mm' is not a format (one of a b k m g A "
-                                "B K M G)"}}},
+     {{{"-c", "h", "-f", "x"}, "option -f/--format: 'x' is not a format (one of a b k m g t "
+                               "A B K M G T)"},
+      {{"-c", "h", "-f", "mm"}, "option -f/--format: 'mm' is not a format (one of a b k m g t "
+                                "A B K M G T)"}}},
     {"interval", {"-c", "h", "-i", "0.5"}, check_interval,
      {{{"-c", "h", "-i", "0.001"}, "option -i/--interval: 0.001 is out of range (0 or "
                                    "0.01..3600)"},
