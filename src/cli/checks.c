@@ -21,7 +21,7 @@ static int check_modes(struct lp_cli_parse_state *st)
             return lp_cli_fail(st, o, "cannot be used with demo");
         if (st->cfg->action == LP_CLI_ACTION_RUN && o->mode == wrong)
             return lp_cli_fail(st, o, wrong == LP_CLI_MODE_CLIENT ? "only applies to a client"
-                                                           : "only applies to a server");
+                                                                  : "only applies to a server");
     }
     return 0;
 }
@@ -41,8 +41,8 @@ static int choose_dialect(struct lp_cli_parse_state *st)
     }
     if (st->cfg->parse.dialect_given) {
         if (sp->dialect == LP_DIALECT_IPERF3 && implied)
-            return lp_cli_fail(st, implied, "cannot be used with --dialect iperf3 (it exists only in "
-                                     "iperf2)");
+            return lp_cli_fail(st, implied, "cannot be used with --dialect iperf3 (it exists "
+                                            "only in iperf2)");
     } else {
         sp->dialect = implied ? LP_DIALECT_IPERF2 : LP_DIALECT_IPERF3;
     }
@@ -51,11 +51,11 @@ static int choose_dialect(struct lp_cli_parse_state *st)
         if (!st->seen[k])
             continue;
         if ((o->flags & LP_CLI_F_NEEDS_IPERF2) && sp->dialect != LP_DIALECT_IPERF2)
-            return lp_cli_fail(st, o, "needs --dialect iperf2 (linkperf has it only over the iperf2 "
-                               "protocol)");
+            return lp_cli_fail(st, o, "needs --dialect iperf2 (linkperf has it only over the "
+                                      "iperf2 protocol)");
         if ((o->flags & LP_CLI_F_IPERF3_ONLY) && sp->dialect == LP_DIALECT_IPERF2)
-            return lp_cli_fail(st, o, "cannot be used with the iperf2 dialect (it is an iperf3 "
-                               "protocol feature)");
+            return lp_cli_fail(st, o, "cannot be used with the iperf2 dialect (it is an "
+                                      "iperf3 protocol feature)");
     }
     return 0;
 }
@@ -107,7 +107,8 @@ static int check_client(struct lp_cli_parse_state *st)
     struct lp_cli_config *cfg = st->cfg;
     struct lp_spec *sp = &cfg->spec;
     bool iperf2 = st->t->iperf2;
-    int ends = lp_cli_seen(st, LP_CLI_K_TIME) + lp_cli_seen(st, LP_CLI_K_BYTES) + lp_cli_seen(st, LP_CLI_K_BLOCKS);
+    int ends = lp_cli_seen(st, LP_CLI_K_TIME) + lp_cli_seen(st, LP_CLI_K_BYTES) +
+               lp_cli_seen(st, LP_CLI_K_BLOCKS);
     const struct lp_cli_opt *l = lp_cli_row(st, LP_CLI_K_LENGTH);
     char label[48];
 
@@ -126,7 +127,8 @@ static int check_client(struct lp_cli_parse_state *st)
     if (!lp_cli_seen(st, LP_CLI_K_PORT) && sp->dialect == LP_DIALECT_IPERF2)
         sp->port = LP_DEFAULT_IPERF2_PORT;
     if (sp->port == 0)
-        return lp_cli_out_of_range(st, lp_cli_row(st, LP_CLI_K_PORT), "0", "1..65535", " for a client");
+        return lp_cli_out_of_range(st, lp_cli_row(st, LP_CLI_K_PORT), "0", "1..65535",
+                                   " for a client");
     if (check_directions(st) < 0)
         return -1;
     if (sp->dialect == LP_DIALECT_IPERF2 && check_iperf2_client(st) < 0)
@@ -140,7 +142,8 @@ static int check_client(struct lp_cli_parse_state *st)
             sp->blksize = sp->family == LP_FAMILY_INET6 ? 1450u : LP_IPERF2_UDP_BLKSIZE;
         if (lp_cli_seen(st, LP_CLI_K_LENGTH) &&
             (sp->blksize < LP_MIN_UDP_BLKSIZE || sp->blksize > LP_MAX_UDP_BLKSIZE))
-            return lp_cli_out_of_range(st, l, st->text[lp_cli_row_index(st, l)], "16..65507", " for UDP");
+            return lp_cli_out_of_range(st, l, st->text[lp_cli_row_index(st, l)], "16..65507",
+                                       " for UDP");
         if (cfg->parse.pps > 0)
             sp->rate_bps = (uint64_t)(cfg->parse.pps * lp_spec_blksize(sp) * 8.0);
     } else if (cfg->parse.pps > 0) {

@@ -46,7 +46,8 @@ const char *lp_cli_text(const struct lp_cli_parse_state *st, enum lp_cli_key key
     return o ? st->text[lp_cli_row_index(st, o)] : NULL;
 }
 
-void lp_cli_label(const struct lp_cli_parse_state *st, enum lp_cli_key key, char *buf, size_t len)
+void lp_cli_label(const struct lp_cli_parse_state *st, enum lp_cli_key key, char *buf,
+                  size_t len)
 {
     const struct lp_cli_opt *o = lp_cli_row(st, key);
 
@@ -73,7 +74,8 @@ int lp_cli_fail(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const
     return lp_cli_err_set(st->err, "option %s %s", label, what);
 }
 
-static int fail_value(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *what)
+static int fail_value(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
+                      const char *what)
 {
     char label[48];
 
@@ -81,8 +83,8 @@ static int fail_value(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
     return lp_cli_err_set(st->err, "option %s: %s", label, what);
 }
 
-int lp_cli_out_of_range(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *text,
-                        const char *range, const char *suffix)
+int lp_cli_out_of_range(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
+                        const char *text, const char *range, const char *suffix)
 {
     char label[48];
 
@@ -92,8 +94,8 @@ int lp_cli_out_of_range(struct lp_cli_parse_state *st, const struct lp_cli_opt *
 }
 
 /* Numeric kinds: text -> v->num, then the row's range. */
-static int parse_number(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, const char *text,
-                        struct lp_cli_value *v)
+static int parse_number(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
+                        const char *text, struct lp_cli_value *v)
 {
     char label[48], range[64], rate[NUM_TEXT_MAX];
     const char *num = text, *slash;
