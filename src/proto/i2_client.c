@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -684,6 +685,49 @@ void i2c_stop(struct i2client *c)
     lp_loop_wake(&c->eng.loop);
 }
 
+/* -F file, or -I: standard input copied into an anonymous file first (sendfile needs a
+ * file, and a pipe cannot be replayed). Without -t or -n the content is sent once. */
+static int open_input(struct i2client *c)
+{
+    const char *name = c->spec.iperf2.file[0] ? c->spec.iperf2.file : "standard input";
+    if (c->spec.iperf2.file[0]) {
+        c->file_fd = open(c->spec.iperf2.file, O_RDONLY | O_CLOEXEC);
+    } else {
+        c->file_fd = memfd_create("linkperf-stdin", MFD_CLOEXEC);
+        char buf[65536];
+        ssize_t r;
+        while (c->file_fd >= 0 && (r = read(0, buf, sizeof(buf))) != 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0 || write(c->file_fd, buf, (size_t)r) != r) {
+                close(c->file_fd);
+                c->file_fd = -1;
+                break;
+            }
+        }
+    }
+    off_t size = c->file_fd >= 0 ? lseek(c->file_fd, 0, SEEK_END) : -1;
+    if (size < 0) {
+        int e = errno;
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "cannot read %s: %s", name, strerror(e));
+        return -e;
+    }
+    lseek(c->file_fd, 0, SEEK_SET);
+    if (c->spec.proto == LP_PROTO_UDP) {
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "-F/-I send TCP content; UDP is not supported");
+        return LP_EINVAL;
+    }
+    if (!c->spec.bytes && c->spec.duration_s <= 0) {
+        if (size == 0) {
+            lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "%s is empty: nothing to send", name);
+            return LP_EINVAL;
+        }
+        c->spec.bytes = (uint64_t)size;
+        c->run.spec.bytes = (uint64_t)size;
+    }
+    return 0;
+}
+
 static int setup(struct i2client *c)
 {
     char err[300];
@@ -693,13 +737,10 @@ static int setup(struct i2client *c)
         lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server: %s", err);
         return LP_ERESOLVE;
     }
-    if (c->spec.iperf2.file[0]) {
-        c->file_fd = open(c->spec.iperf2.file, O_RDONLY | O_CLOEXEC);
-        if (c->file_fd < 0) {
-            lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "cannot read %s: %s", c->spec.iperf2.file,
-                            strerror(errno));
-            return -errno;
-        }
+    if (c->spec.iperf2.file[0] || c->spec.iperf2.from_stdin) {
+        rc = open_input(c);
+        if (rc < 0)
+            return rc;
     }
     if (c->udp) {
         struct lp_i2_header h;
