@@ -1,0 +1,236 @@
+/* iperf2 -y C: one comma-separated line per stream per interval and per stream at the end,
+ * with iperf 2.1.8's fields and order. No banners, no [SUM] lines, no server report lines
+ * (2.1.8 prints none of them in CSV); errors go to stderr as text. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fmt/fmt.h"
+
+#define CSV_LINE_MAX 1024
+#define CSV_TCP_FIELDS "time,src_ip,src_port,dst_ip,dst_port,id,start-end,bytes,bits_per_sec"
+#define CSV_UDP_FIELDS ",jitter_ms,lost,total,loss_percent,out_of_order"
+
+/* The endpoints of a stream, from START. */
+struct csv_stream {
+    struct lp_stream_id sid;
+    struct lp_endpoint local, remote;
+    bool final_done;
+};
+
+/* One test's CSV lines. Owns its stream table; borrows out->user. */
+struct lp_fmt_csv {
+    struct lp_fmt_opts opts;
+    struct lp_out out;
+    double wall;
+    bool udp, header_done;
+    struct csv_stream *streams;
+    unsigned nstreams, cap;
+};
+
+static void emit(struct lp_fmt_csv *f, enum lp_out_channel ch, const char *s, size_t n)
+{
+    if (f->out.write && n)
+        f->out.write(f->out.user, ch, s, n);
+}
+
+static struct csv_stream *find(struct lp_fmt_csv *f, const struct lp_stream_id *sid)
+{
+    for (unsigned i = 0; i < f->nstreams; i++)
+        if (f->streams[i].sid.id == sid->id && f->streams[i].sid.sender == sid->sender)
+            return &f->streams[i];
+    return NULL;
+}
+
+static void on_start(struct lp_fmt_csv *f, const struct lp_rec_start *st)
+{
+    if (st->spec)
+        f->udp = st->spec->proto == LP_PROTO_UDP;
+    /* START repeats when streams join later: add the new ones. */
+    for (unsigned i = 0; i < st->nstreams; i++) {
+        const struct lp_stream_conn *c = &st->streams[i];
+        struct csv_stream *s = find(f, &c->sid);
+        if (!s) {
+            if (f->nstreams == f->cap) {
+                unsigned cap = f->cap ? f->cap * 2 : 8;
+                struct csv_stream *n = realloc(f->streams, cap * sizeof(*n));
+                if (!n)
+                    return;
+                f->streams = n;
+                f->cap = cap;
+            }
+            s = &f->streams[f->nstreams++];
+            memset(s, 0, sizeof(*s));
+        }
+        s->sid = c->sid;
+        s->local = c->local;
+        s->remote = c->remote;
+    }
+}
+
+/* Local time of the report; with -e iperf2 adds milliseconds. */
+static void stamp(const struct lp_fmt_csv *f, char *b, size_t n)
+{
+    double w = f->wall > 0 ? f->wall : (double)time(NULL);
+    time_t t = (time_t)w;
+    struct tm tm;
+    size_t k;
+
+    b[0] = '\0';
+    if (!localtime_r(&t, &tm) || (k = strftime(b, n, "%Y%m%d%H%M%S", &tm)) == 0)
+        return;
+    if (f->opts.enhanced) {
+        int ms = (int)((w - (double)t) * 1000.0);
+        snprintf(b + k, n - k, ".%03d", ms < 0 ? 0 : ms > 999 ? 999 : ms);
+    }
+}
+
+/* One row's numbers, sample or total alike. */
+struct csv_row {
+    double start, end, bps;
+    uint64_t bytes, packets, ooo;
+    int64_t lost;
+    double jitter_ms, lost_percent;
+};
+
+static void line(struct lp_fmt_csv *f, const struct lp_stream_id *sid, bool udp, const struct csv_row *r)
+{
+    static const struct lp_endpoint none = {.host = "", .port = 0};
+    const struct csv_stream *s = find(f, sid);
+    const struct lp_endpoint *src = &none, *dst = &none;
+    char b[CSV_LINE_MAX], when[32];
+    int n;
+
+    if (!f->header_done && f->opts.csv_header) {
+        const char *h = udp ? CSV_TCP_FIELDS CSV_UDP_FIELDS "\n" : CSV_TCP_FIELDS "\n";
+        emit(f, LP_OUT_STDOUT, h, strlen(h));
+    }
+    f->header_done = true;
+    /* iperf 2.1.8 names the data's source first: the client in a forward test, the server
+     * with -R and on -d/-r legs, each half of a full-duplex connection its own way. */
+    if (s) {
+        src = sid->sender ? &s->local : &s->remote;
+        dst = sid->sender ? &s->remote : &s->local;
+    }
+    stamp(f, when, sizeof(when));
+    n = snprintf(b, sizeof(b), "%s,%s,%u,%s,%u,%d,%.1f-%.1f,%" PRIu64 ",%.0f", when, src->host,
+                 (unsigned)src->port, dst->host, (unsigned)dst->port, sid->id > 0 ? sid->id : sid->socket,
+                 r->start < 0 ? 0 : r->start, r->end < 0 ? 0 : r->end, r->bytes, r->bps < 0 ? 0 : floor(r->bps + 0.5));
+    if (udp && n > 0 && (size_t)n < sizeof(b)) {
+        /* A sender's line has the receiver's columns too: no jitter, no loss, its count. */
+        if (sid->sender)
+            n += snprintf(b + n, sizeof(b) - (size_t)n, ",0.000,0,%" PRIu64 ",0.000,0", r->packets);
+        else
+            n += snprintf(b + n, sizeof(b) - (size_t)n, ",%.3f,%" PRId64 ",%" PRIu64 ",%.3f,%" PRIu64,
+                          r->jitter_ms, r->lost, r->packets, r->lost_percent, r->ooo);
+    }
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof(b) - 2)
+        n = (int)sizeof(b) - 2;
+    b[n++] = '\n';
+    emit(f, LP_OUT_STDOUT, b, (size_t)n);
+}
+
+static void on_interval(struct lp_fmt_csv *f, const struct lp_rec_interval *iv)
+{
+    for (unsigned i = 0; i < iv->nstreams; i++) {
+        const struct lp_sample *s = &iv->streams[i];
+        struct csv_row r = {s->start_s, s->end_s, s->bits_per_second, s->bytes, s->packets,
+                            s->out_of_order, s->lost_packets, s->jitter_ms, s->lost_percent};
+        if (!s->omitted)
+            line(f, &s->sid, s->is_udp || f->udp, &r);
+    }
+}
+
+/* This end's own row of each stream; a UDP client's copy of the server's report is not
+ * printed (2.1.8 does not either). */
+static void on_end(struct lp_fmt_csv *f, const struct lp_rec_end *end)
+{
+    for (unsigned i = 0; i < end->nstreams; i++) {
+        const struct lp_stream_end *se = &end->streams[i];
+        const struct lp_total *t = se->sid.sender ? &se->sender : &se->receiver;
+        struct csv_stream *s = find(f, &se->sid);
+        struct csv_row r = {t->start_s, t->end_s, t->bits_per_second, t->bytes, t->packets,
+                            t->out_of_order, t->lost_packets, t->jitter_ms, t->lost_percent};
+        if (!t->present || (s && s->final_done))
+            continue;
+        if (s)
+            s->final_done = true;
+        line(f, &se->sid, t->is_udp || f->udp, &r);
+    }
+}
+
+static void on_error(struct lp_fmt_csv *f, const struct lp_rec_error *e)
+{
+    char b[CSV_LINE_MAX];
+    const char *msg = e->message ? e->message : "unknown error";
+    int n = snprintf(b, sizeof(b), e->fatal ? "linkperf: error - %s\n" : "%s\n", msg);
+
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof(b)) {
+        n = (int)sizeof(b) - 1;
+        b[n - 1] = '\n';
+    }
+    emit(f, LP_OUT_STDERR, b, (size_t)n);
+}
+
+void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
+{
+    if (!f || !rec)
+        return;
+    f->wall = rec->wall_time;
+    switch (rec->kind) {
+    case LP_REC_START:
+        on_start(f, &rec->u.start);
+        break;
+    case LP_REC_INTERVAL:
+        on_interval(f, &rec->u.interval);
+        break;
+    case LP_REC_END:
+        on_end(f, &rec->u.end);
+        break;
+    case LP_REC_ERROR:
+        on_error(f, &rec->u.error);
+        break;
+    case LP_REC_DEBUG:
+        if (rec->u.debug.message) {
+            struct lp_rec_error e = {.fatal = false};
+            char b[CSV_LINE_MAX];
+            snprintf(b, sizeof(b), "linkperf: debug: %s", rec->u.debug.message);
+            e.message = b;
+            on_error(f, &e);
+        }
+        break;
+    case LP_REC_LISTENING:
+    case LP_REC_CONNECTING:
+    case LP_REC_DONE:
+        break; /* CSV carries measurements only: no banners */
+    }
+}
+
+struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+{
+    struct lp_fmt_csv *f = calloc(1, sizeof(*f));
+
+    if (!f)
+        return NULL;
+    if (opts)
+        f->opts = *opts;
+    f->opts.title = NULL;
+    if (out)
+        f->out = *out;
+    return f;
+}
+
+void lp_fmt_csv_free(struct lp_fmt_csv *f)
+{
+    if (!f)
+        return;
+    free(f->streams);
+    free(f);
+}

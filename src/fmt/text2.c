@@ -1,0 +1,467 @@
+/* Text output in iperf 2.1.8's layout (linkperf --iperf2): banners, connection lines, errors,
+ * record dispatch. The report rows live in text2_rows.c; nothing here measures anything. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fmt/text2_int.h"
+
+static void write_out(struct lp_fmt_text2 *f, enum lp_out_channel ch, const char *s, size_t n)
+{
+    if (f->out.write && n)
+        f->out.write(f->out.user, ch, s, n);
+}
+
+/* --timestamps prefix: strftime of the record's wall clock in local time. */
+static size_t stamp(const struct lp_fmt_text2 *f, char *b, size_t n)
+{
+    const char *fmt = f->opts.timestamp_format[0] ? f->opts.timestamp_format : "%c ";
+    time_t t = (time_t)(f->wall > 0 ? f->wall : (double)time(NULL));
+    struct tm tm;
+    size_t k;
+
+    if (!f->opts.timestamps || !localtime_r(&t, &tm))
+        return 0;
+    /* The format is the user's --timestamps=FORMAT by design. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    k = strftime(b, n, fmt, &tm);
+#pragma GCC diagnostic pop
+    return k;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 0)))
+#endif
+static void vline(struct lp_fmt_text2 *f, enum lp_out_channel ch, bool titled, const char *fmt,
+                  va_list ap)
+{
+    char b[LP_TEXT2_LINE_MAX];
+    size_t n = stamp(f, b, sizeof(b) - 1);
+    int k;
+
+    if (titled && f->title[0]) {
+        k = snprintf(b + n, sizeof(b) - n, "%s:  ", f->title);
+        n = k < 0 ? n : n + (size_t)k;
+    }
+    if (n < sizeof(b) - 1) {
+        k = vsnprintf(b + n, sizeof(b) - n, fmt, ap);
+        n = k < 0 ? n : n + (size_t)k;
+    }
+    /* An over-long line is cut, but always ends with its newline. */
+    if (n > sizeof(b) - 2)
+        n = sizeof(b) - 2;
+    b[n++] = '\n';
+    write_out(f, ch, b, n);
+}
+
+void lp_text2_line(struct lp_fmt_text2 *f, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vline(f, LP_OUT_STDOUT, true, fmt, ap);
+    va_end(ap);
+}
+
+/* Errors go to stderr with the timestamp but without the title (as the iperf3 look). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void err_line(struct lp_fmt_text2 *f, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vline(f, LP_OUT_STDERR, false, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- helpers shared with text2_rows.c ---- */
+
+bool lp_text2_excluded(const struct lp_fmt_text2 *f, char what)
+{
+    for (size_t i = 0; i < sizeof(f->opts.exclude) && f->opts.exclude[i]; i++)
+        if ((f->opts.exclude[i] & ~0x20) == (what & ~0x20))
+            return true;
+    return false;
+}
+
+int lp_text2_id(const struct lp_stream_id *sid)
+{
+    return sid->id > 0 ? sid->id : sid->socket;
+}
+
+void lp_text2_idstr(char *b, size_t n, int id, bool star)
+{
+    char num[16];
+
+    if (!star) {
+        snprintf(b, n, "[%3d]", id);
+        return;
+    }
+    snprintf(num, sizeof(num), "*%d", id);
+    snprintf(b, n, "[%3s]", num);
+}
+
+bool lp_text2_udp(const struct lp_fmt_text2 *f)
+{
+    return f->have_spec && f->spec.proto == LP_PROTO_UDP;
+}
+
+bool lp_text2_star(const struct lp_fmt_text2 *f, const struct lp_stream_id *sid)
+{
+    /* From the 2.1.8 captures: a -R server sends unmarked; its -d/-r legs and the sending
+     * half of a --full-duplex connection are marked. A client marks what it receives on
+     * connections it opened (-R, full duplex), not the -d/-r legs it accepted. */
+    if (f->role == LP_ROLE_CLIENT)
+        return !sid->sender && sid->initiator;
+    return sid->sender && (sid->initiator || (f->have_spec && f->spec.dir == LP_DIR_BIDIR));
+}
+
+struct lp_text2_stream *lp_text2_stream(struct lp_fmt_text2 *f, const struct lp_stream_id *sid)
+{
+    for (unsigned i = 0; i < f->nstreams; i++)
+        if (f->streams[i].sid.id == sid->id && f->streams[i].sid.sender == sid->sender)
+            return &f->streams[i];
+    return NULL;
+}
+
+static struct lp_text2_stream *stream_add(struct lp_fmt_text2 *f, const struct lp_stream_conn *c)
+{
+    struct lp_text2_stream *s;
+
+    if (f->nstreams == f->cap) {
+        unsigned cap = f->cap ? f->cap * 2 : 8;
+        struct lp_text2_stream *n = realloc(f->streams, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        f->streams = n;
+        f->cap = cap;
+    }
+    s = &f->streams[f->nstreams++];
+    memset(s, 0, sizeof(*s));
+    s->sid = c->sid;
+    s->local = c->local;
+    s->remote = c->remote;
+    s->mss = c->mss;
+    return s;
+}
+
+/* ---- banners ---- */
+
+static const char *proto_name(enum lp_proto p)
+{
+    return p == LP_PROTO_UDP ? "UDP" : "TCP";
+}
+
+/* Buffer size line: "TCP window size:  128 KByte (default)". */
+static void buffer_line(struct lp_fmt_text2 *f, bool udp, int actual, bool requested, int wanted)
+{
+    char a[32], w[32], tail[64] = " (default)";
+
+    if (actual <= 0)
+        return;
+    lp_text2_size(a, sizeof(a), actual);
+    if (requested) {
+        tail[0] = '\0';
+        if (wanted > 0 && wanted != actual) {
+            lp_text2_size(w, sizeof(w), wanted);
+            snprintf(tail, sizeof(tail), " (WARNING: requested %s)", w);
+        }
+    }
+    lp_text2_line(f, "%s: %s%s", udp ? "UDP buffer size" : "TCP window size", a, tail);
+}
+
+static void listening_lines(struct lp_fmt_text2 *f, bool udp, const struct lp_rec_listening *l)
+{
+    char pid[32] = "", also[32] = "";
+
+    if (f->opts.enhanced)
+        snprintf(pid, sizeof(pid), " with pid %ld", (long)getpid());
+    if (l->port2 && l->port2 != l->port)
+        snprintf(also, sizeof(also), " (and %u)", (unsigned)l->port2);
+    lp_text2_line(f, "Server listening on %s port %u%s%s", proto_name(udp), (unsigned)l->port, also,
+                  pid);
+    buffer_line(f, udp, udp ? l->udp_buffer : l->tcp_window, false, 0);
+}
+
+/* A server listens on TCP and UDP at once: one banner naming both (a listener whose buffer
+ * size is unknown is named as TCP). A client's -d/-r listener has one of the two. */
+static void on_listening(struct lp_fmt_text2 *f, const struct lp_rec_listening *l)
+{
+    bool tcp = l->tcp_window > 0 || l->udp_buffer <= 0;
+
+    if (f->listening_done)
+        return;
+    f->listening_done = true;
+    if (lp_text2_excluded(f, 'S'))
+        return;
+    lp_text2_line(f, LP_TEXT2_DASHES);
+    if (tcp)
+        listening_lines(f, false, l);
+    if (l->udp_buffer > 0)
+        listening_lines(f, true, l);
+    lp_text2_line(f, LP_TEXT2_DASHES);
+}
+
+static uint32_t spec_blksize(const struct lp_spec *sp)
+{
+    if (sp->blksize)
+        return sp->blksize;
+    if (sp->dialect == LP_DIALECT_IPERF2 && sp->proto == LP_PROTO_UDP)
+        return LP_IPERF2_UDP_BLKSIZE;
+    return lp_spec_blksize(sp);
+}
+
+static void sending_line(struct lp_fmt_text2 *f, const struct lp_spec *sp)
+{
+    uint32_t blk = spec_blksize(sp);
+
+    if (sp->rate_bps)
+        lp_text2_line(f, "Sending %u byte datagrams, IPG target: %.2f us (kalman adjust)", blk,
+                      (double)blk * 8.0 / (double)sp->rate_bps * 1e6);
+    else
+        lp_text2_line(f, "Sending %u byte datagrams", blk);
+}
+
+/* "Client connecting to H, TCP port P" and its settings, before the first connection line
+ * (or before the error when the connection never came up). */
+static void client_banner(struct lp_fmt_text2 *f)
+{
+    const struct lp_rec_connecting *c = &f->connecting;
+    const struct lp_spec *sp = f->have_spec ? &f->spec : NULL;
+    bool udp = sp ? sp->proto == LP_PROTO_UDP : c->proto == LP_PROTO_UDP;
+    char pid[64] = "";
+
+    if (f->client_banner_done || !f->have_connecting)
+        return;
+    f->client_banner_done = true;
+    if (lp_text2_excluded(f, 'S'))
+        return;
+    if (f->opts.enhanced && sp)
+        snprintf(pid, sizeof(pid), " with pid %ld (%u flows)", (long)getpid(), sp->streams);
+    lp_text2_line(f, LP_TEXT2_DASHES);
+    lp_text2_line(f, "Client connecting to %s, %s port %u%s", c->peer.host, proto_name(udp),
+                  (unsigned)c->peer.port, pid);
+    if (f->opts.enhanced && sp) {
+        if (!udp)
+            lp_text2_line(f, "Write buffer size: %u Byte", spec_blksize(sp));
+        lp_text2_line(f, "TOS set to 0x%x %s", sp->tos > 0 ? (unsigned)sp->tos : 0u,
+                      sp->nodelay ? "and nodelay (Nagle off)" : "(Nagle on)");
+    }
+    if (udp && sp)
+        sending_line(f, sp);
+    buffer_line(f, udp, c->window, c->window_requested, sp ? sp->window_bytes : 0);
+    lp_text2_line(f, LP_TEXT2_DASHES);
+}
+
+/* A server's -d/-r leg: it connects back to the client's listener. The leg's buffer size is
+ * in no record, so its line is left out. */
+static void leg_banner(struct lp_fmt_text2 *f, const struct lp_stream_conn *c)
+{
+    bool udp = lp_text2_udp(f);
+
+    if (lp_text2_excluded(f, 'S'))
+        return;
+    lp_text2_line(f, LP_TEXT2_DASHES);
+    lp_text2_line(f, "Client connecting to %s, %s port %u", c->remote.host, proto_name(udp),
+                  (unsigned)c->remote.port);
+    if (udp)
+        sending_line(f, &f->spec);
+    lp_text2_line(f, LP_TEXT2_DASHES);
+}
+
+/* ---- connection lines ---- */
+
+static bool tag_reverse(const struct lp_fmt_text2 *f, const struct lp_stream_conn *c)
+{
+    const struct lp_spec *sp = &f->spec;
+
+    if (f->role == LP_ROLE_SERVER && c->sid.initiator)
+        return true; /* a -d/-r leg */
+    if (!f->have_spec)
+        return false;
+    /* iperf3's --bidir uses a connection per direction: its reverse ones say so. */
+    return sp->dir == LP_DIR_REVERSE ||
+           (sp->dialect == LP_DIALECT_IPERF3 && sp->dir == LP_DIR_BIDIR && c->sid.reverse);
+}
+
+static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn *c)
+{
+    const struct lp_spec *sp = &f->spec;
+    char id[32], tags[256] = "", when[64];
+    size_t n = 0;
+    bool udp = lp_text2_udp(f);
+
+#define TAG(...)                                                                                    \
+    do {                                                                                            \
+        int k_ = snprintf(tags + n, sizeof(tags) - n, __VA_ARGS__);                                 \
+        if (k_ > 0)                                                                                 \
+            n = (size_t)k_ < sizeof(tags) - n ? n + (size_t)k_ : sizeof(tags) - 1;                  \
+    } while (0)
+
+    if (tag_reverse(f, c))
+        TAG(" (reverse)");
+    if (f->have_spec && sp->dialect == LP_DIALECT_IPERF2 && sp->dir == LP_DIR_BIDIR)
+        TAG(" (full-duplex)");
+    /* Full duplex over UDP implies it (2.1.8 says so on both ends). */
+    if (udp && f->have_spec &&
+        (sp->iperf2.no_udp_fin || (sp->dialect == LP_DIALECT_IPERF2 && sp->dir == LP_DIR_BIDIR)))
+        TAG(" (no-udp-fin)");
+    if (f->opts.enhanced && c->sid.socket > 0)
+        TAG(" (sock=%d)", c->sid.socket);
+    if (f->opts.enhanced && c->peer_version[0])
+        TAG(" (peer %.15s)", c->peer_version);
+    if (!udp && (c->icwnd_pkts || c->mss || c->irtt_us))
+        TAG(" (icwnd/mss/irtt=%u/%u/%u)", c->icwnd_pkts, c->mss, c->irtt_us);
+    if (f->opts.enhanced && f->start_time > 0) {
+        struct tm tm;
+        if (localtime_r(&f->start_time, &tm) &&
+            strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S (%Z)", &tm) > 0)
+            TAG(" on %s", when);
+    }
+#undef TAG
+    /* Only a server's -d/-r leg is marked on its connection line. */
+    lp_text2_idstr(id, sizeof(id), lp_text2_id(&c->sid), f->role == LP_ROLE_SERVER && c->sid.initiator);
+    lp_text2_line(f, "%s local %s port %u connected with %s port %u%s", id, c->local.host,
+                  (unsigned)c->local.port, c->remote.host, (unsigned)c->remote.port, tags);
+}
+
+static bool same_connection(const struct lp_text2_stream *s, const struct lp_stream_conn *c)
+{
+    return s->local.port == c->local.port && s->remote.port == c->remote.port &&
+           !strcmp(s->local.host, c->local.host) && !strcmp(s->remote.host, c->remote.host);
+}
+
+/* START may come again when a stream joins later (-d/-r legs, -P stragglers): only the
+ * streams not seen before get their lines. A --full-duplex connection carries two streams
+ * and gets one line. */
+static void on_start(struct lp_fmt_text2 *f, const struct lp_rec_start *st)
+{
+    if (st->spec) {
+        f->spec = *st->spec;
+        f->have_spec = true;
+    }
+    if (st->timestamp > 0)
+        f->start_time = st->timestamp;
+    f->tcp_mss_default = st->tcp_mss_default;
+    if (f->role == LP_ROLE_CLIENT)
+        client_banner(f);
+    for (unsigned i = 0; i < st->nstreams; i++) {
+        const struct lp_stream_conn *c = &st->streams[i];
+        bool seen = false;
+        if (lp_text2_stream(f, &c->sid))
+            continue;
+        for (unsigned j = 0; j < f->nstreams; j++)
+            seen |= same_connection(&f->streams[j], c);
+        if (!stream_add(f, c))
+            return;
+        if (seen)
+            continue;
+        if (f->role == LP_ROLE_SERVER && c->sid.initiator)
+            leg_banner(f, c);
+        if (!lp_text2_excluded(f, 'C'))
+            connection_line(f, c);
+        f->headers = 0;
+    }
+}
+
+/* ---- errors ---- */
+
+static void on_error(struct lp_fmt_text2 *f, const struct lp_rec_error *e)
+{
+    const char *msg = e->message ? e->message : "unknown error";
+    const struct lp_text2_stream *only = NULL;
+    unsigned senders = 0;
+
+    if (e->fatal) {
+        /* iperf2 shows the client banner before a connection fails. */
+        if (f->role == LP_ROLE_CLIENT)
+            client_banner(f);
+        err_line(f, "linkperf: error - %s", msg);
+        return;
+    }
+    /* The record names no stream; a warning of a one-sender test is that stream's, shown
+     * like iperf2's "[  1] WARNING: ...". */
+    for (unsigned i = 0; i < f->nstreams; i++) {
+        if (f->streams[i].sid.sender) {
+            only = &f->streams[i];
+            senders++;
+        }
+    }
+    if (senders == 1 && !strncasecmp(msg, "WARNING", 7))
+        err_line(f, "[%3d] %s", lp_text2_id(&only->sid), msg);
+    else
+        err_line(f, "%s", msg);
+}
+
+void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec)
+{
+    if (!f || !rec)
+        return;
+    f->wall = rec->wall_time;
+    f->role = rec->role;
+    switch (rec->kind) {
+    case LP_REC_LISTENING:
+        on_listening(f, &rec->u.listening);
+        break;
+    case LP_REC_CONNECTING:
+        /* A server prints nothing when a peer connects; a client's banner waits for START
+         * (it names the datagram size and rate of the spec) or for the error. */
+        if (rec->role == LP_ROLE_CLIENT) {
+            f->connecting = rec->u.connecting;
+            f->have_connecting = true;
+        }
+        break;
+    case LP_REC_START:
+        on_start(f, &rec->u.start);
+        break;
+    case LP_REC_INTERVAL:
+        lp_text2_interval(f, &rec->u.interval);
+        break;
+    case LP_REC_END:
+        lp_text2_end(f, &rec->u.end);
+        break;
+    case LP_REC_ERROR:
+        on_error(f, &rec->u.error);
+        break;
+    case LP_REC_DEBUG:
+        if (rec->u.debug.message)
+            err_line(f, "linkperf: debug: %s", rec->u.debug.message);
+        break;
+    case LP_REC_DONE:
+        break; /* iperf2 prints nothing more */
+    }
+}
+
+struct lp_fmt_text2 *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+{
+    struct lp_fmt_text2 *f = calloc(1, sizeof(*f));
+
+    if (!f)
+        return NULL;
+    if (opts)
+        f->opts = *opts;
+    else
+        f->opts.unit = 'a';
+    /* The title may not outlive this call; keep a copy and drop the borrowed pointer. */
+    if (f->opts.title)
+        snprintf(f->title, sizeof(f->title), "%s", f->opts.title);
+    f->opts.title = NULL;
+    if (out)
+        f->out = *out;
+    return f;
+}
+
+void lp_fmt_text2_free(struct lp_fmt_text2 *f)
+{
+    if (!f)
+        return;
+    free(f->streams);
+    free(f);
+}

@@ -1,0 +1,357 @@
+/* iperf2's report rows: column headers, interval and final rows, [SUM], "Sent N datagrams",
+ * server reports, the -e columns and -m. Numbers come from the records; the one sum made
+ * here is the final [SUM] over the rows this end printed (see lp_text2_end). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt/text2_int.h"
+
+#define HDR_PLAIN "[ ID] Interval       Transfer     Bandwidth"
+#define HDR_UDP_RX HDR_PLAIN "        Jitter   Lost/Total Datagrams"
+#define HDR_ENH_TCP_TX                                                                             \
+    "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        " \
+    "NetPwr"
+#define HDR_ENH_UDP_TX "[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS"
+
+#define HALF (LP_TEXT2_LINE_MAX / 2)
+
+static void header(struct lp_fmt_text2 *f, unsigned layout)
+{
+    const char *h = layout == LP_T2_UDP_RX       ? HDR_UDP_RX
+                    : layout == LP_T2_ENH_TCP_TX ? HDR_ENH_TCP_TX
+                    : layout == LP_T2_ENH_UDP_TX ? HDR_ENH_UDP_TX
+                                                 : HDR_PLAIN;
+
+    if (f->headers & layout)
+        return;
+    f->headers |= layout;
+    lp_text2_line(f, "%s", h);
+}
+
+/* -e widens sender rows only: what it adds to receivers (read counts and their histogram,
+ * one-way latency) is measured by no record. */
+static unsigned layout_of(const struct lp_fmt_text2 *f, bool udp, bool sender)
+{
+    if (udp && !sender)
+        return LP_T2_UDP_RX;
+    if (f->opts.enhanced && sender)
+        return udp ? LP_T2_ENH_UDP_TX : LP_T2_ENH_TCP_TX;
+    return LP_T2_PLAIN;
+}
+
+/* Everything up to Bandwidth: "[  1] 0.0000-1.0043 sec  4.79 GBytes  40.9 Gbits/sec". */
+static void head(const struct lp_fmt_text2 *f, char *b, size_t n, const char *id, double start,
+                 double end, uint64_t bytes, double bps)
+{
+    char xfer[64], rate[64];
+
+    lp_text2_bytes(xfer, sizeof(xfer), (double)bytes, f->opts.unit);
+    lp_text2_rate(rate, sizeof(rate), bps, f->opts.unit);
+    snprintf(b, n, "%s %4.4f-%4.4f sec  %s  %s", id, start < 0 ? 0 : start, end < 0 ? 0 : end, xfer,
+             rate);
+}
+
+static double pct(int64_t lost, uint64_t total)
+{
+    return total ? 100.0 * (double)lost / (double)total : 0.0;
+}
+
+static void ooo_line(struct lp_fmt_text2 *f, const char *id, double start, double end, uint64_t n)
+{
+    lp_text2_line(f, "%s %4.4f-%4.4f sec  %" PRIu64 " datagrams received out-of-order", id,
+                  start < 0 ? 0 : start, end < 0 ? 0 : end, n);
+}
+
+/* -e TCP sender: Write/Err, Rtry, Cwnd/RTT(var), NetPwr. linkperf counts neither write calls
+ * nor write errors (it batches its writes), so that column shows "-/-"; var < 0: unknown. */
+static void enh_tcp(char *b, size_t n, bool known, int64_t retr, uint64_t cwnd, uint32_t rtt,
+                    int64_t var, double bps)
+{
+    char v[24] = "-";
+    int k;
+
+    if (!known) {
+        snprintf(b, n, "  -/-");
+        return;
+    }
+    if (var >= 0)
+        snprintf(v, sizeof(v), "%" PRId64, var);
+    k = snprintf(b, n, "  -/-%11" PRId64 "%9" PRIu64 "K/%u(%s) us", retr, cwnd / 1024, rtt, v);
+    /* NetPwr: throughput in bytes/s over the RTT in µs. */
+    if (rtt > 0 && k > 0 && (size_t)k < n)
+        snprintf(b + k, n - (size_t)k, "  %.0f", bps / 8.0 / (double)rtt);
+}
+
+/* -e UDP sender: datagrams sent (write errors are not counted) and packets per second. */
+static void enh_udp(char *b, size_t n, uint64_t packets, double seconds)
+{
+    snprintf(b, n, "  %" PRIu64 "/-%9.0f pps", packets, seconds > 0 ? (double)packets / seconds : 0.0);
+}
+
+static void idstr_of(const struct lp_fmt_text2 *f, char *b, size_t n, const struct lp_stream_id *sid)
+{
+    lp_text2_idstr(b, n, lp_text2_id(sid), lp_text2_star(f, sid));
+}
+
+/* ---- [SUM] ---- */
+
+/* What a [SUM] row adds up, and whether its rows share a layout worth continuing. */
+struct t2_sum {
+    unsigned n;
+    double start, end, bps;
+    uint64_t bytes, packets, ooo;
+    int64_t lost, retr;
+    bool all_rx, all_tcp_tx, all_udp_tx, tcp_known;
+};
+
+static void sum_init(struct t2_sum *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->all_rx = s->all_tcp_tx = s->all_udp_tx = true;
+}
+
+static void sum_kind(struct t2_sum *s, bool udp, bool sender)
+{
+    s->all_rx &= udp && !sender;
+    s->all_tcp_tx &= !udp && sender;
+    s->all_udp_tx &= udp && sender;
+    s->n++;
+}
+
+static void sum_row(struct lp_fmt_text2 *f, const struct t2_sum *s)
+{
+    char h[HALF], tail[128] = "";
+    double secs = s->end - s->start;
+
+    head(f, h, sizeof(h), "[SUM]", s->start, s->end, s->bytes, s->bps);
+    if (s->all_rx)
+        snprintf(tail, sizeof(tail), "   %" PRId64 "/%" PRIu64 " (%.2g%%)", s->lost, s->packets,
+                 pct(s->lost, s->packets));
+    else if (f->opts.enhanced && s->all_tcp_tx && s->tcp_known)
+        snprintf(tail, sizeof(tail), "  -/-%10" PRId64, s->retr);
+    else if (f->opts.enhanced && s->all_udp_tx)
+        enh_udp(tail, sizeof(tail), s->packets, secs);
+    lp_text2_line(f, "%s%s", h, tail);
+    if (s->all_rx && s->ooo)
+        ooo_line(f, "[SUM]", s->start, s->end, s->ooo);
+}
+
+static bool sum_wanted(const struct lp_fmt_text2 *f, unsigned rows)
+{
+    /* iperf2 adds a [SUM] when an end reports more than one stream at once (-P, -d, full
+     * duplex); -r runs its legs one after the other. */
+    return rows > 1 && !(f->have_spec && f->spec.iperf2.tradeoff);
+}
+
+/* ---- intervals ---- */
+
+static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp)
+{
+    unsigned lay = layout_of(f, udp, s->sid.sender);
+    char id[32], h[HALF], tail[160] = "";
+
+    idstr_of(f, id, sizeof(id), &s->sid);
+    header(f, lay);
+    head(f, h, sizeof(h), id, s->start_s, s->end_s, s->bytes, s->bits_per_second);
+    if (lay == LP_T2_UDP_RX)
+        snprintf(tail, sizeof(tail), "  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", s->jitter_ms,
+                 s->lost_packets, s->packets, s->lost_percent);
+    else if (lay == LP_T2_ENH_TCP_TX)
+        enh_tcp(tail, sizeof(tail), s->has_tcp_info, s->retransmits, s->snd_cwnd, s->rtt_us,
+                (int64_t)s->rttvar_us, s->bits_per_second);
+    else if (lay == LP_T2_ENH_UDP_TX)
+        enh_udp(tail, sizeof(tail), s->packets, s->end_s - s->start_s);
+    lp_text2_line(f, "%s%s", h, tail);
+    if (lay == LP_T2_UDP_RX && s->out_of_order)
+        ooo_line(f, id, s->start_s, s->end_s, s->out_of_order);
+}
+
+static void add_sample(struct t2_sum *t, const struct lp_sample *s)
+{
+    t->bytes += s->bytes;
+    t->bps += s->bits_per_second;
+    t->packets += s->packets;
+    t->lost += s->lost_packets;
+    t->ooo += s->out_of_order;
+    t->retr += s->retransmits;
+    t->tcp_known |= s->has_tcp_info;
+    if (s->end_s > t->end)
+        t->end = s->end_s;
+}
+
+void lp_text2_interval(struct lp_fmt_text2 *f, const struct lp_rec_interval *iv)
+{
+    bool show = !lp_text2_excluded(f, 'D');
+    struct t2_sum sum;
+
+    sum_init(&sum);
+    for (unsigned i = 0; i < iv->nstreams; i++) {
+        const struct lp_sample *s = &iv->streams[i];
+        struct lp_text2_stream *st = lp_text2_stream(f, &s->sid);
+        bool udp = s->is_udp || lp_text2_udp(f);
+        /* iperf2 has no omitted seconds; an iperf3 test's -O intervals are left out. */
+        if (s->omitted)
+            continue;
+        if (st && s->has_tcp_info) {
+            st->has_last = true;
+            st->cwnd = s->snd_cwnd;
+            st->rtt_us = s->rtt_us;
+            st->rttvar_us = s->rttvar_us;
+        }
+        if (show)
+            sample_row(f, s, udp);
+        sum_kind(&sum, udp, s->sid.sender);
+    }
+    if (!show || !sum_wanted(f, sum.n))
+        return;
+    /* The engine's interval sums: one per direction, both together here. */
+    sum.start = iv->sum.start_s;
+    add_sample(&sum, &iv->sum);
+    if (iv->has_sum_reverse)
+        add_sample(&sum, &iv->sum_reverse);
+    sum_row(f, &sum);
+}
+
+/* ---- the end ---- */
+
+static const struct {
+    int mtu;
+    const char *name;
+} mtus[] = {{1500, "ethernet"}, {4352, "FDDI"}, {9180, "ATM"}, {65280, "HIPPI"}, {576, "minimum"}};
+
+/* -m, as iperf 2.0 printed it after a stream's report. (2.1.8 prints "MSS size N bytes" in
+ * the banner instead, read before the connection exists: 536 for TCP, 0 for UDP.) */
+static void mss_line(struct lp_fmt_text2 *f, struct lp_text2_stream *st)
+{
+    int mss = st->mss ? (int)st->mss : f->tcp_mss_default, mtu = mss + 40;
+    const char *name = "unknown interface";
+
+    for (unsigned i = 0; i < f->nstreams; i++)
+        if (f->streams[i].local.port == st->local.port && f->streams[i].remote.port == st->remote.port &&
+            !strcmp(f->streams[i].remote.host, st->remote.host))
+            f->streams[i].mss_done = true;
+    if (mss <= 0) {
+        lp_text2_line(f, "[%3d] MSS size unknown", lp_text2_id(&st->sid));
+        return;
+    }
+    for (unsigned i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++) {
+        /* An MSS is the MTU less 40 bytes of IPv4+TCP headers and up to 12 of options. */
+        if (mss <= mtus[i].mtu - 40 && mss >= mtus[i].mtu - 52) {
+            mtu = mtus[i].mtu;
+            name = mtus[i].name;
+            break;
+        }
+    }
+    lp_text2_line(f, "[%3d] MSS size %d bytes (MTU %d bytes, %s)", lp_text2_id(&st->sid), mss, mtu,
+                  name);
+}
+
+/* A stream's whole-test row, from this end's own total. */
+static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, const struct lp_total *t,
+                      const struct lp_text2_stream *st, bool udp)
+{
+    unsigned lay = layout_of(f, udp, se->sid.sender);
+    char id[32], h[HALF], tail[160] = "";
+
+    idstr_of(f, id, sizeof(id), &se->sid);
+    header(f, lay);
+    head(f, h, sizeof(h), id, t->start_s, t->end_s, t->bytes, t->bits_per_second);
+    if (lay == LP_T2_UDP_RX) {
+        snprintf(tail, sizeof(tail), "  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", t->jitter_ms,
+                 t->lost_packets, t->packets, t->lost_percent);
+    } else if (lay == LP_T2_ENH_TCP_TX) {
+        /* iperf2 ends with the current cwnd/RTT: the last interval's, else the test's
+         * largest window and mean RTT. */
+        bool last = st && st->has_last;
+        enh_tcp(tail, sizeof(tail), t->has_retransmits, t->retransmits,
+                last ? st->cwnd : t->max_snd_cwnd, last ? st->rtt_us : t->mean_rtt_us,
+                last ? (int64_t)st->rttvar_us : -1, t->bits_per_second);
+    } else if (lay == LP_T2_ENH_UDP_TX) {
+        enh_udp(tail, sizeof(tail), t->packets, t->end_s - t->start_s);
+    }
+    lp_text2_line(f, "%s%s", h, tail);
+    /* iperf2 leaves the mark off its "Sent" lines. */
+    if (udp && se->sid.sender)
+        lp_text2_line(f, "[%3d] Sent %" PRIu64 " datagrams", lp_text2_id(&se->sid), t->packets);
+    if (lay == LP_T2_UDP_RX && t->out_of_order)
+        ooo_line(f, id, t->start_s, t->end_s, t->out_of_order);
+}
+
+/* A UDP sender's receiver row is the report its peer sent back (iperf2's "Server Report";
+ * also on a server for its -d/-r legs, and for an iperf3 test after the results exchange). */
+static void server_report(struct lp_fmt_text2 *f, const struct lp_stream_end *se)
+{
+    const struct lp_total *t = &se->receiver;
+    char id[32], h[HALF];
+
+    idstr_of(f, id, sizeof(id), &se->sid);
+    lp_text2_line(f, "[%3d] Server Report:", lp_text2_id(&se->sid));
+    f->headers = 0;
+    header(f, LP_T2_UDP_RX);
+    head(f, h, sizeof(h), id, t->start_s, t->end_s, t->bytes, t->bits_per_second);
+    lp_text2_line(f, "%s  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", h, t->jitter_ms, t->lost_packets,
+                  t->packets, t->lost_percent);
+    if (t->out_of_order)
+        ooo_line(f, id, t->start_s, t->end_s, t->out_of_order);
+}
+
+static void add_total(struct t2_sum *s, const struct lp_total *t)
+{
+    if (s->n == 0 || t->start_s < s->start)
+        s->start = t->start_s;
+    if (t->end_s > s->end)
+        s->end = t->end_s;
+    s->bytes += t->bytes;
+    s->packets += t->packets;
+    s->lost += t->lost_packets;
+    s->ooo += t->out_of_order;
+    s->retr += t->retransmits;
+    s->tcp_known |= t->has_retransmits;
+}
+
+/* Each stream's own row (a TCP end knows only its side; a UDP sender's receiver row is the
+ * peer's report), the [SUM] of those rows, then the server reports. The [SUM] is made here
+ * from the rows: the engine's direction sums would mix a -d leg with the peer's report. */
+void lp_text2_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
+{
+    bool show = !lp_text2_excluded(f, 'D');
+    struct t2_sum sum;
+    unsigned udp_senders = 0;
+    uint64_t sent = 0;
+
+    sum_init(&sum);
+    for (unsigned i = 0; i < end->nstreams; i++) {
+        const struct lp_stream_end *se = &end->streams[i];
+        const struct lp_total *t = se->sid.sender ? &se->sender : &se->receiver;
+        struct lp_text2_stream *st = lp_text2_stream(f, &se->sid);
+        bool udp = t->is_udp || lp_text2_udp(f);
+        if (!t->present || (st && st->final_done))
+            continue;
+        if (st)
+            st->final_done = true;
+        if (show)
+            final_row(f, se, t, st, udp);
+        if (f->opts.print_mss && !udp && st && !st->mss_done)
+            mss_line(f, st);
+        add_total(&sum, t);
+        sum_kind(&sum, udp, se->sid.sender);
+        if (udp && se->sid.sender) {
+            udp_senders++;
+            sent += t->packets;
+        }
+    }
+    if (show && sum_wanted(f, sum.n)) {
+        sum.bps = sum.end > sum.start ? (double)sum.bytes * 8.0 / (sum.end - sum.start) : 0;
+        sum_row(f, &sum);
+        if (udp_senders > 1)
+            lp_text2_line(f, "[SUM-%u] Sent %" PRIu64 " datagrams", udp_senders, sent);
+    }
+    if (lp_text2_excluded(f, 'V'))
+        return;
+    for (unsigned i = 0; i < end->nstreams; i++) {
+        const struct lp_stream_end *se = &end->streams[i];
+        if (se->sid.sender && se->receiver.present && (se->receiver.is_udp || lp_text2_udp(f)))
+            server_report(f, se);
+    }
+}
