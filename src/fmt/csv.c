@@ -75,17 +75,16 @@ static void on_start(struct lp_fmt_csv *f, const struct lp_rec_start *st)
 static void stamp(const struct lp_fmt_csv *f, char *b, size_t n)
 {
     double w = f->wall > 0 ? f->wall : (double)time(NULL);
-    time_t t = (time_t)w;
+    long long ms = llround(w * 1000.0);
+    time_t t = (time_t)(ms / 1000);
     struct tm tm;
     size_t k;
 
     b[0] = '\0';
     if (!localtime_r(&t, &tm) || (k = strftime(b, n, "%Y%m%d%H%M%S", &tm)) == 0)
         return;
-    if (f->opts.enhanced) {
-        int ms = (int)((w - (double)t) * 1000.0);
-        snprintf(b + k, n - k, ".%03d", ms < 0 ? 0 : ms > 999 ? 999 : ms);
-    }
+    if (f->opts.enhanced)
+        snprintf(b + k, n - k, ".%03d", (int)(ms % 1000));
 }
 
 /* One row's numbers, sample or total alike. */
