@@ -1,6 +1,7 @@
-/* Record sink for the CLI: routes each test's records to its own formatter instance and
- * writes the result out; keeps a bounded copy of each server test's text for the client.
- * It does not format anything itself: the layout belongs to src/fmt. */
+/* Record sink for the CLI: routes each test's records to its own formatter instance (iperf3
+ * text, iperf2 text, CSV or JSON) and writes the result out; keeps a bounded copy of each
+ * server test's text for the client. It does not format anything itself: the layout
+ * belongs to src/fmt. */
 #include "cli/output.h"
 
 #include <errno.h>
@@ -13,15 +14,27 @@
 
 static const char truncated_note[] = "\n[linkperf: server output truncated at 1 MiB]\n";
 
+/* Which formatter every test gets: fixed by the command line. */
+enum look {
+    LOOK_TEXT,   /* iperf3's text layout (default spelling) */
+    LOOK_TEXT2,  /* iperf2's text layout (--iperf2, linkperf2) */
+    LOOK_CSV,    /* iperf2's -y C lines (--csv, -y C) */
+    LOOK_JSON,   /* -J, --json-stream */
+};
+
 /* One test's formatter. Owns the formatter and the capture; borrows o. */
 struct test_out {
     struct test_out *next;
     struct lp_cli_output *o;
     unsigned test_id;
-    bool capture_on;               /* server text: keep a copy for --get-server-output */
+    bool capture_on;               /* server text/CSV: keep a copy for --get-server-output */
     struct lp_out out;
-    struct lp_fmt_text *text;
-    struct lp_fmt_json *json;
+    union {
+        struct lp_fmt_text *text;
+        struct lp_fmt_text2 *text2;
+        struct lp_fmt_csv *csv;
+        struct lp_fmt_json *json;
+    } f;                           /* the one of o->look; NULL when it could not be made */
     struct lp_cli_buf capture;
 };
 
@@ -30,7 +43,8 @@ struct test_out {
 struct lp_cli_output {
     pthread_mutex_t mu;
     FILE *log;
-    bool forceflush, json, json_stream;
+    enum look look;
+    bool forceflush, json_stream;
     struct lp_fmt_opts fmt;
     char title[LP_TITLE_MAX];
     struct test_out *tests;
@@ -82,12 +96,37 @@ static struct test_out *find(struct lp_cli_output *o, unsigned test_id, struct t
 
 static void test_free(struct test_out *t)
 {
-    if (t->text)
-        lp_fmt_text_free(t->text);
-    if (t->json)
-        lp_fmt_json_free(t->json);
+    switch (t->o->look) {
+    case LOOK_TEXT: lp_fmt_text_free(t->f.text); break;
+    case LOOK_TEXT2: lp_fmt_text2_free(t->f.text2); break;
+    case LOOK_CSV: lp_fmt_csv_free(t->f.csv); break;
+    case LOOK_JSON: lp_fmt_json_free(t->f.json); break;
+    }
     lp_cli_buf_free(&t->capture);
     free(t);
+}
+
+/* The formatter of o's look for t; false when it could not be made. */
+static bool formatter_new(struct lp_cli_output *o, struct test_out *t)
+{
+    switch (o->look) {
+    case LOOK_TEXT: return (t->f.text = lp_fmt_text_new(&o->fmt, &t->out)) != NULL;
+    case LOOK_TEXT2: return (t->f.text2 = lp_fmt_text2_new(&o->fmt, &t->out)) != NULL;
+    case LOOK_CSV: return (t->f.csv = lp_fmt_csv_new(&o->fmt, &t->out)) != NULL;
+    case LOOK_JSON:
+        return (t->f.json = lp_fmt_json_new(&o->fmt, &t->out, o->json_stream)) != NULL;
+    }
+    return false;
+}
+
+static void formatter_record(struct test_out *t, const struct lp_record *rec)
+{
+    switch (t->o->look) {
+    case LOOK_TEXT: lp_fmt_text_record(t->f.text, rec); break;
+    case LOOK_TEXT2: lp_fmt_text2_record(t->f.text2, rec); break;
+    case LOOK_CSV: lp_fmt_csv_record(t->f.csv, rec); break;
+    case LOOK_JSON: lp_fmt_json_record(t->f.json, rec); break;
+    }
 }
 
 static struct test_out *test_new(struct lp_cli_output *o, const struct lp_record *rec)
@@ -98,16 +137,14 @@ static struct test_out *test_new(struct lp_cli_output *o, const struct lp_record
         return NULL;
     t->o = o;
     t->test_id = rec->test_id;
-    /* The LISTENING banner (test 0) belongs to no test, and a client has no use for it. */
-    t->capture_on = !o->json && rec->role == LP_ROLE_SERVER && rec->test_id != 0;
+    /* The LISTENING banner (test 0) belongs to no test, and a client has no use for it.
+     * Whatever text the test produced (iperf3 or iperf2 layout, CSV) is what an iperf3
+     * client asking --get-server-output receives. */
+    t->capture_on = o->look != LOOK_JSON && rec->role == LP_ROLE_SERVER && rec->test_id != 0;
     t->capture.limit = LP_CLI_SERVER_OUTPUT_MAX;
     t->out.write = test_write;
     t->out.user = t;
-    if (o->json)
-        t->json = lp_fmt_json_new(&o->fmt, &t->out, o->json_stream);
-    else
-        t->text = lp_fmt_text_new(&o->fmt, &t->out);
-    if (!t->json && !t->text) {
+    if (!formatter_new(o, t)) {
         free(t);
         return NULL;
     }
@@ -126,10 +163,7 @@ static void on_record(const struct lp_record *rec, void *user)
     if (!t)
         t = test_new(o, rec);
     if (t) {
-        if (t->json)
-            lp_fmt_json_record(t->json, rec);
-        else
-            lp_fmt_text_record(t->text, rec);
+        formatter_record(t, rec);
         if (rec->kind == LP_REC_DONE) {
             if (!link)
                 link = &o->tests; /* just created: it is the head */
@@ -170,8 +204,8 @@ static char *on_server_output(unsigned test_id, int *is_json, void *user)
 
     pthread_mutex_lock(&o->mu);
     t = find(o, test_id, NULL);
-    if (t && t->json) {
-        s = lp_fmt_json_document(t->json);
+    if (t && o->look == LOOK_JSON) {
+        s = lp_fmt_json_document(t->f.json);
         *is_json = 1;
     } else if (t) {
         s = capture_copy(t);
@@ -201,7 +235,12 @@ struct lp_cli_output *lp_cli_output_new(const struct lp_cli_config *cfg, char *e
     }
     pthread_mutex_init(&o->mu, NULL);
     o->forceflush = cfg->forceflush;
-    o->json = cfg->json;
+    if (cfg->json)
+        o->look = LOOK_JSON;
+    else if (cfg->csv)
+        o->look = LOOK_CSV;
+    else
+        o->look = cfg->iperf2 ? LOOK_TEXT2 : LOOK_TEXT;
     o->json_stream = cfg->json_stream;
     o->fmt = cfg->fmt;
     snprintf(o->title, sizeof(o->title), "%s", cfg->spec.title);

@@ -1,5 +1,6 @@
-/* The CLI's record sink: one text or JSON formatter per test, written to stdout/stderr
- * or a log file, plus the server-output capture for --get-server-output. */
+/* The CLI's record sink: one formatter per test (iperf3 text, iperf2 text with --iperf2,
+ * CSV with --csv / -y C, or JSON with -J), written to stdout/stderr or a log file, plus the
+ * server-output capture for --get-server-output. */
 #ifndef LP_CLI_OUTPUT_H
 #define LP_CLI_OUTPUT_H
 

@@ -1,6 +1,7 @@
 /* The CLI sink: one formatter per server test (created on the first record, freed after
  * DONE), per-test capture for --get-server-output (bounded), JSON documents for JSON
- * servers, --logfile append. The formatters are faked here: this tests routing only.
+ * servers, --logfile append, and which formatter each spelling and option selects
+ * (iperf3 text, iperf2 text, CSV, JSON). The formatters are faked here: this tests routing only.
  * The fakes define every lp_fmt_* symbol output.c uses, so no formatter object from
  * lpcore is pulled into this executable (no duplicate symbols once src/fmt lands). */
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 /* ---- fake formatters (test-local state) ---- */
 static int n_new, n_free;
+static int n_text, n_text2, n_csv, n_json; /* formatters made, by kind */
 static size_t interval_line_len = 20;
 static const struct lp_fmt_opts *last_opts;
 
@@ -30,14 +32,22 @@ struct lp_fmt_json {
     unsigned test_id;
     bool stream;
 };
+struct lp_fmt_text2 {
+    struct lp_out out;
+};
+struct lp_fmt_csv {
+    struct lp_out out;
+};
 
 static const char *const kind_names[] = {"LISTENING", "CONNECTING", "START", "INTERVAL",
                                          "END", "ERROR", "DONE"};
 
-static void fake_line(const struct lp_out *out, const struct lp_record *rec)
+static void fake_line_as(const struct lp_out *out, const struct lp_record *rec,
+                         const char *prefix)
 {
     char line[4096];
-    int n = snprintf(line, sizeof(line), "T%u %s", rec->test_id, kind_names[rec->kind]);
+    int n = snprintf(line, sizeof(line), "%sT%u %s", prefix, rec->test_id,
+                     kind_names[rec->kind]);
 
     if (rec->kind == LP_REC_INTERVAL) {
         while ((size_t)n + 1 < interval_line_len && (size_t)n + 1 < sizeof(line))
@@ -48,12 +58,60 @@ static void fake_line(const struct lp_out *out, const struct lp_record *rec)
                (size_t)n);
 }
 
+static void fake_line(const struct lp_out *out, const struct lp_record *rec)
+{
+    fake_line_as(out, rec, "");
+}
+
+struct lp_fmt_text2 *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+{
+    struct lp_fmt_text2 *f = calloc(1, sizeof(*f));
+    f->out = *out;
+    last_opts = opts;
+    n_new++;
+    n_text2++;
+    return f;
+}
+
+void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec)
+{
+    fake_line_as(&f->out, rec, "iperf2 ");
+}
+
+void lp_fmt_text2_free(struct lp_fmt_text2 *f)
+{
+    n_free++;
+    free(f);
+}
+
+struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+{
+    struct lp_fmt_csv *f = calloc(1, sizeof(*f));
+    f->out = *out;
+    last_opts = opts;
+    n_new++;
+    n_csv++;
+    return f;
+}
+
+void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
+{
+    fake_line_as(&f->out, rec, "csv,");
+}
+
+void lp_fmt_csv_free(struct lp_fmt_csv *f)
+{
+    n_free++;
+    free(f);
+}
+
 struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
 {
     struct lp_fmt_text *f = calloc(1, sizeof(*f));
     f->out = *out;
     last_opts = opts;
     n_new++;
+    n_text++;
     return f;
 }
 
@@ -76,6 +134,7 @@ struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct
     f->stream = stream;
     last_opts = opts;
     n_new++;
+    n_json++;
     return f;
 }
 
@@ -120,6 +179,7 @@ static int setup(void **state)
     lp_cli_config_init(&fx->cfg);
     snprintf(fx->cfg.logfile, sizeof(fx->cfg.logfile), "%s", fx->path);
     n_new = n_free = 0;
+    n_text = n_text2 = n_csv = n_json = 0;
     interval_line_len = 20;
     *state = fx;
     return 0;
@@ -279,6 +339,57 @@ static void test_client_runs_one_after_another(void **state)
     assert_int_equal(lp_cli_output_open_tests(fx->out), 0);
 }
 
+/* Which formatter a test gets: iperf2 text in the iperf2 spelling, CSV with --csv / -y C,
+ * JSON with -J, iperf3 text otherwise. A server keeps the text of every look for
+ * --get-server-output (an iperf3 client of a server in iperf2 look gets iperf2 text). */
+static void test_look_selection(void **state)
+{
+    static const struct {
+        bool iperf2, csv, json;
+        int *counter;
+        const char *line;
+    } looks[] = {
+        {false, false, false, &n_text, "T4 CONNECTING\n"},
+        {true, false, false, &n_text2, "iperf2 T4 CONNECTING\n"},
+        {true, true, false, &n_csv, "csv,T4 CONNECTING\n"},
+        {false, true, false, &n_csv, "csv,T4 CONNECTING\n"},
+        {false, false, true, &n_json, NULL},
+    };
+    struct fixture *fx = *state;
+    size_t i;
+
+    for (i = 0; i < sizeof(looks) / sizeof(looks[0]); i++) {
+        char *s;
+        int is_json;
+
+        fx->cfg.iperf2 = looks[i].iperf2;
+        fx->cfg.csv = looks[i].csv;
+        fx->cfg.json = looks[i].json;
+        fx->cfg.fmt.enhanced = true;
+        fx->cfg.fmt.csv_header = looks[i].csv;
+        n_text = n_text2 = n_csv = n_json = 0;
+        open_output(fx);
+        send_rec(fx, LP_ROLE_SERVER, 4, LP_REC_CONNECTING);
+        assert_int_equal(*looks[i].counter, 1);
+        assert_int_equal(n_text + n_text2 + n_csv + n_json, 1);
+        assert_true(last_opts->enhanced);                 /* options reach the formatter */
+        assert_true(last_opts->csv_header == looks[i].csv);
+        s = server_output(fx, 4, &is_json);
+        assert_non_null(s);
+        if (looks[i].line) {
+            assert_int_equal(is_json, 0);
+            assert_string_equal(s, looks[i].line);
+        } else {
+            assert_int_equal(is_json, 1);
+        }
+        free(s);
+        send_rec(fx, LP_ROLE_SERVER, 4, LP_REC_DONE);
+        lp_cli_output_free(fx->out);
+        fx->out = NULL;
+        assert_int_equal(n_free, n_new);
+    }
+}
+
 static void test_bad_logfile_is_an_error(void **state)
 {
     struct fixture *fx = *state;
@@ -298,6 +409,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_capture_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_json_server_returns_document, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_runs_one_after_another, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_look_selection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_logfile_is_an_error, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
