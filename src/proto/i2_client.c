@@ -345,7 +345,8 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
 
 /* ---- streams ---- */
 
-static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reverse, bool initiator, bool leg)
+static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reverse, bool initiator, bool leg,
+                               int id)
 {
     if (c->nflows >= I2C_MAX_FLOWS) {
         close(fd);
@@ -365,7 +366,8 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
     f->leg = leg;
     /* Our datagrams carry the header (or zeros with -C, never digits a 2.1 server misreads);
      * TCP sends it once before the data. */
-    struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator, .id = (int)c->nflows + 1,
+    struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator,
+                               .id = id ? id : (int)c->nflows + 1,
                                .wire = LP_WIRE_IPERF2, .udp_template = sends && c->udp ? c->tmpl : NULL,
                                .udp_template_len = sends && c->udp ? c->tmpl_len : 0,
                                .file_fd = sends ? c->file_fd : -1, .no_budget = !sends};
@@ -458,12 +460,12 @@ static int open_tcp(struct i2client *c, unsigned n)
     }
     DBG(c, "TCP stream %u connected%s", n + 1, c->spec.iperf2.compat ? " (no header: -C)" : ", header sent");
     enum lp_dir dir = c->spec.dir;
-    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false);
+    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false, 0);
     if (!f)
         return -ENOMEM;
     if (dir == LP_DIR_BIDIR) {
         int dfd = dup(fd);
-        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false))
+        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false, rs_of(f)->conn.sid.id))
             return -ENOMEM;
     }
     return 0;
@@ -498,12 +500,12 @@ static int open_udp(struct i2client *c, unsigned n)
         goto fail;
     }
     enum lp_dir dir = c->spec.dir;
-    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false);
+    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false, 0);
     if (!f)
         return -ENOMEM;
     if (dir == LP_DIR_BIDIR) {
         int dfd = dup(fd);
-        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false))
+        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false, rs_of(f)->conn.sid.id))
             return -ENOMEM;
     }
     return 0;
@@ -545,7 +547,7 @@ static void on_hello(struct lp_timer *t)
 
 static void accept_leg(struct i2client *c, int fd)
 {
-    struct i2flow *f = add_flow(c, fd, false, true, false, true);
+    struct i2flow *f = add_flow(c, fd, false, true, false, true, 0);
     if (!f)
         return;
     c->legs_got++;
@@ -589,7 +591,7 @@ static void on_listener(struct lp_handler *h, uint32_t events)
     lp_loop_del(&c->eng.loop, &c->lis_h);
     int fd = c->lis_fd;
     c->lis_fd = -1;
-    struct i2flow *f = add_flow(c, fd, false, true, false, true);
+    struct i2flow *f = add_flow(c, fd, false, true, false, true, 0);
     if (!f)
         return;
     c->legs_got++;

@@ -333,8 +333,10 @@ static void on_idle_check(struct lp_timer *tm)
 
 /* ---- building the test ---- */
 
+/* id 0: a new transfer id; else the id of the flow's other half (full duplex: one id, two
+ * directions, as iperf2 numbers them). */
 static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool reverse, bool initiator,
-                               const uint8_t *tmpl, size_t tmpl_len, bool seq64)
+                               const uint8_t *tmpl, size_t tmpl_len, bool seq64, int id)
 {
     struct lp_run *r = &t->base.run;
     struct lp_server *s = t->base.srv;
@@ -354,7 +356,8 @@ static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool revers
     f->rs = (unsigned)(rs - r->streams);
     f->sends = sends;
     struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator,
-                               .id = (int)++s->next_transfer_id, .wire = LP_WIRE_IPERF2, .udp_seq64 = seq64,
+                               .id = id ? id : (int)++s->next_transfer_id, .wire = LP_WIRE_IPERF2,
+                               .udp_seq64 = seq64,
                                .udp_template = tmpl, .udp_template_len = tmpl_len, .file_fd = -1};
     if (lp_run_setup_stream(r, rs, &role) < 0) {
         free(f);
@@ -403,6 +406,7 @@ static void spec_from_header(struct i2test *t, const struct lp_i2_header *h, boo
     sp->iperf2.dual = (h->flags & LP_I2_VERSION1) && (h->flags & LP_I2_RUN_NOW);
     sp->iperf2.tradeoff = (h->flags & LP_I2_VERSION1) && !(h->flags & LP_I2_RUN_NOW);
     sp->iperf2.listen_port = (uint16_t)h->mport;
+    sp->iperf2.no_udp_fin = (h->upper & LP_I2_UP_NOUDPFIN) || (udp && v2);
     sp->duration_s = lp_i2_amount_seconds(h->amount);
     if (h->amount == 0) /* no amount at all: what an iperf2 client means by default */
         sp->duration_s = LP_DEFAULT_DURATION_S;
@@ -475,7 +479,7 @@ static void note_forward(struct i2test *t)
 
 static void leg_connected(struct i2test *t, int fd)
 {
-    struct i2flow *f = add_flow(t, fd, true, true, true, NULL, 0, false);
+    struct i2flow *f = add_flow(t, fd, true, true, true, NULL, 0, false, 0);
     if (!f)
         return;
     f->reverse_leg = true;
@@ -658,16 +662,17 @@ void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_
     struct i2flow *f;
     if (dir == LP_DIR_REVERSE) {
         /* -R: we send on the client's connection. */
-        f = add_flow(t, fd, true, true, false, NULL, 0, false);
+        f = add_flow(t, fd, true, true, false, NULL, 0, false, 0);
     } else {
-        f = add_flow(t, fd, false, false, false, NULL, 0, false);
+        f = add_flow(t, fd, false, false, false, NULL, 0, false, 0);
         /* The header is not payload (lwiperf counts it; iperf2 2.1 does too); what arrived
          * past it is. */
         if (f && extra)
             lp_stream_add_rx_bytes(rs_of(f)->ds, extra);
         if (f && dir == LP_DIR_BIDIR) {
             int dfd = dup(fd);
-            struct i2flow *g = dfd >= 0 ? add_flow(t, dfd, true, true, false, NULL, 0, false) : NULL;
+            struct i2flow *g =
+                dfd >= 0 ? add_flow(t, dfd, true, true, false, NULL, 0, false, rs_of(f)->conn.sid.id) : NULL;
             if (g)
                 attach(t, g);
         }
@@ -766,7 +771,7 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
     enum lp_dir dir = t->base.run.spec.dir;
     struct i2flow *f = NULL;
     if (dir != LP_DIR_REVERSE) {
-        f = add_flow(t, fd, false, false, false, NULL, 0, seq64);
+        f = add_flow(t, fd, false, false, false, NULL, 0, seq64, 0);
         /* The first datagram came in on the shared socket: it counts. */
         if (f) {
             f->peer = *peer;
@@ -776,7 +781,8 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
     }
     if (dir == LP_DIR_REVERSE || dir == LP_DIR_BIDIR) {
         int sfd = dir == LP_DIR_REVERSE ? fd : dup(fd);
-        struct i2flow *g = sfd >= 0 ? add_flow(t, sfd, true, true, false, NULL, 0, false) : NULL;
+        struct i2flow *g =
+            sfd >= 0 ? add_flow(t, sfd, true, true, false, NULL, 0, false, f ? rs_of(f)->conn.sid.id : 0) : NULL;
         if (g) {
             g->peer = *peer;
             attach(t, g);
