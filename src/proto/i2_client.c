@@ -138,14 +138,7 @@ static void emit_end(struct i2client *c)
         struct i2flow *f = c->flows[i];
         if (!f->got_report)
             continue;
-        struct lp_i3_stream_result *p = &peer.streams[peer.nstreams++];
-        p->id = rs_of(f)->conn.sid.id;
-        p->bytes = f->report.bytes;
-        p->end_time = (double)f->report.stop_sec + (double)f->report.stop_usec / 1e6;
-        p->errors = (int64_t)f->report.errors;
-        p->out_of_order = f->report.out_of_order;
-        p->packets = f->report.datagrams;
-        p->jitter_s = (double)f->report.jitter_sec + (double)f->report.jitter_usec / 1e6;
+        lp_i2_report_to_result(&f->report, rs_of(f)->conn.sid.id, &peer.streams[peer.nstreams++]);
     }
     lp_run_finish(&c->run);
     lp_run_emit_end(&c->run, peer.nstreams ? &peer : NULL, false, NULL, NULL);

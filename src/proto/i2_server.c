@@ -32,6 +32,8 @@ struct i2flow {
     struct lp_i2_fin fin;           /* UDP sender: our FINs */
     uint8_t *dgram;                 /* UDP sender: a copy of its datagram, for the FINs */
     struct sockaddr_storage peer;   /* UDP: the source this flow was started by */
+    bool got_report;                /* UDP -d/-r leg: the client's listener answered our FIN */
+    struct lp_i2_report report;
 };
 
 /* A -d/-r connection to the client's listener, while it connects. */
@@ -140,8 +142,17 @@ static void check_done(struct i2test *t)
     if (!t->start_emitted && t->nflows)
         emit_start(t);
     if (t->started && !t->base.run.end_emitted) {
+        /* What the client's listener reported for our -d/-r UDP legs is their receiver row. */
+        struct lp_i3_results peer;
+        memset(&peer, 0, sizeof(peer));
+        for (unsigned i = 0; i < t->nflows && peer.nstreams < LP_I3_MAX_RESULT_STREAMS; i++) {
+            struct i2flow *f = t->flows[i];
+            if (!f->got_report)
+                continue;
+            lp_i2_report_to_result(&f->report, rs_of(f)->conn.sid.id, &peer.streams[peer.nstreams++]);
+        }
         lp_run_finish(&t->base.run);
-        lp_run_emit_end(&t->base.run, NULL, false, NULL, NULL);
+        lp_run_emit_end(&t->base.run, peer.nstreams ? &peer : NULL, false, NULL, NULL);
     }
     lp_run_close_streams(&t->base.run);
     srv_test_unlink(&t->base);
@@ -192,7 +203,10 @@ static void interrupt(struct srv_test *base)
 static void on_fin_done(struct lp_i2_fin *fin, bool got, const struct lp_i2_report *r)
 {
     struct i2flow *f = fin->owner;
-    (void)r;
+    if (got) {
+        f->got_report = true;
+        f->report = *r;
+    }
     if (fin->wait_report && !got)
         lp_engine_error(&f->t->base.srv->eng, LP_ROLE_SERVER, f->t->base.run.id, 0, false,
                         "WARNING: did not receive ack of last datagram after 10 tries.");

@@ -93,6 +93,18 @@ void lp_i2_fin_cancel(struct lp_i2_fin *f)
     f->dgram = NULL;
 }
 
+void lp_i2_report_to_result(const struct lp_i2_report *r, int id, struct lp_i3_stream_result *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->id = id;
+    p->bytes = r->bytes;
+    p->end_time = (double)r->stop_sec + (double)r->stop_usec / 1e6;
+    p->errors = (int64_t)r->errors;
+    p->out_of_order = r->out_of_order;
+    p->packets = r->datagrams;
+    p->jitter_s = (double)r->jitter_sec + (double)r->jitter_usec / 1e6;
+}
+
 /* ---- the receiver's report ---- */
 
 static void send_report(struct lp_i2_reporter *r)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/loop.h"
+#include "proto/i3json.h"
 #include "wire/iperf2.h"
 
 #define LP_I2_FIN_INTERVAL_MS 10u
@@ -59,5 +60,8 @@ struct lp_i2_reporter {
 void lp_i2_reporter_start(struct lp_i2_reporter *r, struct lp_loop *loop, int fd, const struct lp_i2_report *rep,
                           lp_i2_reporter_done_fn done, void *owner);
 void lp_i2_reporter_cancel(struct lp_i2_reporter *r);
+
+/* A receiver's report as the peer's row of stream id (the form the run's END takes). */
+void lp_i2_report_to_result(const struct lp_i2_report *r, int id, struct lp_i3_stream_result *p);
 
 #endif
