@@ -226,11 +226,14 @@ static void sender_ended(struct i2flow *f)
     } else if (f->dgram) {
         /* A -d/-r leg ends with the FIN/report exchange; -R and full duplex with one FIN. */
         bool wait = f->reverse_leg && !(t->hdr.upper & LP_I2_UP_NOUDPFIN);
-        if (lp_i2_fin_start(&f->fin, &t->base.srv->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize,
-                            lp_stream_next_seq(ds) - 1, wait, on_fin_done, f) < 0)
+        /* The receiver counts the first FIN as data. Count it before lp_i2_fin_start: without
+         * a report to wait for (-R) that call can end the test and emit its numbers at once,
+         * and the FIN came too late for them (it fails only when out of memory). */
+        uint64_t last = lp_stream_next_seq(ds) - 1;
+        lp_stream_add_tx(ds, ds->cfg.blksize, 1);
+        if (lp_i2_fin_start(&f->fin, &t->base.srv->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize, last, wait,
+                            on_fin_done, f) < 0)
             f->fin.active = false;
-        else
-            lp_stream_add_tx(ds, ds->cfg.blksize, 1); /* the receiver counts the first FIN as data */
     }
 }
 
