@@ -595,9 +595,8 @@ static void on_listener(struct lp_handler *h, uint32_t events)
         return;
     c->legs_got++;
     lp_timer_cancel(&c->eng.loop, &c->lis_timer);
-    size_t head = (size_t)r < sizeof(buf) ? (size_t)r : sizeof(buf);
-    lp_stream_udp_account(rs_of(f)->ds, buf, head, lp_wall_ns());
-    (void)head;
+    /* The datagram's real length (MSG_TRUNC) counts; only its first bytes are read. */
+    lp_stream_udp_account(rs_of(f)->ds, buf, (size_t)r, lp_wall_ns());
     lp_run_attach_stream(&c->run, rs_of(f));
     lp_run_emit_start(&c->run);
 }
