@@ -390,6 +390,24 @@ static void cut(struct lp_run *r, uint64_t now)
     free(smp);
 }
 
+/* Where the last interval ends: iperf2 streams record when they ended
+ * (lp_run_stream_ended) and the test itself can end well after that (a UDP receiver waits
+ * for 250 ms of silence after answering the FIN; a client waits for the server's close).
+ * Once every stream has ended, the last row ends where the last stream ended, as the
+ * summary rows do, not when the bookkeeping finished. 0 while any stream is running. */
+static uint64_t streams_end_ns(const struct lp_run *r)
+{
+    uint64_t at = 0;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        uint64_t e = r->streams[i].end_ns;
+        if (!e)
+            return 0;
+        if (e > at)
+            at = e;
+    }
+    return at;
+}
+
 static void on_interval(struct lp_timer *t)
 {
     struct lp_run *r = lp_container_of(t, struct lp_run, interval_timer);
@@ -398,8 +416,9 @@ static void on_interval(struct lp_timer *t)
     if (r->finished)
         return;
     /* An interval ending within 10% of an interval before the test end is left for the
-     * final cut, so the last row is not a sliver. */
-    bool near_end = r->end_deadline_ns && r->end_deadline_ns <= now + iv / 10 && !r->omitting;
+     * final cut, so the last row is not a sliver; after every stream ended, so is the rest. */
+    bool near_end = (r->end_deadline_ns && r->end_deadline_ns <= now + iv / 10 && !r->omitting) ||
+                    streams_end_ns(r) != 0;
     if (!near_end)
         cut(r, now);
     uint64_t next = r->last_cut_ns + iv;
@@ -493,8 +512,11 @@ void lp_run_finish(struct lp_run *r)
             any |= c.bytes != r->streams[i].last.bytes;
         }
         uint64_t iv = interval_ns(r);
-        if (iv && (any || now - r->last_cut_ns >= iv / 10))
-            cut(r, now);
+        uint64_t at = streams_end_ns(r);
+        if (!at || at > now || at < r->last_cut_ns)
+            at = now;
+        if (iv && (any || at - r->last_cut_ns >= iv / 10))
+            cut(r, at);
         else if (!iv) {
             /* No interval reports: still refresh the counters for the totals. */
             for (unsigned i = 0; i < r->nstreams; i++) {
