@@ -627,6 +627,10 @@ static bool udp_parse(const struct lp_stream *s, const uint8_t *buf, size_t len,
         uint32_t sec, usec;
         if (!lp_i2_udp_prefix_get(buf, len, s->cfg.udp_seq64, &sq, &sec, &usec))
             return false;
+        /* A zero prefix is the peer's report or ack (2.1.8 answers the FIN of a full-duplex
+         * flow on the same socket), never data: every data datagram carries its send time. */
+        if (sq == 0 && sec == 0 && usec == 0)
+            return false;
         if (sq < 0) {
             *fin = true;
             sq = sq == INT64_MIN ? INT64_MAX : -sq;
