@@ -107,6 +107,9 @@ struct lp_run_role {
     bool latency;                   /* receiver: measure one-way latency */
     bool trip_bursts;               /* iperf2 --trip-times TCP burst framing */
     uint32_t trip_start_sec, trip_start_usec;
+    const uint8_t *lead;            /* TCP sender: a header sent before the data (borrowed) */
+    size_t lead_len;
+    uint32_t skip_lead;             /* TCP receiver of bursts: header bytes ahead of them */
 };
 
 /* Set the -n/-k budget from the spec (before streams start). */

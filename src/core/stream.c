@@ -126,6 +126,15 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         s->cfg.zerocopy = false; /* the header changes under the kernel's feet otherwise */
         s->cfg.has_file = false;
     }
+    if (cfg->kind == LP_STREAM_TCP_SEND && cfg->lead && cfg->lead_len) {
+        s->cfg.lead_len = cfg->lead_len < sizeof(s->lead) ? cfg->lead_len : sizeof(s->lead);
+        memcpy(s->lead, cfg->lead, s->cfg.lead_len);
+    } else {
+        s->cfg.lead_len = 0;
+    }
+    s->cfg.lead = NULL; /* borrowed: do not keep it */
+    if (cfg->kind == LP_STREAM_TCP_RECV && cfg->trip_bursts)
+        s->lead_off = cfg->skip_lead;
     if (cfg->kind == LP_STREAM_TCP_SEND || cfg->kind == LP_STREAM_UDP_SEND) {
         s->payload = malloc(s->cfg.blksize ? s->cfg.blksize : 1);
         if (!s->payload) {
@@ -348,8 +357,27 @@ static void burst_advance(struct lp_stream *s, size_t written)
     }
 }
 
+/* The lead (a header ahead of the data): false while it is not all written. */
+static bool lead_sent(struct lp_stream *s)
+{
+    while (s->lead_off < s->cfg.lead_len) {
+        ssize_t w = send(s->h.fd, s->lead + s->lead_off, s->cfg.lead_len - s->lead_off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                set_events(s, EPOLLOUT);
+            else
+                fail(s, -errno);
+            return false;
+        }
+        s->lead_off += (uint32_t)w;
+    }
+    return true;
+}
+
 static void tcp_send(struct lp_stream *s)
 {
+    if (!lead_sent(s))
+        return;
     uint64_t now = s->cfg.rate_bps ? lp_now_ns() : 0;
     bool blocks = s->cfg.budget && s->cfg.budget->blocks;
     for (int i = 0; i < LP_TCP_WRITES_PER_EVENT; i++) {
@@ -480,8 +508,15 @@ static void rcvlowat_watchdog(struct lp_stream *s)
 
 /* --trip-times receiver: walk the bursts in what was just read. A burst's latency is taken
  * when its last byte has been read (iperf2 does the same), against its write time. */
-static void burst_scan(struct lp_stream *s, const uint8_t *p, size_t n, int64_t now_wall_ns)
+static size_t burst_scan(struct lp_stream *s, const uint8_t *p, size_t n, int64_t now_wall_ns)
 {
+    size_t lead = 0;
+    if (s->lead_off) { /* the sender's own header ahead of its bursts: not payload */
+        lead = s->lead_off < n ? s->lead_off : n;
+        s->lead_off -= (uint32_t)lead;
+        p += lead;
+        n -= lead;
+    }
     while (n) {
         if (!s->in_burst_body) {
             size_t take = LP_I2_BURST_LEN - s->burst_off;
@@ -492,7 +527,7 @@ static void burst_scan(struct lp_stream *s, const uint8_t *p, size_t n, int64_t 
             p += take;
             n -= take;
             if (s->burst_off < LP_I2_BURST_LEN)
-                return;
+                return lead;
             struct lp_i2_burst b;
             lp_i2_burst_get(s->burst_hdr, &b);
             /* A size below the header's own is a lie: treat the burst as just its header. */
@@ -511,6 +546,7 @@ static void burst_scan(struct lp_stream *s, const uint8_t *p, size_t n, int64_t 
             s->in_burst_body = false;
         }
     }
+    return lead;
 }
 
 static int64_t wall_now_ns(void)
@@ -533,7 +569,7 @@ static void tcp_recv(struct lp_stream *s)
         if (r > 0) {
             got += (uint64_t)r;
             if (s->cfg.trip_bursts && atomic_load_explicit(&s->counting, memory_order_relaxed))
-                burst_scan(s, (const uint8_t *)s->worker->scratch, (size_t)r, wall_now_ns());
+                got -= burst_scan(s, (const uint8_t *)s->worker->scratch, (size_t)r, wall_now_ns());
             continue;
         }
         if (r == 0) {

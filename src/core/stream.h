@@ -66,6 +66,10 @@ struct lp_stream_config {
     bool trip_bursts;        /* iperf2 --trip-times TCP: every write is a timestamped burst
                               * (sender), the byte stream is parsed as bursts (receiver) */
     uint32_t trip_start_sec, trip_start_usec; /* sender: the start time the header carried */
+    const uint8_t *lead;     /* TCP sender: bytes sent once before the data, not counted (an
+                              * iperf2 server's own header ahead of -R trip-times bursts) */
+    size_t lead_len;         /* (copied into the stream) */
+    uint32_t skip_lead;      /* TCP receiver: such a header to skip before the bursts */
     struct lp_stream_budget *budget; /* may be NULL */
     struct lp_loop *ctrl_loop;       /* where notifications are posted */
     lp_stream_notify_fn notify;
@@ -114,6 +118,8 @@ struct lp_stream {
     uint64_t burst_seq;        /* sender: bytes written before the current burst */
     bool in_burst_body;        /* receiver: reading payload (burst_off counts down) */
     uint8_t burst_hdr[LP_I2_BURST_LEN];
+    uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
+    uint32_t lead_off;         /* sender: lead bytes written; receiver: lead bytes still to skip */
 
     /* published by the worker, read by the control thread */
     atomic_uint_least64_t bytes, packets, max_seq, out_of_order, jitter_bits, last_rx_ns;

@@ -120,7 +120,7 @@ static void udp_rx_lat(char *b, size_t n, double jitter_ms, int64_t lost, uint64
 static void tcp_rx_lat(const struct lp_fmt_text2 *f, char *b, size_t n, const struct lp_latency_stat *l,
                        double bps)
 {
-    unsigned size = f->have_spec ? f->spec.blksize : 0;
+    unsigned size = f->have_spec ? lp_spec_blksize(&f->spec) : 0;
     snprintf(b, n, "  %.3f/%.3f/%.3f/%.3f ms (%" PRIu64 "/%u)  %.0f", l->mean_ms, l->min_ms, l->max_ms,
              l->stdev_ms, l->count, size, net_power(bps, l->mean_ms));
 }

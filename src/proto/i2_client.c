@@ -358,6 +358,10 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
     f->rs = (unsigned)(rs - c->run.streams);
     f->sends = sends;
     f->leg = leg;
+    /* --trip-times over TCP: we send bursts; on our own connection (-R, full duplex) a 2.1
+     * server sends its 80-byte header and then bursts too. (-d/-r legs are plain.) */
+    bool trip = c->spec.iperf2.trip_times && !c->udp && !leg;
+    bool trip_tx = trip && sends, trip_rx = trip && !sends;
     /* Our datagrams carry the header (or zeros with -C, never digits a 2.1 server misreads);
      * TCP sends it once before the data. */
     struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator,
@@ -365,8 +369,9 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
                                .wire = LP_WIRE_IPERF2, .udp_template = sends && c->udp ? c->tmpl : NULL,
                                .udp_template_len = sends && c->udp ? c->tmpl_len : 0,
                                .file_fd = sends ? c->file_fd : -1, .no_budget = !sends,
-                               .latency = !sends && c->udp,
-                               .trip_bursts = sends && !c->udp && c->spec.iperf2.trip_times,
+                               .latency = !sends && (c->udp || trip_rx),
+                               .trip_bursts = trip_tx || trip_rx,
+                               .skip_lead = trip_rx ? LP_I2_TRIP_TCP_HDR_LEN : 0,
                                .trip_start_sec = c->trip_sec, .trip_start_usec = c->trip_usec};
     if (lp_run_setup_stream(&c->run, rs, &role) < 0) {
         free(f);

@@ -396,13 +396,27 @@ static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool revers
     f->rs = (unsigned)(rs - r->streams);
     f->sends = sends;
     /* A TCP stream of a trip-times client is burst-framed whatever the clocks say; latency is
-     * measured for every iperf2 UDP receiver (-e shows it, as 2.1.8 does) and for bursts. */
+     * measured for every iperf2 UDP receiver (-e shows it, as 2.1.8 does) and for bursts.
+     * The -d/-r legs we open (initiator) are plain. */
     struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator,
                                .id = id ? id : (int)++s->next_transfer_id, .wire = LP_WIRE_IPERF2,
                                .udp_seq64 = seq64,
                                .udp_template = tmpl, .udp_template_len = tmpl_len, .file_fd = -1,
                                .latency = !sends && (t->udp || t->trip_framed),
-                               .trip_bursts = !sends && t->trip_framed && !t->udp};
+                               .trip_bursts = t->trip_framed && !t->udp && !initiator};
+    /* Sending to a trip-times client on its own connection (-R, full duplex): 2.1 servers
+     * send their own 80-byte header first, which the client skips, then bursts. */
+    uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
+    if (sends && role.trip_bursts) {
+        uint64_t w = lp_wall_ns();
+        struct lp_i2_header h = {.num_threads = 1, .mport = t->hdr.mport, .amount = t->hdr.amount,
+                                 .upper = LP_I2_UP_TRIPTIME, .start_sec = (uint32_t)(w / LP_NS_PER_S),
+                                 .start_usec = (uint32_t)(w % LP_NS_PER_S / 1000)};
+        role.lead = lead;
+        role.lead_len = lp_i2_header_encode(lead, sizeof(lead), &h);
+        role.trip_start_sec = h.start_sec;
+        role.trip_start_usec = h.start_usec;
+    }
     if (lp_run_setup_stream(r, rs, &role) < 0) {
         free(f);
         return NULL;

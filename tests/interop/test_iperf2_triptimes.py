@@ -230,5 +230,48 @@ def tcp_linkperf_both_ends_intervals():
                       "interval extremes outside the total's: %s vs %s" % (r, final), ctx)
 
 
+@suite.case
+def tcp_reverse_stock_client_to_linkperf():
+    """stock iperf -c -R --trip-times -> linkperf server: our server sends its own 80-byte
+    header then timestamped bursts, so the stock client's burst latency is sane and its
+    burst count is bytes / 131072 (garbage sizes and latencies of ~10^12 ms otherwise)"""
+    need_iperf2()
+    srv, port = start_lp_server(["-f", "b"])
+    cl = lptest.run([IPERF2, "-c", LOOP, "-p", port, "-R", "-t", "2", "--trip-times", "-f", "b"], 30,
+                    name="iperf2-c")
+    eq(cl.rc, 0, "stock client exit status", cl.describe())
+    srv.wait(15)
+    ctx = cl.describe() + "\n" + srv.tail(20)
+    row = whole_test_row(lat_rows(cl.out, TCP_LAT), "stock -R client", ctx)
+    avg, mn, mx, sd, cnt, size = row[2:8]
+    check_latency(avg, mn, mx, sd, "stock -R client", ctx)
+    eq(int(size), 131072, "burst size the stock client saw", ctx)
+    got = max(bytes_of(cl.out))
+    check(abs(int(cnt) - got // 131072) <= 1, "bursts %d for %d bytes" % (cnt, got), ctx)
+    # linkperf counts payload only: the stock client also counts our 80-byte header
+    eq(got, max(bytes_of(srv.stdout)) + 80, "client bytes = server payload + our header", ctx)
+
+
+@suite.case
+def tcp_reverse_linkperf_client_to_stock():
+    """linkperf --iperf2 -c -R --trip-times -> stock iperf -s: our client skips the stock
+    server's 80-byte header, parses its bursts (count = stock writes) and shows latency"""
+    need_iperf2()
+    srv, port = start_stock_server(extra=["-f", "b", "-e"])
+    cl = lptest.run([lptest.LINKPERF, "--iperf2", "-c", LOOP, "-p", port, "-R", "-t", "2", "--trip-times",
+                     "-f", "b"], 30, name="linkperf2-c")
+    eq(cl.rc, 0, "linkperf client exit status", cl.describe())
+    wait_for(srv, re.compile(r"sec\s+\d+ Bytes"))
+    ctx = cl.describe() + "\n" + srv.tail(20)
+    row = whole_test_row(lat_rows(cl.out, TCP_LAT), "linkperf -R client", ctx)
+    avg, mn, mx, sd, cnt, size = row[2:8]
+    check_latency(avg, mn, mx, sd, "linkperf -R client", ctx)
+    # -e on the stock server prints Write/Err: its write count is the number of bursts
+    writes = re.findall(r"Bytes\s+\d+ bits/sec\s+(\d+)/(\d+)", srv.stdout)
+    check(writes, "no Write/Err column from the stock server", ctx)
+    eq(int(cnt), int(writes[-1][0]), "bursts we parsed vs writes the stock server made", ctx)
+    eq(max(bytes_of(cl.out)) + 80, max(bytes_of(srv.stdout)), "our payload + its header = its count", ctx)
+
+
 if __name__ == "__main__":
     suite.main()
