@@ -16,6 +16,7 @@
 #include "proto/i2_udp.h"
 #include "proto/server.h"
 
+#define I2S_UDP_FIRST_SEQ_MAX 1000                  /* a unicast flow starts below this */
 #define I2S_GROUP_WINDOW_NS (3ull * LP_NS_PER_S)   /* -P connections arrive within this */
 #define I2S_START_WAIT_NS (300ull * LP_NS_PER_MS)  /* then START lists what came */
 #define I2S_CONNECT_TIMEOUT_NS (5ull * LP_NS_PER_S) /* a -d/-r leg must connect by then */
@@ -227,11 +228,14 @@ static void sender_ended(struct i2flow *f)
     } else if (f->dgram) {
         /* A -d/-r leg ends with the FIN/report exchange; -R and full duplex with one FIN. */
         bool wait = f->reverse_leg && !(t->hdr.upper & LP_I2_UP_NOUDPFIN);
-        if (lp_i2_fin_start(&f->fin, &t->base.srv->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize,
-                            lp_stream_next_seq(ds) - 1, wait, on_fin_done, f) < 0)
+        /* The receiver counts the first FIN as data. Count it before lp_i2_fin_start: without
+         * a report to wait for (-R) that call can end the test and emit its numbers at once,
+         * and the FIN came too late for them (it fails only when out of memory). */
+        uint64_t last = lp_stream_next_seq(ds) - 1;
+        lp_stream_add_tx(ds, ds->cfg.blksize, 1);
+        if (lp_i2_fin_start(&f->fin, &t->base.srv->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize, last, wait,
+                            on_fin_done, f) < 0)
             f->fin.active = false;
-        else
-            lp_stream_add_tx(ds, ds->cfg.blksize, 1); /* the receiver counts the first FIN as data */
     }
 }
 
@@ -796,6 +800,28 @@ static bool known_flow(struct lp_server *s, const struct sockaddr_storage *peer)
     return false;
 }
 
+/* Datagrams of a new flow that reached the listener's shared socket before the flow's own
+ * connected socket existed (a sender's catch-up burst right at the start: 2.1.8 sends two
+ * datagrams 12 us apart after a lost first one) wait there, in order, ahead of everything
+ * the flow socket gets. Count them on the flow before it is attached (still ours to touch,
+ * like the first datagram). Stops at the first datagram from anyone else. */
+static void drain_early(const struct srv_listener *l, const struct sockaddr_storage *peer, struct lp_stream *ds)
+{
+    for (int i = 0; i < 256 && !ds->fin_seen; i++) {
+        uint8_t b[LP_I2_TCP_HDR_MAX];
+        struct sockaddr_storage from;
+        socklen_t flen = sizeof(from);
+        ssize_t r = recvfrom(l->udp_fd, b, sizeof(b), MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC, (struct sockaddr *)&from,
+                             &flen);
+        if (r < (ssize_t)LP_I2_UDP_PREFIX || !same_source(&from, peer))
+            return;
+        r = recvfrom(l->udp_fd, b, sizeof(b), MSG_DONTWAIT | MSG_TRUNC, NULL, NULL);
+        if (r < (ssize_t)LP_I2_UDP_PREFIX)
+            return;
+        lp_stream_udp_account(ds, b, (size_t)r, lp_wall_ns());
+    }
+}
+
 /* A multicast flow's socket: bound to the group like the listener and not connected (the
  * sender's source may be unroutable to us, and a group has no reply path). */
 static int multicast_flow_socket(const struct srv_listener *l)
@@ -824,6 +850,13 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
         return; /* a FIN or leftover of a flow already ended: nothing to start */
     if (known_flow(s, peer))
         return; /* queued on the shared socket before the flow's own socket existed */
+    /* A unicast client numbers its datagrams from 1 (2.0.5-era: 0), so a flow's first
+     * datagram has a small number. Stray or random datagrams (half of them "positive")
+     * would otherwise each start a test that holds a slot until --rcv-timeout, and a few
+     * hundred from different ports lock real clients out. A multicast receiver may join
+     * a running stream, so any positive number starts a flow there. */
+    if (seq > I2S_UDP_FIRST_SEQ_MAX && !srv_multicast(&l->local.ss))
+        return;
     struct lp_i2_header h;
     memset(&h, 0, sizeof(h));
     if (flags && head_len >= LP_I2_UDP_PREFIX + LP_I2_V1_LEN)
@@ -866,6 +899,8 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
             f->peer = *peer;
             lp_sock_endpoint(peer, &rs_of(f)->conn.remote); /* also right for a multicast flow */
             lp_stream_udp_account(rs_of(f)->ds, buf, len, arrival_ns);
+            if (!mcast)
+                drain_early(l, peer, rs_of(f)->ds);
         }
     }
     if (dir == LP_DIR_REVERSE || dir == LP_DIR_BIDIR) {

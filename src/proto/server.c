@@ -227,6 +227,14 @@ static void classify(struct pending *p)
         close(fd);
         return;
     }
+    if ((size_t)hl > got) {
+        /* The peer closed in the middle of a header (or of a cookie that looked like one):
+         * no test, and no payload count made from a header we never got. */
+        SRV_DBG(s, 0, "connection from %s port %u closed after %zu of %d header bytes; dropped", pe.host,
+                (unsigned)pe.port, got, hl);
+        close(fd);
+        return;
+    }
     /* An iperf2 test: a header of hl bytes, or (hl == 0) payload from the first byte — a
      * header-less -C client, 2.0.5-era clients with flags 0, or a cookie that was not one. */
     i2s_tcp(s, fd, buf, (size_t)hl, got - (size_t)hl, &peer);
