@@ -80,6 +80,13 @@ struct lp_rec_start {
     const struct lp_stream_conn *streams;
 };
 
+/* One-way latency (iperf2 --trip-times; UDP also with -e): receive time minus the sender's
+ * timestamp, per datagram (UDP) or per burst (TCP). Meaningful with synchronised clocks. */
+struct lp_latency_stat {
+    uint64_t count;              /* datagrams or bursts measured */
+    double mean_ms, min_ms, max_ms, stdev_ms;
+};
+
 /* Per-interval numbers of one stream, or a sum over streams of one direction. */
 struct lp_sample {
     struct lp_stream_id sid;     /* sums: id = socket = 0 */
@@ -104,6 +111,9 @@ struct lp_sample {
     uint64_t out_of_order;
     double jitter_ms;
     double lost_percent;
+
+    bool has_latency;            /* receiver measuring one-way latency */
+    struct lp_latency_stat latency;
 };
 
 struct lp_rec_interval {
@@ -133,6 +143,9 @@ struct lp_total {
     uint64_t packets;
     double lost_percent;
     uint64_t out_of_order;
+
+    bool has_latency;
+    struct lp_latency_stat latency;
 };
 
 struct lp_stream_end {

@@ -61,6 +61,8 @@ struct lp_iperf2_spec {
     char file[LP_PATH_MAX];      /* -F: send this file's content ("" = generated payload) */
     bool from_stdin;             /* -I: send standard input */
     int mcast_ttl;               /* -T: multicast TTL (0 = OS default) */
+    bool trip_times;             /* --trip-times: timestamped TCP bursts, one-way latency at
+                                  * the receiver (server: the client asked for it) */
 };
 
 struct lp_spec {

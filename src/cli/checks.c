@@ -94,6 +94,15 @@ static int check_iperf2_client(struct lp_cli_parse_state *st)
         return lp_cli_conflict(st, LP_CLI_K_CONGESTION, LP_CLI_K_REVERSE);
     if (lp_cli_seen(st, LP_CLI_K_FILE) && lp_cli_seen(st, LP_CLI_K_STDIN))
         return lp_cli_conflict(st, LP_CLI_K_FILE, LP_CLI_K_STDIN);
+    if (lp_cli_seen(st, LP_CLI_K_TRIP_TIMES)) {
+        /* Every TCP write must start with a timestamped burst header: not file content. */
+        if (lp_cli_seen(st, LP_CLI_K_FILE))
+            return lp_cli_conflict(st, LP_CLI_K_TRIP_TIMES, LP_CLI_K_FILE);
+        if (lp_cli_seen(st, LP_CLI_K_STDIN))
+            return lp_cli_conflict(st, LP_CLI_K_TRIP_TIMES, LP_CLI_K_STDIN);
+        if (lp_cli_seen(st, LP_CLI_K_COMPAT))
+            return lp_cli_conflict(st, LP_CLI_K_TRIP_TIMES, LP_CLI_K_COMPAT);
+    }
     if (lp_cli_seen(st, LP_CLI_K_NO_UDP_FIN) && sp->proto != LP_PROTO_UDP) {
         lp_cli_label(st, LP_CLI_K_NO_UDP_FIN, label, sizeof(label));
         lp_cli_label(st, LP_CLI_K_UDP, udp, sizeof(udp));

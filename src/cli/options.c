@@ -291,6 +291,12 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "iperf2's --no-udp-fin: end a UDP test without the final exchange with the "
             "server, so nothing travels back to the client (and no server report is "
             "shown). Needs -u; implies --dialect iperf2."},
+    {.name = "trip-times", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_TRIP_TIMES,
+     FLAG(spec.iperf2.trip_times), .help = "iperf2: one-way latency from sender timestamps",
+     .man = "iperf2's --trip-times: the receiver measures one-way latency from the "
+            "sender's timestamps (per datagram for UDP, per -l write for TCP, which then "
+            "starts with a 92-byte burst header). The clocks of both hosts must agree. "
+            "Not with --file, --stdin or --compat; implies --dialect iperf2."},
     {.name = "file", .letter = 'F', .metavar = "name", STR(spec.iperf2.file, LP_PATH_MAX - 1),
      CLIENT, .flags = LP_CLI_F_NEEDS_IPERF2, .key = LP_CLI_K_FILE,
      .help = "send this file's content (needs --dialect iperf2)",

@@ -230,10 +230,14 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .man = "Let the kernel pace each stream (SO_MAX_PACING_RATE). As in iperf2, k, m, g "
             "mean bits/s (1000-based) and K, M, G bytes/s (1024-based). At most 1000g "
             "bits/s."},
-    {.name = "trip-times", CLIENT, .flags = LP_CLI_F_UNSUPPORTED | LP_CLI_F_LATER,
+    {.name = "trip-times", CLIENT, .key = LP_CLI_K_TRIP_TIMES, FLAG(spec.iperf2.trip_times),
      .help = "enable end to end measurements (requires client and server clock sync)",
-     .man = "iperf2's one-way latency measurement from sender timestamps (it needs "
-            "synchronised clocks). Not supported yet."},
+     .man = "One-way latency, measured by the receiver from the sender's timestamps: per "
+            "datagram for UDP, per write (a 92-byte burst header starts every -l write) for "
+            "TCP. The server shows avg/min/max/stdev in ms per interval and in its report; "
+            "for UDP the client prints them from the server report. Both hosts' clocks must "
+            "agree (same host, or PTP/NTP); a server ignores the request when the client's "
+            "start time is more than 600 s from its own clock. Not with -F, -I or -C."},
     NO("peer-detect", 'X', CLIENT, "perform server version detection and version exchange"),
     NO("suggest_win_size", 'W', CLIENT, "suggest the window size"),
     NO("bounceback", 0, CLIENT, "request a bounceback test"),

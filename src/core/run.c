@@ -136,6 +136,13 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
         .udp_template_len = role->udp_template_len,
         .has_file = role->file_fd >= 0 && role->sends && !udp,
         .file_fd = role->file_fd,
+        .latency = role->latency && !role->sends,
+        .trip_bursts = role->trip_bursts && !udp,
+        .trip_start_sec = role->trip_start_sec,
+        .trip_start_usec = role->trip_start_usec,
+        .lead = role->lead,
+        .lead_len = role->lead_len,
+        .skip_lead = role->skip_lead,
         .budget = role->no_budget ? NULL : &r->budget,
         .ctrl_loop = &r->eng->loop,
         .notify = stream_event,
@@ -325,6 +332,15 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t n
         }
     }
     rs->last = c;
+    if (rs->ds->cfg.latency) {
+        struct lp_latency_snap ls;
+        int64_t mn, mx;
+        lp_latency_read(&rs->ds->lat, &ls);
+        lp_latency_take_interval(&rs->ds->lat, &mn, &mx);
+        smp->has_latency = true;
+        lp_latency_stat_between(&ls, &rs->lat_last, mn, mx, &smp->latency);
+        rs->lat_last = ls;
+    }
 }
 
 static void sum_into(struct lp_sample *sum, const struct lp_sample *s, unsigned *njit)
@@ -335,6 +351,10 @@ static void sum_into(struct lp_sample *sum, const struct lp_sample *s, unsigned 
     sum->out_of_order += s->out_of_order;
     sum->retransmits += s->retransmits;
     sum->has_tcp_info |= s->has_tcp_info;
+    if (s->has_latency) {
+        sum->has_latency = true;
+        lp_latency_stat_merge(&sum->latency, &s->latency);
+    }
     if (s->is_udp && !s->sid.sender) {
         sum->jitter_ms += s->jitter_ms;
         (*njit)++;
@@ -439,6 +459,7 @@ static void on_omit_end(struct lp_timer *t)
         struct lp_run_stream *rs = &r->streams[i];
         rs->base = rs->last;
         rs->retr_base = rs->retr_last;
+        rs->lat_base = rs->lat_last;
     }
     r->meas_ns = r->last_cut_ns = now;
     lp_cpu_snap(&r->cpu0);
@@ -530,6 +551,7 @@ void lp_run_finish(struct lp_run *r)
     }
     for (unsigned i = 0; i < r->nstreams; i++) {
         r->streams[i].final = r->streams[i].last;
+        r->streams[i].lat_final = r->streams[i].lat_last;
         r->streams[i].retr_final = r->streams[i].retr_last;
     }
     r->final_ns = now;
@@ -572,7 +594,13 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
             t->jitter_ms = f->jitter_s * 1000.0;
             t->lost_percent = lp_udp_lost_percent(t->lost_packets, t->packets);
         }
-    } else if (rs->conn.sid.sender && rs->has_tcp_info) {
+    }
+    if (rs->ds->cfg.latency) {
+        const struct lp_latency_snap *lf = &rs->lat_final;
+        t->has_latency = true;
+        lp_latency_stat_between(lf, &rs->lat_base, lf->min_ns, lf->max_ns, &t->latency);
+    }
+    if (!udp && rs->conn.sid.sender && rs->has_tcp_info) {
         t->has_retransmits = true;
         t->retransmits = (int64_t)(rs->retr_final - rs->retr_base);
         t->has_tcp_extra = true;
@@ -602,6 +630,8 @@ static void peer_total(const struct lp_run *r, const struct lp_i3_results *peer,
             t->out_of_order = p->out_of_order;
             t->jitter_ms = p->jitter_s * 1000.0;
             t->lost_percent = lp_udp_lost_percent(t->lost_packets, t->packets);
+            t->has_latency = p->has_latency;
+            t->latency = p->latency;
         }
     } else if (peer_sends && peer->sender_has_retransmits == 1 && p->retransmits >= 0) {
         t->has_retransmits = true;
@@ -627,6 +657,10 @@ static void add_total(struct lp_total *sum, const struct lp_total *t, unsigned *
         *all_retr = false;
     sum->jitter_ms += t->jitter_ms;
     (*njit)++;
+    if (t->has_latency) {
+        sum->has_latency = true;
+        lp_latency_stat_merge(&sum->latency, &t->latency);
+    }
 }
 
 static void close_sum(struct lp_total *sum, unsigned njit, bool all_retr, bool sender_side)

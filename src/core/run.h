@@ -53,6 +53,7 @@ struct lp_run_stream {
     bool attached;
     uint64_t start_ns, end_ns;      /* a stream that joined late or ended early (iperf2 -r legs):
                                      * its own span; 0 = the run's */
+    struct lp_latency_snap lat_last, lat_base, lat_final; /* receivers with cfg.latency */
 };
 
 struct lp_run;
@@ -103,6 +104,12 @@ struct lp_run_role {
     size_t udp_template_len;
     int file_fd;                    /* TCP sender: -F content (-1 = none); borrowed */
     bool no_budget;                 /* not bound by -n/-k (a reverse leg with its own amount) */
+    bool latency;                   /* receiver: measure one-way latency */
+    bool trip_bursts;               /* iperf2 --trip-times TCP burst framing */
+    uint32_t trip_start_sec, trip_start_usec;
+    const uint8_t *lead;            /* TCP sender: a header sent before the data (borrowed) */
+    size_t lead_len;
+    uint32_t skip_lead;             /* TCP receiver of bursts: header bytes ahead of them */
 };
 
 /* Set the -n/-k budget from the spec (before streams start). */

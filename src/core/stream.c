@@ -115,16 +115,34 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     s->h.fd = cfg->fd;
     lp_timer_init(&s->pace_timer, NULL);
     lp_udp_rx_init(&s->rx);
+    lp_latency_init(&s->lat);
+    lp_latency_batch_reset(&s->lat_batch);
     s->next_seq = 1;
     atomic_init(&s->counting, true);
+    if (cfg->kind == LP_STREAM_TCP_SEND && cfg->trip_bursts) {
+        /* Each write is one burst and starts with its header, so a burst is at least that. */
+        s->burst_size = cfg->blksize > LP_I2_BURST_LEN ? cfg->blksize : LP_I2_BURST_LEN;
+        s->cfg.blksize = s->burst_size;
+        s->cfg.zerocopy = false; /* the header changes under the kernel's feet otherwise */
+        s->cfg.has_file = false;
+    }
+    if (cfg->kind == LP_STREAM_TCP_SEND && cfg->lead && cfg->lead_len) {
+        s->cfg.lead_len = cfg->lead_len < sizeof(s->lead) ? cfg->lead_len : sizeof(s->lead);
+        memcpy(s->lead, cfg->lead, s->cfg.lead_len);
+    } else {
+        s->cfg.lead_len = 0;
+    }
+    s->cfg.lead = NULL; /* borrowed: do not keep it */
+    if (cfg->kind == LP_STREAM_TCP_RECV && cfg->trip_bursts)
+        s->lead_off = cfg->skip_lead;
     if (cfg->kind == LP_STREAM_TCP_SEND || cfg->kind == LP_STREAM_UDP_SEND) {
-        s->payload = malloc(cfg->blksize ? cfg->blksize : 1);
+        s->payload = malloc(s->cfg.blksize ? s->cfg.blksize : 1);
         if (!s->payload) {
             free(s);
             return NULL;
         }
         /* iperf2 peers expect its digit filler; the header template follows the prefix. */
-        fill_payload(s->payload, cfg->blksize, cfg->repeating_payload || cfg->wire == LP_WIRE_IPERF2);
+        fill_payload(s->payload, s->cfg.blksize, cfg->repeating_payload || cfg->wire == LP_WIRE_IPERF2);
         if (cfg->udp_template && cfg->udp_template_len) {
             size_t at = udp_stamp_len(cfg);
             size_t n = cfg->udp_template_len;
@@ -310,12 +328,62 @@ static ssize_t send_file(struct lp_stream *s, size_t n)
     return w;
 }
 
+/* --trip-times sender: stamp the header of the next burst. A burst is burst_size bytes,
+ * less when the -n budget ends first (its size field says so, so the receiver's framing
+ * stays right). */
+static void burst_begin(struct lp_stream *s, size_t len)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct lp_i2_burst b = {.start_sec = s->cfg.trip_start_sec,
+                            .start_usec = s->cfg.trip_start_usec,
+                            .write_sec = (uint32_t)ts.tv_sec,
+                            .write_usec = (uint32_t)(ts.tv_nsec / 1000),
+                            .id = ++s->burst_id,
+                            .size = (uint32_t)(len < s->burst_size ? len : s->burst_size),
+                            .seq = s->burst_seq};
+    if (b.size < LP_I2_BURST_LEN)
+        b.size = LP_I2_BURST_LEN;
+    s->burst_cur = b.size;
+    lp_i2_burst_put(s->payload, &b);
+}
+
+static void burst_advance(struct lp_stream *s, size_t written)
+{
+    s->burst_off += (uint32_t)written;
+    if (s->burst_off >= s->burst_cur) {
+        s->burst_seq += s->burst_cur;
+        s->burst_off = 0;
+    }
+}
+
+/* The lead (a header ahead of the data): false while it is not all written. */
+static bool lead_sent(struct lp_stream *s)
+{
+    while (s->lead_off < s->cfg.lead_len) {
+        ssize_t w = send(s->h.fd, s->lead + s->lead_off, s->cfg.lead_len - s->lead_off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                set_events(s, EPOLLOUT);
+            else
+                fail(s, -errno);
+            return false;
+        }
+        s->lead_off += (uint32_t)w;
+    }
+    return true;
+}
+
 static void tcp_send(struct lp_stream *s)
 {
+    if (!lead_sent(s))
+        return;
     uint64_t now = s->cfg.rate_bps ? lp_now_ns() : 0;
     bool blocks = s->cfg.budget && s->cfg.budget->blocks;
     for (int i = 0; i < LP_TCP_WRITES_PER_EVENT; i++) {
         size_t n = s->cfg.blksize;
+        if (s->burst_size)
+            n = s->burst_size - s->burst_off;
         if (!pace_allows(s, n, now))
             return;
         uint64_t grant = budget_take(s, blocks ? 1 : n);
@@ -325,7 +393,10 @@ static void tcp_send(struct lp_stream *s)
         }
         if (!blocks)
             n = (size_t)grant;
-        ssize_t w = s->cfg.has_file ? send_file(s, n) : send(s->h.fd, s->payload, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+        if (s->burst_size && s->burst_off == 0)
+            burst_begin(s, n);
+        const uint8_t *from = s->payload + (s->burst_size ? s->burst_off : 0);
+        ssize_t w = s->cfg.has_file ? send_file(s, n) : send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
         if (w < 0) {
             budget_return(s, blocks ? 1 : n);
             if (errno == ENOBUFS && s->send_flags) { /* too many completions pending */
@@ -346,6 +417,8 @@ static void tcp_send(struct lp_stream *s)
         }
         if (!blocks && (size_t)w < n)
             budget_return(s, n - (size_t)w);
+        if (s->burst_size)
+            burst_advance(s, (size_t)w);
         if (atomic_load_explicit(&s->counting, memory_order_relaxed))
             add_bytes(s, (uint64_t)w);
         if (s->cfg.rate_bps)
@@ -433,17 +506,70 @@ static void rcvlowat_watchdog(struct lp_stream *s)
     lp_timer_arm(&s->worker->loop, &s->pace_timer, last + LP_RCVLOWAT_PERIOD_NS);
 }
 
+/* --trip-times receiver: walk the bursts in what was just read. A burst's latency is taken
+ * when its last byte has been read (iperf2 does the same), against its write time. */
+static size_t burst_scan(struct lp_stream *s, const uint8_t *p, size_t n, int64_t now_wall_ns)
+{
+    size_t lead = 0;
+    if (s->lead_off) { /* the sender's own header ahead of its bursts: not payload */
+        lead = s->lead_off < n ? s->lead_off : n;
+        s->lead_off -= (uint32_t)lead;
+        p += lead;
+        n -= lead;
+    }
+    while (n) {
+        if (!s->in_burst_body) {
+            size_t take = LP_I2_BURST_LEN - s->burst_off;
+            if (take > n)
+                take = n;
+            memcpy(s->burst_hdr + s->burst_off, p, take);
+            s->burst_off += (uint32_t)take;
+            p += take;
+            n -= take;
+            if (s->burst_off < LP_I2_BURST_LEN)
+                return lead;
+            struct lp_i2_burst b;
+            lp_i2_burst_get(s->burst_hdr, &b);
+            /* A size below the header's own is a lie: treat the burst as just its header. */
+            s->burst_off = b.size > LP_I2_BURST_LEN ? b.size - LP_I2_BURST_LEN : 0;
+            s->burst_write_ns = (int64_t)b.write_sec * (int64_t)LP_NS_PER_S + (int64_t)(b.write_usec % 1000000u) * 1000;
+            s->in_burst_body = true;
+        } else {
+            size_t take = s->burst_off < n ? s->burst_off : n;
+            s->burst_off -= (uint32_t)take;
+            p += take;
+            n -= take;
+        }
+        if (s->in_burst_body && s->burst_off == 0) {
+            if (s->cfg.latency)
+                lp_latency_batch_add(&s->lat_batch, now_wall_ns - s->burst_write_ns);
+            s->in_burst_body = false;
+        }
+    }
+    return lead;
+}
+
+static int64_t wall_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * (int64_t)LP_NS_PER_S + ts.tv_nsec;
+}
+
 static void tcp_recv(struct lp_stream *s)
 {
-    int flags = MSG_DONTWAIT | (s->cfg.skip_rx_copy ? MSG_TRUNC : 0);
-    size_t len = s->cfg.skip_rx_copy ? LP_TCP_TRUNC_READ_MAX : s->worker->scratch_len;
-    if (!s->cfg.skip_rx_copy && len > LP_TCP_READ_MAX)
+    bool trunc = s->cfg.skip_rx_copy && !s->cfg.trip_bursts; /* bursts must be read to be parsed */
+    int flags = MSG_DONTWAIT | (trunc ? MSG_TRUNC : 0);
+    size_t len = trunc ? LP_TCP_TRUNC_READ_MAX : s->worker->scratch_len;
+    if (!trunc && len > LP_TCP_READ_MAX)
         len = LP_TCP_READ_MAX;
     uint64_t got = 0;
     for (int i = 0; i < LP_TCP_READS_PER_EVENT; i++) {
         ssize_t r = recv(s->h.fd, s->worker->scratch, len, flags);
         if (r > 0) {
             got += (uint64_t)r;
+            if (s->cfg.trip_bursts && atomic_load_explicit(&s->counting, memory_order_relaxed))
+                got -= burst_scan(s, (const uint8_t *)s->worker->scratch, (size_t)r, wall_now_ns());
             continue;
         }
         if (r == 0) {
@@ -463,6 +589,7 @@ static void tcp_recv(struct lp_stream *s)
         note_rx(s, got);
         atomic_store_explicit(&s->last_rx_ns, now, memory_order_relaxed);
         adapt_rcvlowat(s, got, now);
+        lp_latency_publish(&s->lat, &s->lat_batch);
     }
 }
 
@@ -614,6 +741,7 @@ static void udp_publish(struct lp_stream *s)
     atomic_store_explicit(&s->lost, s->rx.lost, memory_order_relaxed);
     atomic_store_explicit(&s->out_of_order, s->rx.out_of_order, memory_order_relaxed);
     atomic_store_explicit(&s->jitter_bits, jb, memory_order_relaxed);
+    lp_latency_publish(&s->lat, &s->lat_batch);
 }
 
 /* Sequence number and send time of a received datagram; fin is set by iperf2's negative
@@ -661,6 +789,8 @@ static size_t udp_account(struct lp_stream *s, const uint8_t *head, size_t headl
         s->have_transit_base = true;
     }
     lp_udp_rx_packet(&s->rx, seq, (double)(transit - s->transit_base_ns) / 1e9);
+    if (s->cfg.latency)
+        lp_latency_batch_add(&s->lat_batch, transit);
     return len;
 }
 

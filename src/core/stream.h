@@ -12,7 +12,9 @@
 #include "core/loop.h"
 #include "core/worker.h"
 #include "stats/pacer.h"
+#include "stats/latency.h"
 #include "stats/udp_rx.h"
+#include "wire/iperf2.h"
 
 enum lp_stream_kind { LP_STREAM_TCP_SEND, LP_STREAM_TCP_RECV, LP_STREAM_UDP_SEND, LP_STREAM_UDP_RECV };
 
@@ -60,6 +62,14 @@ struct lp_stream_config {
     bool has_file;           /* TCP sender: send file_fd's content (-F), cycling at its end */
     int file_fd;             /* borrowed; the caller closes it after the stream */
     int window_bytes;        /* -w, bounds the receive low-watermark */
+    bool latency;            /* receiver: one-way latency (iperf2 UDP timestamps, TCP bursts) */
+    bool trip_bursts;        /* iperf2 --trip-times TCP: every write is a timestamped burst
+                              * (sender), the byte stream is parsed as bursts (receiver) */
+    uint32_t trip_start_sec, trip_start_usec; /* sender: the start time the header carried */
+    const uint8_t *lead;     /* TCP sender: bytes sent once before the data, not counted (an
+                              * iperf2 server's own header ahead of -R trip-times bursts) */
+    size_t lead_len;         /* (copied into the stream) */
+    uint32_t skip_lead;      /* TCP receiver: such a header to skip before the bursts */
     struct lp_stream_budget *budget; /* may be NULL */
     struct lp_loop *ctrl_loop;       /* where notifications are posted */
     lp_stream_notify_fn notify;
@@ -98,12 +108,25 @@ struct lp_stream {
     off_t file_off;
     unsigned gso_segs;         /* datagrams per UDP GSO write (0 = no GSO) */
     uint64_t rate_t0_ns, rate_bytes;
+    struct lp_latency_batch lat_batch;
+    uint32_t burst_size;       /* trip-times sender: bytes per burst */
+    uint32_t burst_off;        /* sender: bytes of the current burst written; receiver: bytes of
+                                * the current burst header (< 92) or payload left to read */
+    uint32_t burst_id;
+    uint32_t burst_cur;        /* sender: size of the burst being written */
+    int64_t burst_write_ns;    /* receiver: write time of the burst being read (wall clock) */
+    uint64_t burst_seq;        /* sender: bytes written before the current burst */
+    bool in_burst_body;        /* receiver: reading payload (burst_off counts down) */
+    uint8_t burst_hdr[LP_I2_BURST_LEN];
+    uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
+    uint32_t lead_off;         /* sender: lead bytes written; receiver: lead bytes still to skip */
 
     /* published by the worker, read by the control thread */
     atomic_uint_least64_t bytes, packets, max_seq, out_of_order, jitter_bits, last_rx_ns;
     atomic_int_least64_t lost;
     atomic_bool counting;      /* false: drain without counting (after the test end) */
     atomic_int error;          /* negative errno of the first socket error */
+    struct lp_latency lat;     /* cfg.latency: published per batch */
 
     /* control-thread bookkeeping: safe to free once both are settled */
     bool detach_requested;     /* a detach request was posted (it always gets a reply) */

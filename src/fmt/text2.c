@@ -309,6 +309,8 @@ static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn 
         TAG(" (reverse)");
     if (f->have_spec && sp->dialect == LP_DIALECT_IPERF2 && sp->dir == LP_DIR_BIDIR)
         TAG(" (full-duplex)");
+    if (f->have_spec && sp->dialect == LP_DIALECT_IPERF2 && sp->iperf2.trip_times)
+        TAG(" (trip-times)");
     /* Full duplex over UDP implies it (2.1.8 says so on both ends). */
     if (udp && f->have_spec &&
         (sp->iperf2.no_udp_fin || (sp->dialect == LP_DIALECT_IPERF2 && sp->dir == LP_DIR_BIDIR)))

@@ -21,6 +21,8 @@ enum {
     LP_T2_UDP_RX = 1u << 1,     /* UDP receiver: + jitter, lost/total */
     LP_T2_ENH_TCP_TX = 1u << 2, /* -e TCP sender: + Write/Err Rtry Cwnd/RTT(var) NetPwr */
     LP_T2_ENH_UDP_TX = 1u << 3, /* -e UDP sender: + Write/Err PPS */
+    LP_T2_UDP_RX_LAT = 1u << 4, /* UDP receiver with -e or trip-times: + latency, PPS, NetPwr */
+    LP_T2_TCP_RX_LAT = 1u << 5, /* TCP receiver of trip-times bursts: + burst latency, NetPwr */
 };
 
 /* What the formatter keeps of one stream (from START, and -e values from intervals). */

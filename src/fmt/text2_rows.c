@@ -13,6 +13,13 @@
     "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        " \
     "NetPwr"
 #define HDR_ENH_UDP_TX "[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS"
+/* iperf 2.1.8 also prints Rx/inP (and Reads=Dist for TCP); linkperf measures neither. */
+#define HDR_UDP_RX_LAT                                                                             \
+    "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total  "                \
+    "Latency avg/min/max/stdev PPS  NetPwr"
+#define HDR_TCP_RX_LAT                                                                             \
+    "[ ID] Interval            Transfer    Bandwidth    Burst Latency avg/min/max/stdev (cnt/size) " \
+    "NetPwr"
 
 #define HALF (LP_TEXT2_LINE_MAX / 2)
 
@@ -21,6 +28,8 @@ static void header(struct lp_fmt_text2 *f, unsigned layout)
     const char *h = layout == LP_T2_UDP_RX       ? HDR_UDP_RX
                     : layout == LP_T2_ENH_TCP_TX ? HDR_ENH_TCP_TX
                     : layout == LP_T2_ENH_UDP_TX ? HDR_ENH_UDP_TX
+                    : layout == LP_T2_UDP_RX_LAT ? HDR_UDP_RX_LAT
+                    : layout == LP_T2_TCP_RX_LAT ? HDR_TCP_RX_LAT
                                                  : HDR_PLAIN;
 
     if (f->headers & layout)
@@ -29,12 +38,21 @@ static void header(struct lp_fmt_text2 *f, unsigned layout)
     lp_text2_line(f, "%s", h);
 }
 
-/* -e widens sender rows only: what it adds to receivers (read counts and their histogram,
- * one-way latency) is measured by no record. */
-static unsigned layout_of(const struct lp_fmt_text2 *f, bool udp, bool sender)
+/* Receivers show one-way latency as 2.1.8 does: UDP with -e or trip-times, TCP with
+ * trip-times (only a trip-times client stamps its TCP data). */
+static bool latency_shown(const struct lp_fmt_text2 *f, bool has_latency)
+{
+    return has_latency && (f->opts.enhanced || (f->have_spec && f->spec.iperf2.trip_times));
+}
+
+/* -e widens sender rows; receivers get latency columns (latency_shown). Read counts and
+ * their histogram, which 2.1.8 adds for receivers, are measured by no record. */
+static unsigned layout_of(const struct lp_fmt_text2 *f, bool udp, bool sender, bool lat)
 {
     if (udp && !sender)
-        return LP_T2_UDP_RX;
+        return lat ? LP_T2_UDP_RX_LAT : LP_T2_UDP_RX;
+    if (!udp && !sender && lat)
+        return LP_T2_TCP_RX_LAT;
     if (f->opts.enhanced && sender)
         return udp ? LP_T2_ENH_UDP_TX : LP_T2_ENH_TCP_TX;
     return LP_T2_PLAIN;
@@ -81,6 +99,30 @@ static void enh_tcp(char *b, size_t n, bool known, int64_t retr, uint64_t cwnd, 
     /* NetPwr: throughput in bytes/s over the RTT in µs. */
     if (rtt > 0 && k > 0 && (size_t)k < n)
         snprintf(b + k, n - (size_t)k, "  %.0f", bps / 8.0 / (double)rtt);
+}
+
+/* NetPwr as iperf2 computes it: bytes per second over the latency in microseconds. */
+static double net_power(double bps, double lat_ms)
+{
+    return lat_ms > 0 ? bps / 8.0 / (lat_ms * 1000.0) : 0.0;
+}
+
+/* UDP receiver with latency: jitter, loss, then avg/min/max/stdev, packets/s, NetPwr. */
+static void udp_rx_lat(char *b, size_t n, double jitter_ms, int64_t lost, uint64_t total, double lost_pct,
+                       const struct lp_latency_stat *l, double seconds, double bps)
+{
+    snprintf(b, n, "  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%) %.3f/%.3f/%.3f/%.3f ms %.0f pps  %.0f",
+             jitter_ms, lost, total, lost_pct, l->mean_ms, l->min_ms, l->max_ms, l->stdev_ms,
+             seconds > 0 ? (double)l->count / seconds : 0.0, net_power(bps, l->mean_ms));
+}
+
+/* TCP receiver of trip-times bursts: latency, bursts completed/burst size, NetPwr. */
+static void tcp_rx_lat(const struct lp_fmt_text2 *f, char *b, size_t n, const struct lp_latency_stat *l,
+                       double bps)
+{
+    unsigned size = f->have_spec ? lp_spec_blksize(&f->spec) : 0;
+    snprintf(b, n, "  %.3f/%.3f/%.3f/%.3f ms (%" PRIu64 "/%u)  %.0f", l->mean_ms, l->min_ms, l->max_ms,
+             l->stdev_ms, l->count, size, net_power(bps, l->mean_ms));
 }
 
 /* -e UDP sender: datagrams sent (write errors are not counted) and packets per second. */
@@ -148,13 +190,18 @@ static bool sum_wanted(const struct lp_fmt_text2 *f, unsigned rows)
 
 static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp)
 {
-    unsigned lay = layout_of(f, udp, s->sid.sender);
+    unsigned lay = layout_of(f, udp, s->sid.sender, latency_shown(f, s->has_latency));
     char id[32], h[HALF], tail[160] = "";
 
     idstr_of(f, id, sizeof(id), &s->sid);
     header(f, lay);
     head(f, h, sizeof(h), id, s->start_s, s->end_s, s->bytes, s->bits_per_second);
-    if (lay == LP_T2_UDP_RX)
+    if (lay == LP_T2_UDP_RX_LAT)
+        udp_rx_lat(tail, sizeof(tail), s->jitter_ms, s->lost_packets, s->packets, s->lost_percent, &s->latency,
+                   s->seconds, s->bits_per_second);
+    else if (lay == LP_T2_TCP_RX_LAT)
+        tcp_rx_lat(f, tail, sizeof(tail), &s->latency, s->bits_per_second);
+    else if (lay == LP_T2_UDP_RX)
         snprintf(tail, sizeof(tail), "  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", s->jitter_ms,
                  s->lost_packets, s->packets, s->lost_percent);
     else if (lay == LP_T2_ENH_TCP_TX)
@@ -163,7 +210,7 @@ static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool u
     else if (lay == LP_T2_ENH_UDP_TX)
         enh_udp(tail, sizeof(tail), s->packets, s->end_s - s->start_s);
     lp_text2_line(f, "%s%s", h, tail);
-    if (lay == LP_T2_UDP_RX && s->out_of_order)
+    if ((lay == LP_T2_UDP_RX || lay == LP_T2_UDP_RX_LAT) && s->out_of_order)
         ooo_line(f, id, s->start_s, s->end_s, s->out_of_order);
 }
 
@@ -251,13 +298,18 @@ static void mss_line(struct lp_fmt_text2 *f, struct lp_text2_stream *st)
 static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, const struct lp_total *t,
                       const struct lp_text2_stream *st, bool udp)
 {
-    unsigned lay = layout_of(f, udp, se->sid.sender);
+    unsigned lay = layout_of(f, udp, se->sid.sender, latency_shown(f, t->has_latency));
     char id[32], h[HALF], tail[160] = "";
 
     idstr_of(f, id, sizeof(id), &se->sid);
     header(f, lay);
     head(f, h, sizeof(h), id, t->start_s, t->end_s, t->bytes, t->bits_per_second);
-    if (lay == LP_T2_UDP_RX) {
+    if (lay == LP_T2_UDP_RX_LAT) {
+        udp_rx_lat(tail, sizeof(tail), t->jitter_ms, t->lost_packets, t->packets, t->lost_percent, &t->latency,
+                   t->seconds, t->bits_per_second);
+    } else if (lay == LP_T2_TCP_RX_LAT) {
+        tcp_rx_lat(f, tail, sizeof(tail), &t->latency, t->bits_per_second);
+    } else if (lay == LP_T2_UDP_RX) {
         snprintf(tail, sizeof(tail), "  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", t->jitter_ms,
                  t->lost_packets, t->packets, t->lost_percent);
     } else if (lay == LP_T2_ENH_TCP_TX) {
@@ -274,7 +326,7 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
     /* iperf2 leaves the mark off its "Sent" lines. */
     if (udp && se->sid.sender)
         lp_text2_line(f, "[%3d] Sent %" PRIu64 " datagrams", lp_text2_id(&se->sid), t->packets);
-    if (lay == LP_T2_UDP_RX && t->out_of_order)
+    if ((lay == LP_T2_UDP_RX || lay == LP_T2_UDP_RX_LAT) && t->out_of_order)
         ooo_line(f, id, t->start_s, t->end_s, t->out_of_order);
 }
 
@@ -288,10 +340,18 @@ static void server_report(struct lp_fmt_text2 *f, const struct lp_stream_end *se
     idstr_of(f, id, sizeof(id), &se->sid);
     lp_text2_line(f, "[%3d] Server Report:", lp_text2_id(&se->sid));
     f->headers = 0;
-    header(f, LP_T2_UDP_RX);
+    /* A report with transit fields (the server ran -e or trip-times) shows latency. */
+    header(f, t->has_latency ? LP_T2_UDP_RX_LAT : LP_T2_UDP_RX);
     head(f, h, sizeof(h), id, t->start_s, t->end_s, t->bytes, t->bits_per_second);
-    lp_text2_line(f, "%s  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", h, t->jitter_ms, t->lost_packets,
-                  t->packets, t->lost_percent);
+    if (t->has_latency) {
+        char tail[160];
+        udp_rx_lat(tail, sizeof(tail), t->jitter_ms, t->lost_packets, t->packets, t->lost_percent, &t->latency,
+                   t->seconds, t->bits_per_second);
+        lp_text2_line(f, "%s%s", h, tail);
+    } else {
+        lp_text2_line(f, "%s  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", h, t->jitter_ms, t->lost_packets,
+                      t->packets, t->lost_percent);
+    }
     if (t->out_of_order)
         ooo_line(f, id, t->start_s, t->end_s, t->out_of_order);
 }

@@ -52,7 +52,8 @@ struct i2client {
     struct lp_addr server;
     bool udp;
     int file_fd;
-    uint8_t tmpl[LP_I2_TCP_HDR_LEN];    /* UDP: the header after each datagram's prefix */
+    uint8_t tmpl[LP_I2_TRIP_UDP_HDR_LEN]; /* UDP: the header after each datagram's prefix */
+    uint32_t trip_sec, trip_usec;       /* --trip-times: our start time, in headers and bursts */
     size_t tmpl_len;
     struct i2flow *flows[I2C_MAX_FLOWS];
     unsigned nflows;
@@ -363,13 +364,21 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
     f->rs = (unsigned)(rs - c->run.streams);
     f->sends = sends;
     f->leg = leg;
+    /* --trip-times over TCP: we send bursts; on our own connection (-R, full duplex) a 2.1
+     * server sends its 80-byte header and then bursts too. (-d/-r legs are plain.) */
+    bool trip = c->spec.iperf2.trip_times && !c->udp && !leg;
+    bool trip_tx = trip && sends, trip_rx = trip && !sends;
     /* Our datagrams carry the header (or zeros with -C, never digits a 2.1 server misreads);
      * TCP sends it once before the data. */
     struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator,
                                .id = id ? id : (int)c->nflows + 1,
                                .wire = LP_WIRE_IPERF2, .udp_template = sends && c->udp ? c->tmpl : NULL,
                                .udp_template_len = sends && c->udp ? c->tmpl_len : 0,
-                               .file_fd = sends ? c->file_fd : -1, .no_budget = !sends};
+                               .file_fd = sends ? c->file_fd : -1, .no_budget = !sends,
+                               .latency = !sends && (c->udp || trip_rx),
+                               .trip_bursts = trip_tx || trip_rx,
+                               .skip_lead = trip_rx ? LP_I2_TRIP_TCP_HDR_LEN : 0,
+                               .trip_start_sec = c->trip_sec, .trip_start_usec = c->trip_usec};
     if (lp_run_setup_stream(&c->run, rs, &role) < 0) {
         free(f);
         return NULL;
@@ -400,6 +409,11 @@ static void header_for(const struct i2client *c, struct lp_i2_header *h)
     }
     if (sp->iperf2.no_udp_fin && c->udp)
         h->upper |= LP_I2_UP_NOUDPFIN;
+    if (sp->iperf2.trip_times) {
+        h->upper |= LP_I2_UP_TRIPTIME;
+        h->start_sec = c->trip_sec;
+        h->start_usec = c->trip_usec;
+    }
     h->num_threads = (int32_t)sp->streams;
     h->mport = sp->iperf2.listen_port ? sp->iperf2.listen_port : sp->port;
     h->buflen = sp->blksize;
@@ -447,11 +461,11 @@ static int open_tcp(struct i2client *c, unsigned n)
     if (fd < 0)
         return fd;
     if (!c->spec.iperf2.compat) {
-        uint8_t hdr[LP_I2_TCP_HDR_LEN];
+        uint8_t hdr[LP_I2_TRIP_TCP_HDR_LEN];
         struct lp_i2_header h;
         header_for(c, &h);
-        lp_i2_header_encode(hdr, sizeof(hdr), &h);
-        err = lp_i3_write_all(fd, hdr, sizeof(hdr), 10000);
+        size_t hl = lp_i2_header_encode(hdr, sizeof(hdr), &h);
+        err = lp_i3_write_all(fd, hdr, hl, 10000);
         if (err < 0) {
             close(fd);
             return err;
@@ -742,6 +756,11 @@ static int setup(struct i2client *c)
         if (rc < 0)
             return rc;
     }
+    if (c->spec.iperf2.trip_times) {
+        uint64_t w = lp_wall_ns();
+        c->trip_sec = (uint32_t)(w / LP_NS_PER_S);
+        c->trip_usec = (uint32_t)(w % LP_NS_PER_S / 1000);
+    }
     if (c->udp) {
         struct lp_i2_header h;
         header_for(c, &h);
@@ -750,7 +769,7 @@ static int setup(struct i2client *c)
             memset(c->tmpl, 0, sizeof(c->tmpl));
         else
             lp_i2_header_encode_udp(c->tmpl, sizeof(c->tmpl), &h);
-        c->tmpl_len = sizeof(c->tmpl);
+        c->tmpl_len = sizeof(c->tmpl); /* zeros past a 60-byte header, as 2.1.x sends */
     }
     if ((c->spec.iperf2.dual || c->spec.iperf2.tradeoff) && (rc = open_listener(c, err, sizeof(err))) < 0) {
         lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "%s", err);

@@ -59,6 +59,8 @@ struct i2test {
     struct i2conn *conns[I2S_MAX_FLOWS];
     unsigned nconns;
     struct sockaddr_storage leg_addr;   /* the client's address with its -L port */
+    bool trip_framed;            /* the client asked for --trip-times: TCP data comes in bursts */
+    bool trip_clock_ok;          /* and its start time is within 600 s of our clock */
     socklen_t leg_len;
     const struct srv_listener *lis;     /* UDP: where the flow arrived */
     struct lp_timer send_timer, start_timer, idle_timer, connect_timer, retry_timer;
@@ -265,6 +267,26 @@ static void on_report_done(struct lp_i2_reporter *r, bool acked)
     check_done(f->t);
 }
 
+static void fill_transit(struct lp_i2_report *rep, const struct lp_run_stream *rs, uint64_t received,
+                         uint64_t dur_ns)
+{
+    struct lp_latency_snap now, zero = {0};
+    struct lp_latency_stat st;
+    lp_latency_read(&rs->ds->lat, &now);
+    if (now.count == 0)
+        return;
+    lp_latency_stat_between(&now, &zero, now.min_ns, now.max_ns, &st);
+    rep->has_transit = true;
+    rep->transit_count = (uint32_t)(now.count > UINT32_MAX ? UINT32_MAX : now.count);
+    rep->transit_min_s = st.min_ms / 1e3;
+    rep->transit_max_s = st.max_ms / 1e3;
+    rep->transit_sum_s = now.sum_ns / 1e9;
+    rep->transit_mean_s = st.mean_ms / 1e3;
+    rep->transit_m2_s2 = lp_latency_stat_m2(&st);
+    double secs = (double)dur_ns / 1e9;
+    rep->ipg_count = secs > 0 ? (uint32_t)((double)received / secs) : 0;
+}
+
 /* The client's FIN arrived: report what we received, as iperf2 servers do. */
 static void udp_receiver_ended(struct i2flow *f)
 {
@@ -285,6 +307,10 @@ static void udp_receiver_ended(struct i2flow *f)
         .jitter_sec = (uint32_t)jit,
         .jitter_usec = (uint32_t)((jit - (double)(uint32_t)jit) * 1e6 + 0.5),
     };
+    /* The enhanced fields, which make a stock client print latency, when this server shows
+     * latency itself: -e here, or the client asked for trip-times. */
+    if (rs->ds->cfg.latency && (t->base.run.spec.report.enhanced || t->base.run.spec.iperf2.trip_times))
+        fill_transit(&rep, rs, c.packets, dur_ns);
     f->done = true;
     lp_run_stream_ended(&t->base.run, rs);
     /* A multicast sender waits for no report (it could not tell whose it is). */
@@ -373,10 +399,28 @@ static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool revers
     f->t = t;
     f->rs = (unsigned)(rs - r->streams);
     f->sends = sends;
+    /* A TCP stream of a trip-times client is burst-framed whatever the clocks say; latency is
+     * measured for every iperf2 UDP receiver (-e shows it, as 2.1.8 does) and for bursts.
+     * The -d/-r legs we open (initiator) are plain. */
     struct lp_run_role role = {.sends = sends, .reverse = reverse, .initiator = initiator,
                                .id = id ? id : (int)++s->next_transfer_id, .wire = LP_WIRE_IPERF2,
                                .udp_seq64 = seq64,
-                               .udp_template = tmpl, .udp_template_len = tmpl_len, .file_fd = -1};
+                               .udp_template = tmpl, .udp_template_len = tmpl_len, .file_fd = -1,
+                               .latency = !sends && (t->udp || t->trip_framed),
+                               .trip_bursts = t->trip_framed && !t->udp && !initiator};
+    /* Sending to a trip-times client on its own connection (-R, full duplex): 2.1 servers
+     * send their own 80-byte header first, which the client skips, then bursts. */
+    uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
+    if (sends && role.trip_bursts) {
+        uint64_t w = lp_wall_ns();
+        struct lp_i2_header h = {.num_threads = 1, .mport = t->hdr.mport, .amount = t->hdr.amount,
+                                 .upper = LP_I2_UP_TRIPTIME, .start_sec = (uint32_t)(w / LP_NS_PER_S),
+                                 .start_usec = (uint32_t)(w % LP_NS_PER_S / 1000)};
+        role.lead = lead;
+        role.lead_len = lp_i2_header_encode(lead, sizeof(lead), &h);
+        role.trip_start_sec = h.start_sec;
+        role.trip_start_usec = h.start_usec;
+    }
     if (lp_run_setup_stream(r, rs, &role) < 0) {
         free(f);
         return NULL;
@@ -425,6 +469,10 @@ static void spec_from_header(struct i2test *t, const struct lp_i2_header *h, boo
     sp->iperf2.tradeoff = (h->flags & LP_I2_VERSION1) && !(h->flags & LP_I2_RUN_NOW);
     sp->iperf2.listen_port = (uint16_t)h->mport;
     sp->iperf2.no_udp_fin = (h->upper & LP_I2_UP_NOUDPFIN) || (udp && v2);
+    /* The client frames its TCP data as bursts whenever it asked for trip-times; the
+     * latency is shown only if its clock is near ours (see trip_clock_ok). */
+    t->trip_framed = h->has_ext && (h->upper & LP_I2_UP_TRIPTIME);
+    sp->iperf2.trip_times = t->trip_framed && t->trip_clock_ok;
     sp->duration_s = lp_i2_amount_seconds(h->amount);
     if (h->amount == 0) /* no amount at all: what an iperf2 client means by default */
         sp->duration_s = LP_DEFAULT_DURATION_S;
@@ -444,12 +492,26 @@ static void spec_from_header(struct i2test *t, const struct lp_i2_header *h, boo
     t->legs_after_forward = sp->iperf2.tradeoff;
 }
 
+/* iperf2 ignores --trip-times when the client's clock is more than 600 s from its own:
+ * latencies would be meaningless. */
+#define I2S_TRIP_CLOCK_WINDOW_S 600
+
+static bool trip_clock_ok(const struct lp_i2_header *h)
+{
+    if (!h->has_ext || !(h->upper & LP_I2_UP_TRIPTIME))
+        return false;
+    int64_t now = (int64_t)(lp_wall_ns() / LP_NS_PER_S);
+    int64_t d = now - (int64_t)h->start_sec;
+    return d < I2S_TRIP_CLOCK_WINDOW_S && d > -I2S_TRIP_CLOCK_WINDOW_S;
+}
+
 static struct i2test *new_test(struct lp_server *s, const struct lp_i2_header *h, bool udp,
                                const struct sockaddr_storage *peer)
 {
     struct i2test *t = calloc(1, sizeof(*t));
     if (!t)
         return NULL;
+    t->trip_clock_ok = trip_clock_ok(h);
     t->base.interrupt = interrupt;
     t->base.destroy = destroy;
     lp_timer_init(&t->send_timer, on_send_deadline);
@@ -639,9 +701,10 @@ void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_
 {
     struct lp_i2_header h;
     memset(&h, 0, sizeof(h));
-    if (hlen)
+    if (hlen) {
         lp_i2_header_decode(hdr, hlen, &h);
-    else
+        lp_i2_header_start_time(hdr, hlen, false, &h.start_sec, &h.start_usec);
+    } else
         h.num_threads = 1; /* header-less (-C or 2.0.5-era with flags 0): a plain forward test */
     struct lp_endpoint pe;
     lp_sock_endpoint(peer, &pe);
@@ -671,9 +734,18 @@ void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_
     const char *what = NULL;
     lp_sock_apply_spec(fd, &t->base.run.spec, SOCK_STREAM, &what);
     if (hlen && lp_i2_ack_wanted(h.flags)) {
-        uint8_t ack[LP_I2_ACK_LEN];
-        lp_i2_ack_encode(ack);
-        ssize_t w = send(fd, ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL);
+        /* A trip-times client reads the longer ack, with timestamps for its clock check. */
+        uint8_t ack[LP_I2_ACK_TS_LEN];
+        size_t alen = LP_I2_ACK_LEN;
+        if (h.has_ext && (h.upper & LP_I2_UP_TRIPTIME)) {
+            uint64_t w = lp_wall_ns();
+            uint32_t sec = (uint32_t)(w / LP_NS_PER_S), usec = (uint32_t)(w % LP_NS_PER_S / 1000);
+            lp_i2_ack_encode_ts(ack, h.start_sec, h.start_usec, sec, usec, sec, usec);
+            alen = LP_I2_ACK_TS_LEN;
+        } else {
+            lp_i2_ack_encode(ack);
+        }
+        ssize_t w = send(fd, ack, alen, MSG_DONTWAIT | MSG_NOSIGNAL);
         (void)w; /* a 2.1 client only reads it with -X; it fits any socket buffer */
     }
     enum lp_dir dir = t->base.run.spec.dir;
@@ -788,8 +860,11 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
     struct lp_i2_header h;
     memset(&h, 0, sizeof(h));
     if (flags && head_len >= LP_I2_UDP_PREFIX + LP_I2_V1_LEN)
+    {
         lp_i2_header_decode(buf + LP_I2_UDP_PREFIX, head_len - LP_I2_UDP_PREFIX, &h);
-    else
+        lp_i2_header_start_time(buf + LP_I2_UDP_PREFIX, head_len - LP_I2_UDP_PREFIX, true, &h.start_sec,
+                                &h.start_usec);
+    } else
         h.num_threads = 1; /* header-less (-C) datagrams: a plain forward flow */
     h.flags = flags;
     struct lp_endpoint pe;

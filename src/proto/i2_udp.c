@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "stats/latency.h"
 
 static void send_fin(struct lp_i2_fin *f)
 {
@@ -103,6 +104,11 @@ void lp_i2_report_to_result(const struct lp_i2_report *r, int id, struct lp_i3_s
     p->out_of_order = r->out_of_order;
     p->packets = r->datagrams;
     p->jitter_s = (double)r->jitter_sec + (double)r->jitter_usec / 1e6;
+    if (r->has_transit && r->transit_count) {
+        p->has_latency = true;
+        lp_latency_stat_from_moments(&p->latency, r->transit_count, r->transit_mean_s, r->transit_min_s,
+                                     r->transit_max_s, r->transit_m2_s2);
+    }
 }
 
 /* ---- the receiver's report ---- */

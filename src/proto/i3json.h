@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "linkperf/record.h"
 #include "linkperf/spec.h"
 
 /* Encode the parameters a client sends (compact JSON, iperf3 3.12 key order); malloc'd. */
@@ -25,6 +26,8 @@ struct lp_i3_stream_result {
     uint64_t packets;
     double start_time, end_time;
     uint64_t out_of_order;   /* not on iperf3's wire: filled from an iperf2 server report */
+    bool has_latency;        /* nor this: an iperf2 server report's transit fields */
+    struct lp_latency_stat latency;
 };
 
 #define LP_I3_MAX_RESULT_STREAMS (2 * LP_MAX_STREAMS)

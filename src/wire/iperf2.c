@@ -68,23 +68,54 @@ static void encode_body(uint8_t *b, const struct lp_i2_header *h, uint32_t flags
     put32(e + 28, (uint32_t)(h->rate_bps >> 32) << 8);
 }
 
+/* Where the start time sits, counted from the flags word (T+64; U+112 is 96 past U+16). */
+#define TRIP_TCP_AT 64u
+#define TRIP_UDP_AT 96u
+
 size_t lp_i2_header_encode(uint8_t *buf, size_t len, const struct lp_i2_header *h)
 {
-    if (len < LP_I2_TCP_HDR_LEN)
+    bool trip = h->upper & LP_I2_UP_TRIPTIME;
+    size_t n = trip ? LP_I2_TRIP_TCP_HDR_LEN : LP_I2_TCP_HDR_LEN;
+    if (len < n)
         return 0;
-    uint32_t flags = (h->flags & ~LP_I2_LEN_MASK) | LP_I2_EXTEND | LP_I2_LEN_BIT | (LP_I2_TCP_HDR_LEN << 1);
+    uint32_t flags = (h->flags & ~LP_I2_LEN_MASK) | LP_I2_EXTEND | LP_I2_LEN_BIT | (uint32_t)(n << 1);
     encode_body(buf, h, flags);
-    return LP_I2_TCP_HDR_LEN;
+    if (trip) {
+        memset(buf + LP_I2_TCP_HDR_LEN, 0, n - LP_I2_TCP_HDR_LEN);
+        put32(buf + TRIP_TCP_AT, h->start_sec);
+        put32(buf + TRIP_TCP_AT + 4, h->start_usec);
+    }
+    return n;
 }
 
 size_t lp_i2_header_encode_udp(uint8_t *buf, size_t len, const struct lp_i2_header *h)
 {
-    if (len < LP_I2_TCP_HDR_LEN)
+    bool trip = h->upper & LP_I2_UP_TRIPTIME;
+    size_t n = trip ? LP_I2_TRIP_UDP_HDR_LEN : LP_I2_TCP_HDR_LEN;
+    if (len < n)
         return 0;
-    uint32_t flags = (h->flags & ~LP_I2_LEN_MASK) | LP_I2_EXTEND | LP_I2_SEQNO64B | LP_I2_LEN_BIT |
-                     (LP_I2_UDP_HDR_END << 1);
+    uint32_t lenf = trip ? LP_I2_TRIP_UDP_LEN_FIELD : LP_I2_UDP_HDR_END;
+    uint32_t flags = (h->flags & ~LP_I2_LEN_MASK) | LP_I2_EXTEND | LP_I2_SEQNO64B | LP_I2_LEN_BIT | (lenf << 1) |
+                     (trip ? LP_I2_UDPTESTS : 0);
     encode_body(buf, h, flags);
-    return LP_I2_TCP_HDR_LEN;
+    if (trip) {
+        memset(buf + LP_I2_TCP_HDR_LEN, 0, n - LP_I2_TCP_HDR_LEN);
+        put32(buf + TRIP_UDP_AT, h->start_sec);
+        put32(buf + TRIP_UDP_AT + 4, h->start_usec);
+    }
+    return n;
+}
+
+bool lp_i2_header_start_time(const uint8_t *hdr, size_t len, bool udp, uint32_t *sec, uint32_t *usec)
+{
+    size_t at = udp ? TRIP_UDP_AT : TRIP_TCP_AT;
+    if (len < at + 8 || len < LP_I2_V1_LEN + LP_I2_EXT_LEN)
+        return false;
+    if (!(get32(hdr) & (LP_I2_EXTEND | LP_I2_VERSION2)) || !(get16(hdr + LP_I2_V1_LEN + 8) & LP_I2_UP_TRIPTIME))
+        return false;
+    *sec = get32(hdr + at);
+    *usec = get32(hdr + at + 4);
+    return true;
 }
 
 int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h)
@@ -122,6 +153,44 @@ void lp_i2_ack_encode(uint8_t out[LP_I2_ACK_LEN])
     put32(out + 4, LP_I2_ACK_LEN);
     put32(out + 12, LP_I2_VERSION_U);
     put32(out + 16, LP_I2_VERSION_L);
+}
+
+void lp_i2_ack_encode_ts(uint8_t out[LP_I2_ACK_TS_LEN], uint32_t sent_sec, uint32_t sent_usec, uint32_t rx_sec,
+                         uint32_t rx_usec, uint32_t tx_sec, uint32_t tx_usec)
+{
+    memset(out, 0, LP_I2_ACK_TS_LEN);
+    lp_i2_ack_encode(out);
+    put32(out + 4, LP_I2_ACK_TS_LEN);
+    put32(out + 28, sent_sec);
+    put32(out + 32, sent_usec);
+    put32(out + 36, rx_sec);
+    put32(out + 40, rx_usec);
+    put32(out + 44, tx_sec);
+    put32(out + 48, tx_usec);
+}
+
+void lp_i2_burst_put(uint8_t out[LP_I2_BURST_LEN], const struct lp_i2_burst *b)
+{
+    memset(out, 0, LP_I2_BURST_LEN);
+    put32(out + 12, b->start_sec);
+    put32(out + 16, b->start_usec);
+    put32(out + 20, b->write_sec);
+    put32(out + 24, b->write_usec);
+    put32(out + 44, b->id);
+    put32(out + 48, b->size);
+    put32(out + 52, (uint32_t)b->seq);
+    put32(out + 56, (uint32_t)(b->seq >> 32));
+}
+
+void lp_i2_burst_get(const uint8_t in[LP_I2_BURST_LEN], struct lp_i2_burst *b)
+{
+    b->start_sec = get32(in + 12);
+    b->start_usec = get32(in + 16);
+    b->write_sec = get32(in + 20);
+    b->write_usec = get32(in + 24);
+    b->id = get32(in + 44);
+    b->size = get32(in + 48);
+    b->seq = (uint64_t)get32(in + 56) << 32 | get32(in + 52);
 }
 
 double lp_i2_amount_seconds(int32_t amount)
@@ -172,11 +241,27 @@ uint32_t lp_i2_udp_flags(const uint8_t *buf, size_t len)
     return f;
 }
 
+/* A non-negative number of seconds as (whole, millionths); negative or absurd values
+ * (clocks apart) are sent as 0 rather than wrapped. */
+static void put_pair(uint8_t *p, double v)
+{
+    if (!(v >= 0) || v > 2147483647.0)
+        v = 0;
+    uint32_t whole = (uint32_t)v;
+    put32(p, whole);
+    put32(p + 4, (uint32_t)((v - (double)whole) * 1e6));
+}
+
+static double get_pair(const uint8_t *p)
+{
+    return (double)(int32_t)get32(p) + (double)(int32_t)get32(p + 4) / 1e6;
+}
+
 void lp_i2_report_encode(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_report *r)
 {
     memset(out, 0, LP_I2_REPORT_LEN);
     uint8_t *p = out + LP_I2_UDP_PREFIX;
-    put32(p, r->flags ? r->flags : LP_I2_VERSION1 | LP_I2_SEQNO64B);
+    put32(p, (r->flags ? r->flags : LP_I2_VERSION1 | LP_I2_SEQNO64B) | (r->has_transit ? LP_I2_EXTEND : 0));
     put32(p + 4, (uint32_t)(r->bytes >> 32));
     put32(p + 8, (uint32_t)r->bytes);
     put32(p + 12, r->stop_sec);
@@ -186,8 +271,18 @@ void lp_i2_report_encode(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_repor
     put32(p + 28, (uint32_t)r->datagrams);
     put32(p + 32, r->jitter_sec);
     put32(p + 36, r->jitter_usec);
-    /* Transit statistics (p+40..p+87) stay 0: they need synchronised clocks. */
-    put32(p + 88, (uint32_t)r->datagrams); /* cntTransit */
+    if (r->has_transit) {
+        /* (seconds, millionths) pairs; m2 travels scaled by 10^12, as 2.1.x sends it. */
+        put_pair(p + 40, r->transit_min_s);
+        put_pair(p + 48, r->transit_max_s);
+        put_pair(p + 56, r->transit_sum_s);
+        put_pair(p + 64, r->transit_mean_s);
+        put_pair(p + 72, r->transit_m2_s2 * 1e12);
+        put32(p + 88, r->transit_count);
+        put32(p + 92, r->ipg_count);
+    } else {
+        put32(p + 88, (uint32_t)r->datagrams); /* cntTransit */
+    }
     put32(p + 96, 1);                      /* IPGsum, as 2.1.x sends */
     put32(p + 100, (uint32_t)(r->errors >> 32));
     put32(p + 104, (uint32_t)(r->out_of_order >> 32));
@@ -205,6 +300,16 @@ static void decode_report_at(const uint8_t *p, size_t avail, struct lp_i2_report
     r->datagrams = get32(p + 28);
     r->jitter_sec = get32(p + 32);
     r->jitter_usec = get32(p + 36);
+    if ((r->flags & LP_I2_EXTEND) && avail >= 96) {
+        r->has_transit = true;
+        r->transit_min_s = get_pair(p + 40);
+        r->transit_max_s = get_pair(p + 48);
+        r->transit_sum_s = get_pair(p + 56);
+        r->transit_mean_s = get_pair(p + 64);
+        r->transit_m2_s2 = get_pair(p + 72) * 1e-12;
+        r->transit_count = get32(p + 88);
+        r->ipg_count = get32(p + 92);
+    }
     if ((r->flags & LP_I2_SEQNO64B) && avail >= 112) {
         r->errors |= (uint64_t)get32(p + 100) << 32;
         r->out_of_order |= (uint64_t)get32(p + 104) << 32;
@@ -222,6 +327,7 @@ bool lp_i2_report_decode(const uint8_t *buf, size_t len, struct lp_i2_report *r)
     if (len >= 12 + 40 && (get32(buf + 12) & LP_I2_VERSION1)) {
         decode_report_at(buf + 12, len - 12, r);
         r->flags &= ~LP_I2_SEQNO64B; /* the 2.0.5-era layout has only 32-bit counts */
+        r->has_transit = false;      /* nor transit fields: the rest is echoed payload */
         return true;
     }
     return false;

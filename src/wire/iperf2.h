@@ -37,6 +37,11 @@
 #define LP_I2_UDP_PREFIX 16u             /* id, sec, usec, id2 */
 #define LP_I2_UDP_HDR_END 76u            /* prefix + v1 + extension */
 #define LP_I2_ACK_LEN 28u
+#define LP_I2_ACK_TS_LEN 52u             /* the ack with timestamps (trip-times) */
+#define LP_I2_TRIP_TCP_HDR_LEN 80u       /* TCP header with the start-time block (trip-times) */
+#define LP_I2_TRIP_UDP_HDR_LEN 112u      /* UDP: header bytes after the prefix, up to U+128 */
+#define LP_I2_TRIP_UDP_LEN_FIELD 108u    /* what its LEN field says (counts the prefix) */
+#define LP_I2_BURST_LEN 92u              /* TCP burst header (trip-times) */
 #define LP_I2_REPORT_LEN 128u
 #define LP_I2_DEFAULT_PORT 5001
 
@@ -55,6 +60,7 @@ struct lp_i2_header {
     uint32_t version_u, version_l;
     uint16_t tos;
     uint64_t rate_bps;       /* offered rate; 0 = unlimited (TCP) */
+    uint32_t start_sec, start_usec; /* with LP_I2_UP_TRIPTIME: the client's start (wall clock) */
 };
 
 /* TCP: the total header length implied by the first word (iperf2.md 3.4): 0 when the 4 bytes
@@ -62,19 +68,40 @@ struct lp_i2_header {
  * (bounceback, permit key) or a length field out of range. */
 int lp_i2_tcp_header_len(uint32_t flags);
 
-/* Encode the 2.1-style 60-byte header (v1 + extension, LEN set). Returns 60, or 0 if buf
- * is too small. Sets EXTEND and LEN itself. */
+/* Encode the 2.1-style 60-byte header (v1 + extension, LEN set); with LP_I2_UP_TRIPTIME in
+ * upper, the 80-byte one carrying the start time. Returns the length, or 0 if buf is too
+ * small. Sets EXTEND and LEN itself. */
 size_t lp_i2_header_encode(uint8_t *buf, size_t len, const struct lp_i2_header *h);
 /* The header as it sits at U+16 of every UDP datagram (60 bytes; LEN counts the 16-byte
- * prefix too, SEQNO64B set). Returns 60, or 0 if buf is too small. */
+ * prefix too, SEQNO64B set); with LP_I2_UP_TRIPTIME 112 bytes (UDPTESTS set, start time at
+ * U+112). Returns the length, or 0 if buf is too small. */
 size_t lp_i2_header_encode_udp(uint8_t *buf, size_t len, const struct lp_i2_header *h);
 /* Decode a header of len bytes (the flags word at buf[0]). The extension is read when
  * EXTEND or VERSION2 is set and len allows. Returns 0, or -1 if shorter than 24 bytes. */
 int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h);
 
+/* The client's start time of a trip-times header (hdr at the flags word; udp: the header
+ * of a datagram, taken at U+16). False when absent or too short. */
+bool lp_i2_header_start_time(const uint8_t *hdr, size_t len, bool udp, uint32_t *sec, uint32_t *usec);
+
 /* Whether a 2.1.x server acknowledges this header (iperf2.md 3.5). */
 bool lp_i2_ack_wanted(uint32_t flags);
 void lp_i2_ack_encode(uint8_t out[LP_I2_ACK_LEN]);
+/* The 52-byte ack a trip-times client reads: the client's start time echoed, when the
+ * server accepted the connection and when it sends this (wall clock, sec/usec pairs). */
+void lp_i2_ack_encode_ts(uint8_t out[LP_I2_ACK_TS_LEN], uint32_t sent_sec, uint32_t sent_usec, uint32_t rx_sec,
+                         uint32_t rx_usec, uint32_t tx_sec, uint32_t tx_usec);
+
+/* TCP trip-times burst header: every burst (one -l write) starts with it. */
+struct lp_i2_burst {
+    uint32_t start_sec, start_usec;   /* stream start */
+    uint32_t write_sec, write_usec;   /* when the burst was written */
+    uint32_t id;                      /* 1, 2, ... */
+    uint32_t size;                    /* bytes in the burst including these 92 */
+    uint64_t seq;                     /* bytes written before it */
+};
+void lp_i2_burst_put(uint8_t out[LP_I2_BURST_LEN], const struct lp_i2_burst *b);
+void lp_i2_burst_get(const uint8_t in[LP_I2_BURST_LEN], struct lp_i2_burst *b);
 
 /* Test duration in seconds from mAmount (0 when it is a byte count). */
 double lp_i2_amount_seconds(int32_t amount);
@@ -100,6 +127,12 @@ struct lp_i2_report {
     uint64_t out_of_order;
     uint64_t datagrams;             /* highest sequence number seen */
     uint32_t jitter_sec, jitter_usec;
+    /* Enhanced fields (flags carry LP_I2_EXTEND): one-way transit over the test. */
+    bool has_transit;
+    uint32_t transit_count;
+    double transit_min_s, transit_max_s, transit_sum_s, transit_mean_s;
+    double transit_m2_s2;           /* sum of squared deviations */
+    uint32_t ipg_count;             /* datagrams per second (2.1.x's cntIPG) */
 };
 void lp_i2_report_encode(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_report *r);
 /* Parse a report from a datagram: the 2.1.x layout at U+16, or the 2.0.5-era one at U+12.

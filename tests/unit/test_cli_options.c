@@ -104,6 +104,7 @@ CHECK(tradeoff, c->spec.iperf2.tradeoff && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(listen_port, c->spec.iperf2.listen_port == 6001 && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(compat, c->spec.iperf2.compat && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(trip_times, c->spec.iperf2.trip_times && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(file, strcmp(c->spec.iperf2.file, "data.bin") == 0 &&
                 c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(stdin, c->spec.iperf2.from_stdin && c->spec.dialect == LP_DIALECT_IPERF2)
@@ -287,6 +288,9 @@ static const struct opt_case cases[] = {
                                       "together"}}},
     {"no-udp-fin", {"-c", "h", "-u", "--no-udp-fin"}, check_no_udp_fin,
      {{{"-c", "h", "--no-udp-fin"}, "option --no-udp-fin needs -u/--udp"}}},
+    {"trip-times", {"-c", "h", "--trip-times"}, check_trip_times,
+     {{{"-c", "h", "--trip-times", "--stdin"}, "options --trip-times and --stdin cannot be used "
+                                                "together"}}},
     {"file", {"-c", "h", "--dialect", "iperf2", "-F", "data.bin"}, check_file,
      {{{"-c", "h", "-F", "x"}, "option -F/--file needs --dialect iperf2 (linkperf has it "
                                "only over the iperf2 protocol)"},

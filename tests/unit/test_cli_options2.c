@@ -79,6 +79,7 @@ CHECK(listenport, c->spec.iperf2.listen_port == 6002)
 CHECK(reverse, c->spec.dir == LP_DIR_REVERSE)
 CHECK(full_duplex, c->spec.dir == LP_DIR_BIDIR)
 CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin)
+CHECK(trip_times, c->spec.iperf2.trip_times)
 CHECK(ttl, c->spec.iperf2.mcast_ttl == 32)
 CHECK(fq_rate, c->spec.fq_rate_bps == 8388608ull) /* 1M = 1048576 bytes/s */
 
@@ -265,9 +266,11 @@ static const struct opt_case cases[] = {
       {{"-c", "h", "--fq-rate", "fast"}, "option --fq-rate: 'fast' is not a rate (a number "
                                          "with an optional k, m, g (bits/s) or K, M, G "
                                          "(bytes/s) suffix)"}}},
-    {"trip-times", {NULL}, NULL,
-     {{{"-c", "h", "--trip-times"}, "option --trip-times is an iperf2 option that linkperf "
-                                    "does not support yet"}}},
+    {"trip-times", {"-c", "h", "--trip-times"}, check_trip_times,
+     {{{"-c", "h", "--trip-times", "-F", "x"}, "options --trip-times and -F/--file_input cannot be "
+                                               "used together"},
+      {{"-c", "h", "--trip-times", "-C"}, "options --trip-times and -C/--compatibility cannot be "
+                                          "used together"}}},
     NOT_SUPPORTED("peer-detect", "-X/--peer-detect", "-c", "h", "-X"),
     NOT_SUPPORTED("suggest_win_size", "-W/--suggest_win_size", "-c", "h", "-W"),
     NOT_SUPPORTED("bounceback", "--bounceback", "-c", "h", "--bounceback=5"),

@@ -163,6 +163,108 @@ static void server_report(void **state)
     assert_false(lp_i2_report_decode(old, 64, &r));
 }
 
+
+/* --trip-times, TCP: "iperf -c 127.0.0.1 -p 25001 -t 1 --trip-times" sent this 80-byte header
+ * (tcp_first_bytes evidence, tcp_trip), start time 0x6b0d763b.0x00026898 at T+64. */
+static void trip_tcp_header_matches_stock_bytes(void **state)
+{
+    (void)state;
+    uint8_t want[80], got[80];
+    hex("40 01 00 a0 00 00 00 01 00 00 61 a9 00 00 00 00 00 00 00 00 ff ff ff 9c 00 00 00 00 00 00 00 00 "
+        "00 10 00 00 00 02 00 01 00 08 00 03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 "
+        "6b 0d 76 3b 00 02 68 98 00 00 00 00 00 00 00 00",
+        want, sizeof(want));
+    struct lp_i2_header h = {.num_threads = 1, .mport = 25001, .amount = -100, .upper = LP_I2_UP_TRIPTIME,
+                             .start_sec = 0x6b0d763bu, .start_usec = 0x00026898u};
+    assert_int_equal(lp_i2_header_encode(got, 60, &h), 0); /* too small for the long form */
+    assert_int_equal(lp_i2_header_encode(got, sizeof(got), &h), 80);
+    assert_memory_equal(got, want, 80);
+    assert_int_equal(lp_i2_tcp_header_len(0x400100A0u), 80);
+    uint32_t sec = 0, usec = 0;
+    assert_true(lp_i2_header_start_time(want, 80, false, &sec, &usec));
+    assert_int_equal(sec, 0x6b0d763bu);
+    assert_int_equal(usec, 0x00026898u);
+    /* A plain header has no start time; a truncated one neither. */
+    uint8_t plain[60];
+    hex(tcp_opts_hdr, plain, sizeof(plain));
+    assert_false(lp_i2_header_start_time(plain, 60, false, &sec, &usec));
+    assert_false(lp_i2_header_start_time(want, 70, false, &sec, &usec));
+}
+
+/* --trip-times, UDP (udp_datagrams evidence, udp_trip): flags 0x680100D8 at U+16 (UDPTESTS,
+ * LEN 108), -b 1m, and the start time at U+112. */
+static void trip_udp_header_matches_stock_bytes(void **state)
+{
+    (void)state;
+    uint8_t want[80], got[LP_I2_TRIP_UDP_HDR_LEN];
+    hex("68 01 00 d8 00 00 00 01 00 00 61 a9 00 00 00 00 00 00 00 00 ff ff ff 9c 00 00 00 00 00 00 00 00 "
+        "00 10 00 00 00 02 00 01 00 08 00 03 00 00 00 00 00 0f 42 40 00 00 00 00 00 00 00 00 00 00 00 00 "
+        "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+        want, sizeof(want));
+    struct lp_i2_header h = {.num_threads = 1, .mport = 25001, .amount = -100, .upper = LP_I2_UP_TRIPTIME,
+                             .rate_bps = 1000000, .start_sec = 7, .start_usec = 8};
+    assert_int_equal(lp_i2_header_encode_udp(got, sizeof(got), &h), LP_I2_TRIP_UDP_HDR_LEN);
+    assert_memory_equal(got, want, 80);
+    uint32_t sec = 0, usec = 0;
+    assert_true(lp_i2_header_start_time(got, sizeof(got), true, &sec, &usec));
+    assert_int_equal(sec, 7);
+    assert_int_equal(usec, 8);
+}
+
+/* The 52-byte ack a 2.1.8 server sent that trip-times client (tcp_trip). */
+static void trip_ack_matches_stock_bytes(void **state)
+{
+    (void)state;
+    uint8_t want[52], got[LP_I2_ACK_TS_LEN];
+    hex("00 00 00 02 00 00 00 34 00 00 00 00 00 02 00 01 00 08 00 03 00 00 00 00 00 00 00 00 6b 0d 76 3b "
+        "00 02 68 98 6b 0d 76 3b 00 02 67 f8 6b 0d 76 3b 00 02 69 c2",
+        want, sizeof(want));
+    lp_i2_ack_encode_ts(got, 0x6b0d763bu, 0x26898u, 0x6b0d763bu, 0x267f8u, 0x6b0d763bu, 0x269c2u);
+    assert_memory_equal(got, want, 52);
+}
+
+static void burst_header_round_trip(void **state)
+{
+    (void)state;
+    struct lp_i2_burst b = {.start_sec = 1, .start_usec = 2, .write_sec = 0x6b0d763bu, .write_usec = 999999,
+                            .id = 42, .size = 131072, .seq = 0x100000005ull}, back;
+    uint8_t buf[LP_I2_BURST_LEN];
+    lp_i2_burst_put(buf, &b);
+    /* burst size at offset 48 and write time at 20, where a 2.1.8 receiver reads them */
+    assert_int_equal(buf[48] << 24 | buf[49] << 16 | buf[50] << 8 | buf[51], 131072);
+    assert_int_equal(buf[20], 0x6b);
+    lp_i2_burst_get(buf, &back);
+    assert_memory_equal(&back, &b, sizeof(b));
+}
+
+/* A report with transit statistics: flags gain EXTEND (0xC8000000, what 2.1.8 -e sends), m2
+ * travels scaled by 10^12, and a decoder gets the numbers back. */
+static void server_report_transit(void **state)
+{
+    (void)state;
+    struct lp_i2_report r = {.bytes = 1000, .datagrams = 10, .has_transit = true, .transit_count = 10,
+                             .transit_min_s = 0.000004, .transit_max_s = 0.000079, .transit_sum_s = 0.00021,
+                             .transit_mean_s = 0.000021, .transit_m2_s2 = 5.76e-10, .ipg_count = 87},
+                        back;
+    uint8_t enc[128];
+    lp_i2_report_encode(enc, &r);
+    assert_int_equal(enc[16], 0xC8);
+    assert_true(lp_i2_report_decode(enc, 128, &back));
+    assert_true(back.has_transit);
+    assert_int_equal(back.transit_count, 10);
+    assert_int_equal(back.ipg_count, 87);
+    assert_true(back.transit_min_s > 0.0000039 && back.transit_min_s < 0.0000041);
+    assert_true(back.transit_max_s > 0.0000789 && back.transit_max_s < 0.0000791);
+    assert_true(back.transit_mean_s > 0.0000209 && back.transit_mean_s < 0.0000211);
+    assert_true(back.transit_m2_s2 > 5.75e-10 && back.transit_m2_s2 < 5.77e-10);
+    /* Without transit fields: 0x88, and nothing decoded as transit. */
+    r.has_transit = false;
+    lp_i2_report_encode(enc, &r);
+    assert_int_equal(enc[16], 0x88);
+    assert_true(lp_i2_report_decode(enc, 128, &back));
+    assert_false(back.has_transit);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +272,11 @@ int main(void)
         cmocka_unit_test(encode_matches_stock_bytes), cmocka_unit_test(udp_header_matches_stock_bytes),
         cmocka_unit_test(ack_matches_stock_bytes),
         cmocka_unit_test(udp_prefix_and_fin),       cmocka_unit_test(server_report),
+        cmocka_unit_test(trip_tcp_header_matches_stock_bytes),
+        cmocka_unit_test(trip_udp_header_matches_stock_bytes),
+        cmocka_unit_test(trip_ack_matches_stock_bytes),
+        cmocka_unit_test(burst_header_round_trip),
+        cmocka_unit_test(server_report_transit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
