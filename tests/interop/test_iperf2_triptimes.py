@@ -72,6 +72,14 @@ def start_lp_server(extra=()):
     return proc, port
 
 
+def server_done(srv):
+    """A one-test (-P 1) linkperf server exits 0 after its test, with no sanitizer report."""
+    rc = srv.wait(15)
+    eq(rc, 0, "linkperf server exit status", srv.tail())
+    for bad in ("AddressSanitizer", "runtime error:", "LeakSanitizer"):
+        check(bad not in srv.stderr, "sanitizer report from the server", srv.tail(40))
+
+
 def wait_for(proc, rx, n=1, timeout=10.0):
     """Poll a server's output until rx has n matches (stock iperf2 prints when a test ends)."""
     deadline = time.monotonic() + timeout
@@ -96,7 +104,7 @@ def tcp_stock_client_to_linkperf():
     n = 40 * 1024 * 1024
     cl = lptest.run([IPERF2, "-c", LOOP, "-p", port, "-n", str(n), "--trip-times"], 30, name="iperf2-c")
     eq(cl.rc, 0, "stock client exit status", cl.describe())
-    srv.wait(15)
+    server_done(srv)
     out = srv.stdout
     ctx = srv.tail(20)
     check("(trip-times)" in out, "no (trip-times) tag on the connection line", ctx)
@@ -146,7 +154,7 @@ def udp_stock_client_to_linkperf():
     cl = lptest.run([IPERF2, "-c", LOOP, "-p", port, "-u", "-b", "5M", "-t", "2", "--trip-times"], 30,
                     name="iperf2-c")
     eq(cl.rc, 0, "stock client exit status", cl.describe())
-    srv.wait(15)
+    server_done(srv)
     ctx = cl.describe() + "\n" + srv.tail(20)
     check("Server Report:" in cl.out, "stock client printed no server report", ctx)
     check("did not receive ack" not in cl.out + cl.err, "stock client missed the report", ctx)
@@ -194,7 +202,7 @@ def udp_enhanced_server_report_without_trip_times():
     srv, port = start_lp_server(["-e"])
     cl = lptest.run([IPERF2, "-c", LOOP, "-p", port, "-u", "-b", "2M", "-t", "1"], 30, name="iperf2-c")
     eq(cl.rc, 0, "stock client exit status", cl.describe())
-    srv.wait(15)
+    server_done(srv)
     ctx = cl.describe() + "\n" + srv.tail(20)
     r = whole_test_row(lat_rows(cl.out, UDP_LAT), "stock client's server report", ctx)
     check_latency(r[4], r[5], r[6], r[7], "report", ctx)
@@ -209,7 +217,7 @@ def tcp_linkperf_both_ends_intervals():
     cl = lptest.run([lptest.LINKPERF, "--iperf2", "-c", LOOP, "-p", port, "-t", "2", "-P", "2", "-l", "64K",
                      "--trip-times"], 30, name="linkperf2-c")
     eq(cl.rc, 0, "client exit status", cl.describe())
-    srv.wait(15)
+    server_done(srv)
     out = srv.stdout
     ctx = cl.describe() + "\n" + srv.tail(30)
     rows = lat_rows(out, TCP_LAT)
@@ -240,7 +248,7 @@ def tcp_reverse_stock_client_to_linkperf():
     cl = lptest.run([IPERF2, "-c", LOOP, "-p", port, "-R", "-t", "2", "--trip-times", "-f", "b"], 30,
                     name="iperf2-c")
     eq(cl.rc, 0, "stock client exit status", cl.describe())
-    srv.wait(15)
+    server_done(srv)
     ctx = cl.describe() + "\n" + srv.tail(20)
     row = whole_test_row(lat_rows(cl.out, TCP_LAT), "stock -R client", ctx)
     avg, mn, mx, sd, cnt, size = row[2:8]
