@@ -163,8 +163,20 @@ static void on_record(const struct lp_record *rec, void *user)
     if (!t)
         t = test_new(o, rec);
     if (t) {
+        bool done = rec->kind == LP_REC_DONE;
         formatter_record(t, rec);
-        if (rec->kind == LP_REC_DONE) {
+        if (!done && o->look == LOOK_JSON && !o->json_stream && rec->role == LP_ROLE_SERVER && rec->test_id == 0 &&
+            rec->kind == LP_REC_ERROR) {
+            /* An error that belongs to no test (a refused client, a bad header) is printed
+             * at once as a document of its own, as iperf3 -s -J does; kept for a document at
+             * exit, a long-running server would show only the first, and only when it
+             * stops. */
+            struct lp_record d = *rec;
+            d.kind = LP_REC_DONE;
+            formatter_record(t, &d);
+            done = true;
+        }
+        if (done) {
             if (!link)
                 link = &o->tests; /* just created: it is the head */
             *link = t->next;
