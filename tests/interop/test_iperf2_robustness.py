@@ -146,7 +146,8 @@ PAYLOAD = 64 * 1024
 def lie_case(name, doc, hdr, hlen=60, refused=False, payload=PAYLOAD):
     """Send hdr + payload bytes and close. refused: the server must close the connection
     without a test. Otherwise the test it runs counts exactly len(hdr) + payload - hlen
-    bytes (hlen = the header length the flags imply, per the iperf2 length rule)."""
+    bytes (hlen = the header length the flags imply, per the iperf2 length rule). A
+    refusal is logged: an error document of its own, printed at once."""
     def case():
         m = mark()
         s = connect_send(SRV.port, None)
@@ -164,7 +165,9 @@ def lie_case(name, doc, hdr, hlen=60, refused=False, payload=PAYLOAD):
         finally:
             s.close()
         if refused:
-            time.sleep(0.2)
+            errdoc = wait_doc(SRV.proc, lambda d: d.get("error") and not get(
+                d, "start.connected", []), timeout=5, since=m)
+            check(errdoc is not None, "no error document (log line) for the refused header")
             check(no_doc_for(port, m), "a test document exists for a refused header")
         else:
             d = server_doc_for(port, m)
