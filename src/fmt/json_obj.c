@@ -137,6 +137,20 @@ static void add_times(cJSON *o, double start_s, double end_s, bool float_seconds
     num(o, "seconds", float_seconds ? (double)(float)(b - a) : lp_fmt_round_us(b - a));
 }
 
+/* One-way latency (iperf2 trip-times / UDP -e): not in iperf3's schema, so only where measured. */
+static void add_latency(cJSON *o, bool has, const struct lp_latency_stat *l)
+{
+    cJSON *lo;
+
+    if (!has || !(lo = cJSON_AddObjectToObject(o, "latency")))
+        return;
+    num(lo, "count", (double)l->count);
+    num(lo, "mean_ms", l->mean_ms);
+    num(lo, "min_ms", l->min_ms);
+    num(lo, "max_ms", l->max_ms);
+    num(lo, "stdev_ms", l->stdev_ms);
+}
+
 static cJSON *sample_obj(const struct lp_sample *s, bool sum)
 {
     cJSON *o = cJSON_CreateObject();
@@ -165,6 +179,7 @@ static cJSON *sample_obj(const struct lp_sample *s, bool sum)
             num(o, "pmtu", s->pmtu);
         }
     }
+    add_latency(o, s->has_latency, &s->latency);
     cJSON_AddBoolToObject(o, "omitted", s->omitted);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
@@ -233,6 +248,7 @@ static cJSON *tcp_side(const struct lp_stream_end *s, const struct lp_total *t, 
         num(o, "min_rtt", t->min_rtt_us);
         num(o, "mean_rtt", t->mean_rtt_us);
     }
+    add_latency(o, t->has_latency, &t->latency);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
 }
@@ -255,9 +271,12 @@ static cJSON *udp_stream(const struct lp_stream_end *s)
 
     num(o, "socket", s->sid.socket);
     add_span(o, s->sid.sender ? &tx : &rx);
-    num(o, "bytes", (double)tx.bytes);
-    num(o, "bits_per_second", tx.bits_per_second);
+    /* No sender numbers at all (an iperf2 client sends no results): the bytes we received. */
+    const struct lp_total *b = !s->sender.present && s->receiver.present ? &rx : &tx;
+    num(o, "bytes", (double)b->bytes);
+    num(o, "bits_per_second", b->bits_per_second);
     add_udp_loss(o, &rx);
+    add_latency(o, rx.has_latency, &rx.latency);
     num(o, "out_of_order", (double)rx.out_of_order);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;

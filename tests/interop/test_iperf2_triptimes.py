@@ -281,5 +281,36 @@ def tcp_reverse_linkperf_client_to_stock():
     eq(max(bytes_of(cl.out)) + 80, max(bytes_of(srv.stdout)), "our payload + its header = its count", ctx)
 
 
+@suite.case
+def json_server_latency_keys():
+    """linkperf -s -J (iperf3's JSON) serving a stock iperf2 UDP --trip-times client: each
+    interval stream and the end stream carry a latency object whose count is the datagrams
+    received, and the end stream's bytes are what arrived (an iperf2 client sends no results)"""
+    need_iperf2()
+    port = lptest.free_port()
+    srv = lptest.Proc([lptest.LINKPERF, "-s", "-p", port, "-1", "-J", "-i", "1"], 40, name="linkperf-s")
+    check(lptest.wait_listening(srv, port), "linkperf server did not listen", srv.tail())
+    cl = lptest.run([IPERF2, "-c", LOOP, "-p", port, "-u", "-b", "2M", "-t", "2", "--trip-times"], 30,
+                    name="iperf2-c")
+    eq(cl.rc, 0, "stock client exit status", cl.describe())
+    server_done(srv)
+    doc = lptest.parse_json(srv.stdout, "server JSON")
+    ctx = srv.tail(5)
+    counts = 0
+    for iv in doc["intervals"]:
+        lat = iv["streams"][0].get("latency")
+        check(lat is not None, "interval without latency: %s" % iv["streams"][0], ctx)
+        counts += lat["count"]
+        if lat["count"]:
+            check(0 <= lat["min_ms"] <= lat["mean_ms"] <= lat["max_ms"], "latency order %s" % lat, ctx)
+    end = doc["end"]["streams"][0]["udp"]
+    lat = end["latency"]
+    received = end["packets"] - end["lost_packets"]
+    eq(lat["count"], received, "latency samples vs datagrams received", ctx)
+    eq(counts, lat["count"], "interval latency counts vs the end's", ctx)
+    check(end["bytes"] > 0, "end stream bytes %s" % end["bytes"], ctx)
+    eq(end["bytes"], sum(iv["streams"][0]["bytes"] for iv in doc["intervals"]), "end bytes vs intervals", ctx)
+
+
 if __name__ == "__main__":
     suite.main()
