@@ -222,8 +222,14 @@ static void classify(struct pending *p)
     if (hl < 0) {
         SRV_DBG(s, 0, "connection from %s port %u asks for an iperf2 feature we do not serve (flags 0x%08x); "
                 "closed", pe.host, (unsigned)pe.port, flags);
-        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
-                        "%s: iperf2 bounceback and permit-key tests are not supported; connection closed", pe.host);
+        if (flags & (LP_I2_BOUNCEBACK | LP_I2_KEYCHECK))
+            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                            "%s: iperf2 bounceback and permit-key tests are not supported; connection closed",
+                            pe.host);
+        else
+            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                            "%s: iperf2 header length %u is invalid (flags 0x%08x); connection closed", pe.host,
+                            (unsigned)((flags & LP_I2_LEN_MASK) >> 1), flags);
         close(fd);
         return;
     }
