@@ -143,9 +143,9 @@ def truncated_header_then_silent():
 PAYLOAD = 64 * 1024
 
 
-def lie_case(name, doc, hdr, hlen=60, refused=False, payload=PAYLOAD):
-    """Send hdr + payload bytes and close. refused: the server must close the connection
-    without a test. Otherwise the test it runs counts exactly len(hdr) + payload - hlen
+def lie_case(name, doc, hdr, hlen=60, refused=None, payload=PAYLOAD):
+    """Send hdr + payload bytes and close. refused (words its log line must carry): the
+    server must close the connection without a test. Otherwise the test it runs counts exactly len(hdr) + payload - hlen
     bytes (hlen = the header length the flags imply, per the iperf2 length rule). A
     refusal is logged: an error document of its own, printed at once."""
     def case():
@@ -168,6 +168,8 @@ def lie_case(name, doc, hdr, hlen=60, refused=False, payload=PAYLOAD):
             errdoc = wait_doc(SRV.proc, lambda d: d.get("error") and not get(
                 d, "start.connected", []), timeout=5, since=m)
             check(errdoc is not None, "no error document (log line) for the refused header")
+            check(refused in errdoc["error"], "refusal log %r does not say %r" % (
+                errdoc["error"], refused))
             check(no_doc_for(port, m), "a test document exists for a refused header")
         else:
             d = server_doc_for(port, m)
@@ -188,10 +190,10 @@ lie_case("lie_len_field_200", "LEN field says 200 bytes (only 60 are a header): 
          header(flags=i2.EXTEND | i2.LEN_BIT | (200 << 1)), hlen=200)
 lie_case("lie_len_field_255", "LEN field at its maximum (255).",
          header(flags=i2.EXTEND | i2.LEN_BIT | (255 << 1)), hlen=255)
-lie_case("lie_len_field_8", "LEN field 8 (< the 24-byte version-1 part): refused.",
-         header(flags=i2.EXTEND | i2.LEN_BIT | (8 << 1)), refused=True)
+lie_case("lie_len_field_8", "LEN field 8 (< the 24-byte version-1 part): refused, and the log line says the length is invalid (it said 'bounceback and permit-key are not supported').",
+         header(flags=i2.EXTEND | i2.LEN_BIT | (8 << 1)), refused="header length 8 is invalid")
 lie_case("lie_len_field_0", "LEN_BIT with LEN 0: refused.",
-         header(flags=i2.EXTEND | i2.LEN_BIT), refused=True)
+         header(flags=i2.EXTEND | i2.LEN_BIT), refused="header length 0 is invalid")
 lie_case("lie_extend_no_len", "EXTEND without LEN_BIT: the 2.0.10-era implied 60 bytes.",
          header(flags=i2.EXTEND), hlen=60)
 lie_case("lie_version1_only_24", "A 2.0.5-era VERSION1 header (24 bytes implied) with -r "
@@ -200,22 +202,22 @@ lie_case("lie_version1_only_24", "A 2.0.5-era VERSION1 header (24 bytes implied)
 lie_case("lie_version2_no_ext", "VERSION2 without EXTEND or LEN_BIT, no upper flags: the "
          "implied length is 36 (the extension only).", header(flags=i2.VERSION2), hlen=36)
 lie_case("lie_keycheck", "KEYCHECK (permit key): refused with a log line.",
-         header(flags=i2.TCP_FLAGS_21 | i2.KEYCHECK), refused=True)
+         header(flags=i2.TCP_FLAGS_21 | i2.KEYCHECK), refused="not supported")
 lie_case("lie_bounceback", "BOUNCEBACK: refused.",
-         header(flags=i2.TCP_FLAGS_21 | i2.BOUNCEBACK), refused=True)
+         header(flags=i2.TCP_FLAGS_21 | i2.BOUNCEBACK), refused="not supported")
 lie_case("lie_amount_bytes_max", "mAmount 0x7fffffff bytes: the test ends at EOF.",
          header(amount=0x7FFFFFFF))
 lie_case("lie_amount_time_max", "mAmount 0x80000001 (a 248-day time): ends at EOF.",
          header(amount=-0x7FFFFFFF))
 lie_case("lie_amount_int_min", "mAmount 0x80000000 (INT32_MIN): refused.",
-         header(amount=-0x80000000), refused=True)
+         header(amount=-0x80000000), refused="refused")
 lie_case("lie_amount_zero", "mAmount 0: default duration, ends at EOF.", header(amount=0))
 lie_case("lie_threads_max", "numThreads 0x7fffffff: refused.", header(threads=0x7FFFFFFF),
-         refused=True)
-lie_case("lie_threads_negative", "numThreads -1: refused.", header(threads=-1), refused=True)
+         refused="refused")
+lie_case("lie_threads_negative", "numThreads -1: refused.", header(threads=-1), refused="refused")
 lie_case("lie_threads_zero", "numThreads 0: a one-stream test.", header(threads=0))
 lie_case("lie_threads_256", "numThreads 256 (> 128 streams): refused.", header(threads=256),
-         refused=True)
+         refused="refused")
 lie_case("lie_port_values", "mPort 0xffffffff with no -d/-r flag: ignored.",
          header(port=M32))
 lie_case("lie_buflen_max", "mBufLen 0xffffffff: clamped, counts stay exact.",
