@@ -101,6 +101,7 @@ def same_port_parallel_mix():
     eq(sorted(get(st, "receiver.bytes") for st in get(d, "end.streams")),
        [4 * MIB - 60] * 3, "iperf2 -P 3 per-stream bytes")
     eq(get(d, "end.sum_received.bytes"), 3 * (4 * MIB - 60), "iperf2 -P 3 sum")
+    i2.check_no_sanitizer_report(srv.proc)
 
 
 @suite.case
@@ -120,6 +121,7 @@ def compat_client_tcp_udp():
                         header_bytes=0)
     i2.check_iperf2_udp(srv.proc, i2.I2Result(pu), "iperf -C -u", m)
     i2.check_iperf3(srv.proc, p3, ["-n", "8M"], 8 * MIB, "iperf3 -n 8M", m)
+    i2.check_no_sanitizer_report(srv.proc)
 
 
 # --------------------------------------------------------------------------- default ports
@@ -237,6 +239,7 @@ def allow_case_iperf2(allow, bad_src):
     refused = REFUSED.findall(out + err)
     eq(refused, [bad_src], "-c %s: 'refused a connection' log lines" % allow, out, err)
     check(srv.alive(), "server exited")
+    i2.check_no_sanitizer_report(srv)
     return srv
 
 
@@ -292,6 +295,7 @@ def allow_iperf3_spelling_both_protocols():
     eq(refused, ["127.0.0.1", "127.0.0.1"], "'refused a connection' error documents (iperf2 "
        "and iperf3 TCP clients from 127.0.0.1) while the server runs", srv.tail())
     check(srv.alive(), "server exited")
+    i2.check_no_sanitizer_report(srv)
 
 
 def exit_after_two(args):
@@ -302,6 +306,7 @@ def exit_after_two(args):
     p3.wait(45)
     rc = srv.wait(15)
     eq(rc, 0, "server exit status after 2 tests", srv.tail())
+    i2.check_no_sanitizer_report(srv)      # a sanitizer build ran LeakSanitizer at exit
     eq(r1.rc, 0, "first (iperf2) client", r1.describe())
     res3 = lptest.Result(p3)
     eq(res3.rc, 0, "second (iperf3) client", res3.describe())

@@ -404,6 +404,64 @@ def dual_connects_only_to_client_address():
     still_serves("-d/-r address checks")
 
 
+@suite.case
+def udp_dual_sends_only_to_client_address():
+    """UDP -d (flags VERSION1|RUN_NOW in every datagram) from 127.0.0.1 and from 127.0.0.2
+    naming port X, with UDP sockets on 127.0.0.1:X, 127.0.0.2:X and 127.0.0.3:X and the
+    other header words set to 127.0.0.2/127.0.0.3: the server's datagrams reach only the
+    address the client sent from."""
+    a2 = struct.unpack("!I", socket.inet_aton("127.0.0.2"))[0]
+    a3 = struct.unpack("!I", socket.inet_aton("127.0.0.3"))[0]
+    for src in ("127.0.0.1", "127.0.0.2"):
+        socks = {}
+        for _ in range(20):
+            X = dead_port()
+            try:
+                for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3"):
+                    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    socks[a] = u
+                    u.bind((a, X))
+                    u.setblocking(False)
+                break
+            except OSError:
+                for u in socks.values():
+                    u.close()
+                socks = {}
+        check(socks, "could not bind one UDP port on 127.0.0.1-3")
+        c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        c.bind((src, 0))
+        counts = {a: 0 for a in socks}
+        try:
+            dest = (LOOP4, SRV.port)
+            kw = dict(flags=i2.UDP_FLAGS_21 | i2.VERSION1 | i2.RUN_NOW, port=X, amount=-50,
+                      rate_lo=1000000, winband=a2, ext_type=a3, ext_len=a2, prefetch=a3)
+            for seq in range(1, 11):
+                c.sendto(i2.udp_datagram(seq, size=300, **kw), dest)
+                time.sleep(0.01)
+            c.sendto(i2.udp_datagram(-11, size=300, **kw), dest)
+            deadline = time.monotonic() + 6
+            while time.monotonic() < deadline:
+                if counts[src] and deadline - time.monotonic() > 1.2:
+                    deadline = time.monotonic() + 1.2   # a while longer for strays
+                for a, u in socks.items():
+                    try:
+                        while True:
+                            u.recvfrom(70000)
+                            counts[a] += 1
+                    except BlockingIOError:
+                        pass
+                time.sleep(0.05)
+        finally:
+            c.close()
+            for u in socks.values():
+                u.close()
+        check(counts[src] > 0, "UDP -d from %s: no datagram back at %s:%d (%r)" % (
+            src, src, X, counts), SRV.proc.tail())
+        others = {a: n for a, n in counts.items() if a != src and n}
+        eq(others, {}, "UDP -d from %s: datagrams sent to other addresses" % src)
+    still_serves("UDP -d address checks")
+
+
 # --------------------------------------------------------------------------- UDP
 
 def send_fins(u, dest, n=3):
