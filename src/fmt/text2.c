@@ -1,5 +1,6 @@
 /* Text output in iperf 2.1.8's layout (linkperf --iperf2): banners, connection lines, errors,
  * record dispatch. The report rows live in text2_rows.c; nothing here measures anything. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,16 @@ static const char *proto_name(enum lp_proto p)
     return p == LP_PROTO_UDP ? "UDP" : "TCP";
 }
 
+/* A buffer size: adaptive ("128 KByte"), or with -f b / -f B the exact count, as 2.1.8
+ * prints it then ("131072 Byte"). */
+static void buffer_size(const struct lp_fmt_text2 *f, char *buf, size_t len, int bytes)
+{
+    if (tolower((unsigned char)f->opts.unit) == 'b')
+        snprintf(buf, len, "%d Byte", bytes);
+    else
+        lp_text2_size(buf, len, bytes);
+}
+
 /* Buffer size line: "TCP window size:  128 KByte (default)". */
 static void buffer_line(struct lp_fmt_text2 *f, bool udp, int actual, bool requested, int wanted)
 {
@@ -166,11 +177,11 @@ static void buffer_line(struct lp_fmt_text2 *f, bool udp, int actual, bool reque
 
     if (actual <= 0)
         return;
-    lp_text2_size(a, sizeof(a), actual);
+    buffer_size(f, a, sizeof(a), actual);
     if (requested) {
         tail[0] = '\0';
         if (wanted > 0 && wanted != actual) {
-            lp_text2_size(w, sizeof(w), wanted);
+            buffer_size(f, w, sizeof(w), wanted);
             snprintf(tail, sizeof(tail), " (WARNING: requested %s)", w);
         }
     }
