@@ -54,6 +54,7 @@ struct lp_rec_listening {
     uint16_t port2;         /* second port served (0 = none) */
     int tcp_window;         /* receive buffer of the TCP listener (iperf2's "TCP window size") */
     int udp_buffer;         /* receive buffer of the UDP socket */
+    int tcp_window_wanted;  /* the server's -w (0 = none); tcp_window is then what -w gives */
 };
 
 struct lp_rec_connecting {

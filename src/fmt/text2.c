@@ -198,7 +198,8 @@ static void listening_lines(struct lp_fmt_text2 *f, bool udp, const struct lp_re
         snprintf(also, sizeof(also), " (and %u)", (unsigned)l->port2);
     lp_text2_line(f, "Server listening on %s port %u%s%s", proto_name(udp), (unsigned)l->port, also,
                   pid);
-    buffer_line(f, udp, udp ? l->udp_buffer : l->tcp_window, false, 0);
+    buffer_line(f, udp, udp ? l->udp_buffer : l->tcp_window, !udp && l->tcp_window_wanted > 0,
+                udp ? 0 : l->tcp_window_wanted);
 }
 
 /* A server listens on TCP and UDP at once: one banner naming both (a listener whose buffer

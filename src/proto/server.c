@@ -41,6 +41,18 @@ static void emit_listening(struct lp_server *s)
     int snd;
     if (s->lis[0].tcp_fd >= 0)
         lp_sock_bufsizes(s->lis[0].tcp_fd, &snd, &rec.u.listening.tcp_window);
+    if (s->lis[0].tcp_fd >= 0 && s->spec.window_bytes > 0) {
+        /* -w is applied to each data connection, not the listener: name the size it gives
+         * (iperf2: "TCP window size: 600 KByte (WARNING: requested 300 KByte)"). */
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int w = s->spec.window_bytes;
+        if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof(w)) == 0) {
+            lp_sock_bufsizes(fd, &snd, &rec.u.listening.tcp_window);
+            rec.u.listening.tcp_window_wanted = w;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
     lp_sock_bufsizes(s->lis[0].udp_fd, &snd, &rec.u.listening.udp_buffer);
     lp_engine_emit(&s->eng, &rec);
 }
