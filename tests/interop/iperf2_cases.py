@@ -211,12 +211,8 @@ def register(suite, d):
         ctx = r.ctx()
         check(524288 in r.c["windows"], "client window line: %s (want 524288 bytes)" %
               r.c["windows"], ctx)
-        if d.server == "iperf":
-            check(614400 in r.s["windows"], "server window line: %s (want 614400 bytes)" %
-                  r.s["windows"], ctx)
-        # A linkperf server's banner describes its listening socket ("128 KByte (default)"
-        # whatever -w says; a difference from stock noted in the report): only its data
-        # socket is checked, below.
+        check(614400 in r.s["windows"], "server window line: %s (want 614400 bytes)" %
+              r.s["windows"], ctx)
         tcp = [o for (proto, _), o in spied.items() if proto == "tcp"]
         check(len(tcp) >= 1, "no data socket sampled from the linkperf process", ctx)
         for o in tcp:
@@ -454,10 +450,15 @@ def register(suite, d):
         leg = client_leg_ids(r.c, lport)
         eq(len(leg), 1, "client listener flows", ctx)
         cleg = row(r.c, False, leg[0], "client listener row", ctx)
-        udp_rx_checks(cleg, "client listener", ctx)
+        # A stock 2.1.8 listener now and then misses the leg's second datagram (1 run in
+        # ~25: it arrives before the listener's own flow socket exists; linkperf's server had
+        # the same race, fixed in 30e8bfe): allow that one datagram there.
+        udp_rx_checks(cleg, "client listener", ctx, lost=cleg.get("lost", 0)
+                      if d.client == "iperf" and cleg.get("lost", 0) <= 1 else 0)
         sleg = [x for k, x in L.finals(r.s).items() if k[0]]
         check(len(sleg) == 1, "server [*N] leg row", ctx)
-        eq(sleg[0]["bytes"], cleg["bytes"], "leg: server sent vs client listener received", ctx)
+        eq(sleg[0]["bytes"], cleg["total"] * 1470, "leg: server sent vs client listener's "
+           "total x 1470", ctx)
         srep = [x for k, x in L.finals(r.s, report=True).items() if k[0]]
         check(len(srep) == 1, "server prints the client listener's report for its leg", ctx)
         for f in ("bytes", "lost", "total"):
