@@ -345,6 +345,12 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
         else {
             f->done = true; /* TCP EOF, or an error: the client is gone either way */
             lp_run_stream_ended(&t->base.run, rs);
+            /* Close our side now, as iperf2 servers do: a 2.1.8 client times its forward
+             * stream until the server's close, and a -r/-d leg still running would
+             * stretch it (-r: 2 s and half the rate for -t 1). Not on a full-duplex
+             * connection, whose other half still sends. */
+            if (!t->udp && t->base.run.spec.dir != LP_DIR_BIDIR)
+                shutdown(rs->ds->h.fd, SHUT_WR);
         }
     }
     /* -r: the reverse legs start once every forward stream ended. */
