@@ -192,13 +192,15 @@ def parse(text):
     return out
 
 
-def finals(p, report=False):
+def finals(p, report=False, any_start=False):
     """Summary row per (star, id): the last row that starts at 0 (intervals come first;
     with -i the summary is the last 0.0-based row of its id). `report` selects rows that
-    follow 'Server Report:' (a client's copy of the server's numbers) instead of own rows."""
+    follow 'Server Report:' (a client's copy of the server's numbers) instead of own rows.
+    `any_start`: the last row of each id wherever it starts (runs without -i: linkperf
+    times a -r leg on the test's clock, "1.0095-2.0095", 2.1.8 from the leg's start)."""
     res = {}
     for r in p["rows"]:
-        if r["report"] != report or r["start"] != 0.0:
+        if r["report"] != report or (r["start"] != 0.0 and not any_start):
             continue
         res[(r["star"], r["id"])] = r
     return res
