@@ -156,7 +156,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "serve only these clients (hosts, addresses, CIDRs)",
      .man = "Serve only clients whose address matches the list: host names, IPv4 or IPv6 "
             "addresses and CIDR blocks (10.0.0.0/8, 2001:db8::/32), separated by commas. "
-            "Other clients are refused and a line in the server output says so. This is "
+            "Other clients are refused and a line in the server output says so (for UDP "
+            "datagrams at most one line a second, with a count). This is "
             "JPerf's \"Client Limit\" and iperf2 2.0's server -c host. At most 1023 "
             "characters."},
     {.name = "max-connections", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,

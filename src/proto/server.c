@@ -345,6 +345,32 @@ static void on_accept(struct lp_handler *h, uint32_t events)
 
 /* ---- datagrams on a listener's UDP socket ---- */
 
+/* A datagram from a client not allowed: say so, at most once a second (a flood of them must
+ * not flood the log), counting the ones passed over. */
+#define LP_SRV_UDP_REFUSED_LOG_NS LP_NS_PER_S
+
+static void udp_refused(struct lp_server *s, const struct sockaddr_storage *peer)
+{
+    uint64_t now = lp_now_ns();
+    if (s->udp_refused_log_ns && now - s->udp_refused_log_ns < LP_SRV_UDP_REFUSED_LOG_NS) {
+        s->udp_refused_quiet++;
+        return;
+    }
+    struct lp_endpoint pe;
+    lp_sock_endpoint(peer, &pe);
+    if (s->udp_refused_quiet)
+        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                        "refused UDP datagrams from %s port %u: not in the allowed clients "
+                        "(and %llu more refused datagrams since the last such line)",
+                        pe.host, (unsigned)pe.port, (unsigned long long)s->udp_refused_quiet);
+    else
+        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                        "refused UDP datagrams from %s port %u: not in the allowed clients", pe.host,
+                        (unsigned)pe.port);
+    s->udp_refused_log_ns = now;
+    s->udp_refused_quiet = 0;
+}
+
 static void on_udp(struct lp_handler *h, uint32_t events)
 {
     struct srv_listener *l = lp_container_of(h, struct srv_listener, udp_h);
@@ -357,8 +383,10 @@ static void on_udp(struct lp_handler *h, uint32_t events)
         ssize_t r = recvfrom(l->udp_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&peer, &plen);
         if (r < 0)
             return;
-        if (!lp_allow_match(&s->allow, &peer))
-            continue; /* silently: a flood of refused datagrams would flood the log too */
+        if (!lp_allow_match(&s->allow, &peer)) {
+            udp_refused(s, &peer);
+            continue;
+        }
         /* iperf3 stream hellos are exactly 4 bytes; iperf2 datagrams carry a 16-byte prefix
          * (and usually a header). Anything else is stray data from an ended test. */
         if (r == 4) {

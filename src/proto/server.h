@@ -65,6 +65,8 @@ struct lp_server {
     struct srv_test *tests;
     struct i3_state i3;
     struct lp_allow allow;      /* clients allowed (empty = everyone) */
+    uint64_t udp_refused_log_ns; /* last log line about refused datagrams (rate limit) */
+    uint64_t udp_refused_quiet;  /* refused datagrams not logged since */
     struct lp_timer idle_timer;
     atomic_bool stop_req;
     bool stopping;

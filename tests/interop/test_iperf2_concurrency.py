@@ -216,6 +216,7 @@ def start_lp(args, port=None):
 
 
 REFUSED = re.compile(r"refused a connection from (\S+) port \d+: not in the allowed clients")
+UDP_REFUSED = re.compile(r"refused UDP datagrams from (\S+) port \d+: not in the allowed clients")
 
 
 def allow_case_iperf2(allow, bad_src):
@@ -267,7 +268,7 @@ def allow_iperf3_spelling_both_protocols():
     127.0.0.1 are refused (at once, an error document each, no test; iperf3 reports an
     error), a
     stock iperf2 TCP and a UDP client bound to 127.0.0.2 are served with exact numbers;
-    refused UDP datagrams start no test (they are dropped without a log line, so a
+    refused UDP datagrams start no test and are logged at most once a second (so a
     flood cannot flood the log)."""
     i2.require_iperf2()
     srv, port = start_lp(["-s", "-J", "--allow", "127.0.0.2/32"])
@@ -294,6 +295,10 @@ def allow_iperf3_spelling_both_protocols():
     refused = REFUSED.findall("\n".join(d.get("error", "") for d in docs))
     eq(refused, ["127.0.0.1", "127.0.0.1"], "'refused a connection' error documents (iperf2 "
        "and iperf3 TCP clients from 127.0.0.1) while the server runs", srv.tail())
+    # the refused UDP client: ~90 datagrams in 1 s plus its FINs, logged 1-3 times (1/s)
+    udp_lines = UDP_REFUSED.findall("\n".join(d.get("error", "") for d in docs))
+    check(1 <= len(udp_lines) <= 4 and set(udp_lines) == {"127.0.0.1"},
+          "'refused UDP datagrams' lines: %s" % udp_lines, srv.tail())
     check(srv.alive(), "server exited")
     i2.check_no_sanitizer_report(srv)
 
