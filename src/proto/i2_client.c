@@ -530,7 +530,7 @@ fail:
 /* -R over UDP: the server learns of us from our header datagram; repeat it until data flows. */
 static void send_hello(struct i2client *c)
 {
-    uint8_t d[LP_I2_UDP_PREFIX + LP_I2_TCP_HDR_LEN];
+    uint8_t d[LP_I2_UDP_PREFIX + sizeof(c->tmpl)]; /* the template grew with --trip-times */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     lp_i2_udp_prefix_put(d, 1, (uint32_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000));
