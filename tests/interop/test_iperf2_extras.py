@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""iperf2 client options the main interop files do not cover, against stock iperf 2.1.8:
+-I (standard input), -m (print the MSS), and UDP multicast (-c group -T ttl on the client,
+-B group on the server) inside a network namespace the test creates, in both directions.
+Assertions are on parsed numbers: bytes, MSS, datagram counts, TTL seen by nftables."""
+import os
+import re
+
+import iperf2lib as i2
+import lptest
+from lptest import check, eq
+
+suite = lptest.Suite("iperf2_extras", needs_iperf3=False)
+
+
+def finals_of(text, what, ctx):
+    p = i2.parse(text)
+    rows = [r for r in p["rows"] if r["start"] == 0.0 and not r["report"]]
+    check(rows, "no summary row in %s" % what, ctx)
+    return p, max(rows, key=lambda r: r["end"])
+
+
+@suite.case
+def stdin_to_stock_server():
+    """linkperf --iperf2 -c -I < 1000003 random bytes: the client reports exactly the input's
+    size, a stock server the same plus its 60-byte header"""
+    i2.require_iperf2()
+    data = os.urandom(1000003)
+    path = lptest.tmp_path("stdin.bin")
+    with open(path, "wb") as f:
+        f.write(data)
+    srv = i2.start_server("iperf", ["-f", "B"])
+    with open(path, "rb") as fin:
+        p = lptest.Proc([lptest.LINKPERF, "--iperf2", "-c", lptest.LOOP4, "-p", srv.port, "-I", "-f", "B"],
+                        30, name="linkperf2-c", stdin=fin)
+        rc = p.wait(35)
+    cl = lptest.Result(p)
+    eq(rc, 0, "client exit status", cl.describe())
+    ctx = cl.describe()
+    _, mine = finals_of(cl.out, "the client output", ctx)
+    eq(mine["bytes"], len(data), "bytes the client sent from standard input", ctx)
+    text = srv.wait_for(lambda t: i2.parse(t)["rows"], 10)
+    _, theirs = finals_of(text, "the stock server output", ctx + srv.proc.tail())
+    eq(theirs["bytes"], len(data) + 60, "bytes the stock server counted (input + header)", ctx)
+
+
+@suite.case
+def stdin_to_linkperf_server_default_spelling():
+    """`linkperf -c --stdin` (default spelling implies iperf2) -> linkperf server: both
+    report exactly the input's size"""
+    data = os.urandom(300007)
+    path = lptest.tmp_path("stdin2.bin")
+    with open(path, "wb") as f:
+        f.write(data)
+    srv = i2.start_server("linkperf", ["-f", "B", "-P", "1"])
+    with open(path, "rb") as fin:
+        p = lptest.Proc([lptest.LINKPERF, "-c", lptest.LOOP4, "-p", srv.port, "--stdin", "--dialect", "iperf2"],
+                        30, name="linkperf-c", stdin=fin)
+        rc = p.wait(35)
+    cl = lptest.Result(p)
+    eq(rc, 0, "client exit status", cl.describe())
+    eq(srv.proc.wait(15), 0, "one-test server exit status", srv.proc.tail())
+    _, theirs = finals_of(srv.stdout, "the linkperf server output", srv.proc.tail())
+    eq(theirs["bytes"], len(data), "bytes the server received", cl.describe(), srv.proc.tail())
+
+
+MSS_LINE = re.compile(r"^\[\s*\d+\] MSS size (\d+) bytes \(MTU (\d+) bytes, ([^)]+)\)", re.M)
+
+
+@suite.case
+def print_mss_client_and_server():
+    """-m with -M 1000: the client and a linkperf server each print one 'MSS size N bytes
+    (MTU N+40 ...)' line per connection, N the MSS the kernel uses (1000 less TCP options)"""
+    srv = i2.start_server("linkperf", ["-m", "-P", "1"])
+    cl = i2.run_client("linkperf", srv.port, ["-t", "1", "-m", "-M", "1000"])
+    eq(srv.proc.wait(15), 0, "one-test server exit status", srv.proc.tail())
+    for text, who in ((cl.out, "client"), (srv.stdout, "server")):
+        lines = MSS_LINE.findall(text)
+        eq(len(lines), 1, "MSS lines printed by the %s" % who, cl.describe(), srv.proc.tail())
+        mss, mtu, _ = lines[0]
+        check(976 <= int(mss) <= 1000, "%s: MSS %s for -M 1000" % (who, mss), cl.describe())
+        eq(int(mtu), int(mss) + 40, "%s: MTU shown" % who, cl.describe())
+
+
+def start_mcast_lp_server(group, ns):
+    """linkperf --iperf2 -s -u -B group: only a UDP socket (bound to the group), so readiness
+    is that socket (iperf2lib's start_server waits for a TCP listener too)."""
+    port = lptest.free_port()
+    proc = lptest.Proc(["ip", "netns", "exec", ns, lptest.LINKPERF, "--iperf2", "-s", "-u", "-B", group,
+                        "-p", port, "-f", "B"], 60, name="linkperf2-s")
+    check(i2.wait_bound(proc, port, udp=True), "multicast server did not bind", proc.tail())
+    return i2.Server2("linkperf", proc, port, True)
+
+
+class McastNS(i2.NetNS):
+    """A namespace whose loopback carries multicast (route 224.0.0.0/4 via lo), with an
+    nftables output chain counting datagrams to the group: all of them, and those with TTL
+    `ttl`."""
+
+    def setup(self, group, ttl):
+        self._ip("ip", "-n", self.name, "link", "set", "lo", "multicast", "on")
+        self._ip("ip", "-n", self.name, "route", "add", "224.0.0.0/4", "dev", "lo")
+        rules = ("table inet lpm {\n chain out {\n  type filter hook output priority 0;\n"
+                 "  ip daddr %s ip ttl %d counter\n  ip daddr %s counter\n }\n}\n" % (group, ttl, group))
+        self._ip("ip", "netns", "exec", self.name, "nft", "-f", "-", stdin=rules)
+
+    def counters(self):
+        out = self._ip("ip", "netns", "exec", self.name, "nft", "list", "chain", "inet", "lpm", "out")
+        return [int(x) for x in re.findall(r"counter packets (\d+)", out)]
+
+
+@suite.case
+def multicast_stock_client_to_linkperf():
+    """stock iperf -c 239.1.2.3 -u -T 3 -> linkperf --iperf2 -s -u -B 239.1.2.3: the server
+    joins the group and counts every datagram the stock client put on the wire (nftables:
+    all with TTL 3), with no loss"""
+    i2.require_iperf2()
+    group = "239.1.2.3"
+    with McastNS("mc1") as ns:
+        ns.setup(group, 3)
+        srv = start_mcast_lp_server(group, ns.name)
+        cl = i2.run_client("iperf", srv.port, ["-u", "-T", "3", "-t", "1", "-b", "1M", "-f", "B"], host=group,
+                           ns=ns.name)
+        ttl3, total = ns.counters()
+        text = srv.wait_for(lambda t: any(r["start"] == 0.0 for r in i2.parse(t)["rows"]), 10)
+        ctx = cl.describe() + "\n" + srv.proc.tail()
+        eq(ttl3, total, "datagrams to the group with TTL 3 vs all of them", ctx)
+        _, row = finals_of(text, "the linkperf server", ctx)
+        eq(row.get("lost"), 0, "datagrams lost", ctx)
+        # every datagram on the wire reached us: the data and the stock client's FINs, of
+        # which the receiver counts the first (as iperf2 does)
+        sent = i2.parse(cl.out)["sent"].get(1)
+        check(sent is not None, "no 'Sent N datagrams' line from the stock client", ctx)
+        check(row["total"] in (sent - 1, sent), "server total %s vs stock 'Sent %s'" % (row["total"], sent),
+              ctx)
+        check(total >= row["total"], "more datagrams counted (%s) than on the wire (%s)" % (row["total"], total),
+              ctx)
+
+
+@suite.case
+def multicast_linkperf_client_to_stock():
+    """linkperf --iperf2 -c 239.1.2.4 -u -T 3 -> stock iperf -s -u -B 239.1.2.4: every
+    datagram leaves with TTL 3 (nftables) and as many as the client says it sent; the stock
+    server takes the flow (its connection line names our source port). 2.1.8's multicast
+    server prints no rows before it exits, so its numbers cannot be read."""
+    i2.require_iperf2()
+    group = "239.1.2.4"
+    with McastNS("mc2") as ns:
+        ns.setup(group, 3)
+        srv = i2.start_server("iperf", ["-u", "-B", group, "-f", "B"], udp=True, ns=ns.name)
+        cl = i2.run_client("linkperf", srv.port, ["-u", "-T", "3", "-t", "1", "-b", "1M", "-f", "B"], host=group,
+                           ns=ns.name)
+        ttl3, total = ns.counters()
+        ctx = cl.describe() + "\n" + srv.proc.tail()
+        sent = i2.parse(cl.out)["sent"].get(1)
+        check(sent is not None and sent > 50, "client 'Sent N datagrams': %s" % sent, ctx)
+        eq(ttl3, total, "datagrams to the group with TTL 3 vs all of them", ctx)
+        eq(total, sent, "datagrams on the wire vs the client's 'Sent'", ctx)
+        text = srv.wait_for(lambda t: bool(i2.parse(t)["conns"]), 10)
+        lport = i2.parse(cl.out)["conns"][1]["lport"]
+        eq([c["rport"] for c in i2.parse(text)["conns"].values()], [lport],
+           "the stock server's flow comes from our port", ctx)
+
+
+@suite.case
+def multicast_linkperf_both_ends():
+    """linkperf client -> linkperf -B group server over multicast: the server's total equals
+    the client's 'Sent', no loss, bytes = total x 1470"""
+    group = "239.1.2.5"
+    with McastNS("mc3") as ns:
+        ns.setup(group, 2)
+        srv = start_mcast_lp_server(group, ns.name)
+        cl = i2.run_client("linkperf", srv.port, ["-u", "-T", "2", "-t", "1", "-b", "2M", "-f", "B"], host=group,
+                           ns=ns.name)
+        ttl2, total = ns.counters()
+        text = srv.wait_for(lambda t: any(r["start"] == 0.0 for r in i2.parse(t)["rows"]), 10)
+        ctx = cl.describe() + "\n" + srv.proc.tail()
+        sent = i2.parse(cl.out)["sent"].get(1)
+        _, row = finals_of(text, "the linkperf server", ctx)
+        eq(ttl2, total, "datagrams with TTL 2 vs all", ctx)
+        eq(row["total"], sent, "server total vs client 'Sent'", ctx)
+        eq(row.get("lost"), 0, "lost", ctx)
+        eq(row["bytes"], row["total"] * 1470, "bytes = datagrams x 1470", ctx)
+
+
+if __name__ == "__main__":
+    suite.main()
