@@ -120,6 +120,11 @@ def run_client(kind, port, args=(), host=lptest.LOOP4, ns=None, timeout=30, expe
     if expect_rc is not None:
         check(r.rc == expect_rc, "%s client exit status %s, expected %s" % (kind, r.rc, expect_rc),
               r.describe())
+    # A UDP client that got no server report says so (the iperf2 server's job is to answer
+    # its FINs); in a test meant to succeed that must never happen.
+    if expect_rc == 0:
+        check("did not receive ack of last datagram" not in r.out + r.err,
+              "%s client got no report for its FIN" % kind, r.describe())
     return r
 
 

@@ -5,6 +5,10 @@
 Assertions are on parsed numbers: bytes, MSS, datagram counts, TTL seen by nftables."""
 import os
 import re
+import select
+import socket
+import struct
+import threading
 
 import iperf2lib as i2
 import lptest
@@ -181,6 +185,80 @@ def multicast_linkperf_both_ends():
         eq(row["total"], sent, "server total vs client 'Sent'", ctx)
         eq(row.get("lost"), 0, "lost", ctx)
         eq(row["bytes"], row["total"] * 1470, "bytes = datagrams x 1470", ctx)
+
+
+class ReorderProxy:
+    """A UDP relay on 127.0.0.1 between one client and a server that swaps every `every`-th
+    data datagram with the one after it (FINs, with negative sequence numbers, pass in order)
+    and relays the server's answers back. Counts the swaps: each is one datagram the server
+    sees out of order."""
+
+    def __init__(self, server_port, every=10):
+        self.c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.c.bind((lptest.LOOP4, 0))
+        self.port = self.c.getsockname()[1]
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.connect((lptest.LOOP4, server_port))
+        self.every, self.swaps, self.client, self.held, self.n = every, 0, None, None, 0
+        self.stop = False
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self):
+        while not self.stop:
+            r, _, _ = select.select([self.c, self.s], [], [], 0.1)
+            if self.c in r:
+                d, self.client = self.c.recvfrom(65536)
+                seq = struct.unpack("!i", d[:4])[0] if len(d) >= 4 else 0
+                if seq > 0 and self.held is None and seq % self.every == 0:
+                    self.held = d          # send it after the next one
+                    continue
+                self.s.send(d)
+                if self.held is not None:
+                    if seq > 0:
+                        self.swaps += 1
+                    self.s.send(self.held)
+                    self.held = None
+            if self.s in r:
+                d = self.s.recv(65536)
+                if self.client:
+                    self.c.sendto(d, self.client)
+
+    def close(self):
+        self.stop = True
+        self.t.join(2)
+        self.c.close()
+        self.s.close()
+
+
+OOO_LINE = re.compile(r"^\[\s*\d+\] [\d.]+-\s*[\d.]+ sec\s+(\d+) datagrams received out-of-order", re.M)
+
+
+@suite.case
+def udp_out_of_order_in_stock_clients_report():
+    """a relay swaps every 10th datagram of a stock iperf -u client with the next one on the
+    way to a linkperf server: the server counts exactly those as out of order and none as
+    lost, and the stock client's Server Report shows the same out-of-order count (and no
+    'did not receive ack' warning)"""
+    i2.require_iperf2()
+    srv = i2.start_server("linkperf", ["-f", "B", "-P", "1"], udp=True)
+    proxy = ReorderProxy(srv.port)
+    try:
+        cl = i2.run_client("iperf", proxy.port, ["-u", "-b", "2M", "-t", "1", "-f", "B"])
+    finally:
+        proxy.close()
+    eq(srv.proc.wait(15), 0, "one-test server exit status", srv.proc.tail())
+    ctx = cl.describe() + "\n" + srv.proc.tail()
+    check(proxy.swaps > 10, "the relay swapped only %d datagrams" % proxy.swaps, ctx)
+    _, row = finals_of(srv.stdout, "the linkperf server", ctx)
+    eq(row.get("lost"), 0, "datagrams the server counts lost", ctx)
+    eq([int(x) for x in OOO_LINE.findall(srv.stdout)][-1:], [proxy.swaps], "server out-of-order line", ctx)
+    report = [r for r in i2.parse(cl.out)["rows"] if r["report"]]
+    check(report, "no Server Report rows in the stock client's output", ctx)
+    eq(report[-1].get("lost"), 0, "lost in the stock client's Server Report", ctx)
+    after = cl.out.split("Server Report:", 1)[1]
+    eq([int(x) for x in OOO_LINE.findall(after)], [proxy.swaps], "out-of-order line under the stock "
+       "client's Server Report", ctx)
 
 
 if __name__ == "__main__":
