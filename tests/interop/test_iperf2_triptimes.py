@@ -403,8 +403,10 @@ def udp_latency_matches_tbf_queue():
             if expect:
                 lptest.within(avg, expect, 0.15, "mean one-way latency (ms) through a full tbf queue",
                               ctx)
-                check(mx <= expect * 1.15, "max latency %.3f ms above the queue's %.3f ms" % (mx, expect),
-                      ctx)
+                # the full queue's delay is reached (a larger max is the receiver being late,
+                # which a loaded or sanitizer build shows: not asserted)
+                check(mx >= expect * 0.85, "max latency %.3f ms never reached the full queue's %.3f ms" % (
+                    mx, expect), ctx)
             else:
                 check(avg < 1.0, "mean latency %.3f ms below the link rate (no queue)" % avg, ctx)
 
