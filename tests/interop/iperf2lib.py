@@ -31,31 +31,12 @@ def exe(kind):
 
 # --------------------------------------------------------------------------- sockets in /proc
 
-def _bound(pid, port, udp):
-    """Whether process `pid`'s network namespace has a TCP LISTEN (or a bound UDP) socket on
-    `port` (read from /proc/<pid>/net: no probe connection, works inside a namespace)."""
-    names = ("udp", "udp6") if udp else ("tcp", "tcp6")
-    want = ":%04X" % port
-    for n in names:
-        try:
-            with open("/proc/%d/net/%s" % (pid, n)) as f:
-                next(f)
-                for line in f:
-                    p = line.split()
-                    if p[1].endswith(want) and (udp or p[3] == "0A") and \
-                            p[2].endswith(":0000"):
-                        return True
-        except (OSError, StopIteration):
-            pass
-    return False
-
-
 def wait_bound(proc, port, udp, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not proc.alive():
             return False
-        if _bound(proc.pid, port, udp):
+        if lptest.port_bound(port, udp, proc.pid):
             return True
         time.sleep(0.02)
     return False

@@ -210,21 +210,30 @@ def free_port():
     raise TestFailure("could not find a free port")
 
 
-def tcp_listening(port):
-    """True if some socket is in LISTEN state on this TCP port (read from /proc, so the
-    check does not connect: a probe connection would count as a test on a -1 server)."""
+def port_bound(port, udp=False, pid=None):
+    """True if an unconnected socket is bound on this port: TCP in LISTEN state, or UDP.
+    Read from /proc (pid: that process's network namespace, e.g. a server started with
+    `ip netns exec`), so the check never connects: a probe connection would count as a test
+    on a -1 server."""
     want = ":%04X" % port
-    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+    base = "/proc/%d/net/" % pid if pid else "/proc/net/"
+    for name in (("udp", "udp6") if udp else ("tcp", "tcp6")):
         try:
-            with open(path) as f:
+            with open(base + name) as f:
                 next(f)
                 for line in f:
                     parts = line.split()
-                    if parts[1].endswith(want) and parts[3] == "0A":
+                    if parts[1].endswith(want) and parts[2].endswith(":0000") and \
+                            (udp or parts[3] == "0A"):
                         return True
-        except OSError:
+        except (OSError, StopIteration):
             pass
     return False
+
+
+def tcp_listening(port):
+    """True if some socket is in LISTEN state on this TCP port (see port_bound)."""
+    return port_bound(port)
 
 
 def wait_listening(proc, port, timeout=10.0):

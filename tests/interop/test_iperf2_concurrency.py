@@ -126,21 +126,6 @@ def compat_client_tcp_udp():
 
 # --------------------------------------------------------------------------- default ports
 
-def netns_tcp_listening(pid, port):
-    want = ":%04X" % port
-    for name in ("tcp", "tcp6"):
-        try:
-            with open("/proc/%d/net/%s" % (pid, name)) as f:
-                next(f)
-                for line in f:
-                    parts = line.split()
-                    if parts[1].endswith(want) and parts[3] == "0A":
-                        return True
-        except OSError:
-            pass
-    return False
-
-
 @suite.case
 def default_ports_four_clients_netns():
     """In a network namespace of our own, `linkperf -s -J` without -p listens on 5201 and
@@ -160,9 +145,9 @@ def default_ports_four_clients_netns():
                    name="linkperf-s")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and srv.alive() and not (
-                netns_tcp_listening(srv.pid, 5201) and netns_tcp_listening(srv.pid, 5001)):
+                lptest.port_bound(5201, pid=srv.pid) and lptest.port_bound(5001, pid=srv.pid)):
             time.sleep(0.05)
-        check(netns_tcp_listening(srv.pid, 5201) and netns_tcp_listening(srv.pid, 5001),
+        check(lptest.port_bound(5201, pid=srv.pid) and lptest.port_bound(5001, pid=srv.pid),
               "server in the namespace does not listen on 5201 and 5001", srv.tail())
         m = 0
         plan = [("iperf2", 5001, 7 * MIB), ("iperf3", 5201, 9 * MIB),

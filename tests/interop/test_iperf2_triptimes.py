@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import time
 
+import iperf2lib as i2lib
 import lptest
 from lptest import check, eq
 
@@ -352,18 +353,6 @@ class ShapedLink:
             raise
         return self
 
-    def listening(self, port, timeout=10.0):
-        """A UDP socket bound to port in namespace b (its /proc/net/udp{,6}, read from inside)."""
-        want = ":%04X" % port
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            r = subprocess.run(["ip", "netns", "exec", self.b, "cat", "/proc/net/udp", "/proc/net/udp6"],
-                               capture_output=True, text=True, timeout=10)
-            if any(len(f) > 1 and f[1].endswith(want) for f in (line.split() for line in r.stdout.splitlines())):
-                return True
-            time.sleep(0.05)
-        return False
-
     def queue_delay_ms(self):
         """tbf's queue limit is rate x latency + burst bytes; a full queue drains in limit/rate."""
         rate_bytes = self.rate_mbit * 1e6 / 8
@@ -389,7 +378,8 @@ def udp_latency_matches_tbf_queue():
         for rate, expect in (("40M", want), ("5M", None)):
             srv = lptest.Proc(["ip", "netns", "exec", link.b, lptest.LINKPERF, "--iperf2", "-s", "-P", "1",
                                "-e"], 40, name="linkperf2-s")
-            check(link.listening(5001), "linkperf server did not listen in its namespace", srv.tail())
+            check(i2lib.wait_bound(srv, 5001, udp=True), "linkperf server did not bind in its namespace",
+                  srv.tail())
             cl = lptest.run(["ip", "netns", "exec", link.a, lptest.LINKPERF, "--iperf2", "-c", link.addr_b,
                              "-u", "-b", rate, "-t", "2", "--trip-times"], 30, name="linkperf2-c")
             eq(cl.rc, 0, "client exit status", cl.describe())
