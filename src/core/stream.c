@@ -549,13 +549,6 @@ static size_t burst_scan(struct lp_stream *s, const uint8_t *p, size_t n, int64_
     return lead;
 }
 
-static int64_t wall_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * (int64_t)LP_NS_PER_S + ts.tv_nsec;
-}
-
 static void tcp_recv(struct lp_stream *s)
 {
     bool trunc = s->cfg.skip_rx_copy && !s->cfg.trip_bursts; /* bursts must be read to be parsed */
@@ -569,7 +562,7 @@ static void tcp_recv(struct lp_stream *s)
         if (r > 0) {
             got += (uint64_t)r;
             if (s->cfg.trip_bursts && atomic_load_explicit(&s->counting, memory_order_relaxed))
-                got -= burst_scan(s, (const uint8_t *)s->worker->scratch, (size_t)r, wall_now_ns());
+                got -= burst_scan(s, (const uint8_t *)s->worker->scratch, (size_t)r, (int64_t)lp_wall_ns());
             continue;
         }
         if (r == 0) {

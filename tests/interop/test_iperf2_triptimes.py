@@ -7,6 +7,8 @@ counts: bursts = bytes / burst size, latency samples = datagrams received."""
 import os
 import re
 import shutil
+import socket
+import struct
 import subprocess
 import time
 
@@ -399,6 +401,44 @@ def udp_latency_matches_tbf_queue():
                     mx, expect), ctx)
             else:
                 check(avg < 1.0, "mean latency %.3f ms below the link rate (no queue)" % avg, ctx)
+
+
+def burst(size, seq, write_sec, burst_id):
+    """A 92-byte trip-times burst header (write time at 20, id at 44, size at 48, seq at 52)
+    followed by digits up to size."""
+    hdr = bytearray(92)
+    struct.pack_into("!II", hdr, 20, write_sec, 0)
+    struct.pack_into("!III", hdr, 44, burst_id, size, seq & 0xFFFFFFFF)
+    body = max(0, min(size, 1 << 20) - 92)   # a lying size gets no giant body built here
+    return bytes(hdr) + (b"0123456789" * (body // 10 + 1))[:body]
+
+
+@suite.case
+def tcp_skewed_clock_and_lying_bursts():
+    """a hand-built trip-times client whose start time is 1000 s off the server's clock:
+    the server still parses its bursts (bytes exact, header not payload) but shows no
+    latency and no (trip-times) tag, as 2.1.8 ignores such a client; a burst whose size
+    field is below its own 92 bytes, or 4 GB, bends nothing: bytes stay exact"""
+    srv, port = start_lp_server(["-f", "b"])
+    now = int(time.time())
+    hdr = bytearray(80)
+    struct.pack_into("!IiIIIi", hdr, 0, 0x400100A0, 1, 5001, 0, 0, -100)
+    struct.pack_into("!HH", hdr, 32, 0x0010, 0)
+    struct.pack_into("!II", hdr, 64, now - 1000, 0)
+    data = burst(1000, 0, now, 1) + burst(1000, 1000, now, 2) + burst(5, 2000, now, 3)[:92] + \
+        burst(0xFFFFFFFF, 2092, now, 4)[:92] + b"x" * 5000
+    s = socket.create_connection((LOOP, port), timeout=5)
+    s.sendall(bytes(hdr))
+    s.settimeout(5)
+    s.recv(64)                       # the timestamped ack
+    s.sendall(data)
+    s.close()
+    server_done(srv)
+    out = srv.stdout
+    ctx = srv.tail(20)
+    eq(max(bytes_of(out)), len(data), "bytes after the 80-byte header", ctx)
+    check("(trip-times)" not in out, "a client 1000 s off was shown as trip-times", ctx)
+    check(not lat_rows(out, TCP_LAT), "latency shown for a client 1000 s off", ctx)
 
 
 if __name__ == "__main__":
