@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/demo.h"
+#include "cli/lwip_tune.h"
 #include "cli/help.h"
 #include "cli/output.h"
 #include "cli/parse.h"
@@ -138,6 +139,8 @@ int main(int argc, char **argv)
     char err[LP_CLI_PATH_MAX + 64];
     int status = LP_CLI_EXIT_FAIL;
 
+    if (argc > 1 && strcmp(argv[1], "lwip-tune") == 0)
+        return lp_lwip_tune_main(argc - 1, argv + 1);
     if (lp_cli_parse(argc, argv, &cfg, &perr) < 0) {
         fprintf(stderr, "linkperf: %s\n", perr.msg);
         return LP_CLI_EXIT_USAGE;

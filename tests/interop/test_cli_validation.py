@@ -62,6 +62,12 @@ SERVER_CASES = [
     ("server_with_reverse", ["-s", "-R"], ["-R", "reverse"]),
     ("server_with_parallel", ["-s", "-P", "2"], ["-P"]),
     ("server_and_client", ["-s", "-c", LOOP4], ["-s", "-c"]),
+    ("lwip_tune_bad_rate", ["lwip-tune", "--rate", "fast", "--rtt", "2ms"], ["--rate", "fast"]),
+    ("lwip_tune_bad_rtt", ["lwip-tune", "--rate", "100M", "--rtt", "-1ms"], ["--rtt"]),
+    ("lwip_tune_bad_mss", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--mss", "9000"], ["--mss", "536..1460"]),
+    ("lwip_tune_bad_ram", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--ram", "12"], ["--ram"]),
+    ("lwip_tune_missing_rtt", ["lwip-tune", "--rate", "100M"], ["--rtt"]),
+    ("lwip_tune_unknown", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--wnd", "4"], ["--wnd"]),
 ]
 
 
@@ -121,6 +127,29 @@ def valid_line_still_runs():
         eq(r.rc, 1, "exit status when the 'server' closes at once", r.describe())
     finally:
         lst.close()
+
+
+@suite.case
+def lwip_tune_prints_lwipopts():
+    """linkperf lwip-tune --rate 100M --rtt 2ms --ram 64K: lwipopts.h lines whose numbers
+    follow from the link (window >= BDP = 25000 bytes, in whole MSS), and the RAM warning
+    with a smaller window that fits and its window/RTT cap"""
+    import re
+    r = run([LINKPERF, "lwip-tune", "--rate", "100M", "--rtt", "2ms", "--ram", "64K"], timeout=10)
+    eq(r.rc, 0, "exit status", r.describe())
+    vals = {k: int(v) for k, v in re.findall(r"^#define (\w+)\s+(\d+)", r.out, re.M)}
+    for k in ("TCP_MSS", "TCP_WND", "TCP_SND_BUF", "TCP_SND_QUEUELEN", "MEMP_NUM_TCP_SEG",
+              "PBUF_POOL_SIZE", "MEM_SIZE", "ETH_RX_DESC_CNT", "ETH_TX_DESC_CNT"):
+        check(k in vals, "no %s line" % k, r.describe())
+    eq(vals["TCP_WND"] % vals["TCP_MSS"], 0, "TCP_WND in whole segments", r.describe())
+    check(vals["TCP_WND"] >= 25000, "TCP_WND %d below the BDP" % vals["TCP_WND"], r.describe())
+    check(vals["MEMP_NUM_TCP_SEG"] >= vals["TCP_SND_QUEUELEN"], "segments < queue", r.describe())
+    m = re.search(r"largest that fits is TCP_WND = TCP_SND_BUF = (\d+) .* caps TCP at about ([\d.]+) Mbit/s",
+                  r.out.replace("\n *", ""))
+    check(m, "no RAM warning with a window that fits", r.describe())
+    fit = int(m.group(1))
+    check(fit < vals["TCP_WND"], "the window that fits is not smaller", r.describe())
+    check(abs(float(m.group(2)) - fit * 8 / 0.002 / 1e6) < 0.2, "cap is not window/RTT", r.describe())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,266 @@
+/* `linkperf lwip-tune` (see lwip_tune.h). The model, for a 32-bit MCU running lwIP 2.1 over
+ * Ethernet with a DMA driver that receives into PBUF_POOL buffers (STM32 HAL V2, Zynq
+ * standalone, BL706):
+ * - the receive window must cover the bandwidth-delay product, plus a quarter for delayed
+ *   ACKs and the time the board's own task takes to read, or the sender stalls every RTT;
+ * - the send buffer is sized like the window, so the board can also fill the link;
+ * - every received segment the application has not read yet sits in a pool pbuf, and the
+ *   RX descriptors hold pool pbufs of their own while they wait for frames;
+ * - the RX ring must absorb the frames that arrive while the stack is not running: 1 ms of
+ *   task latency (a 1 kHz RTOS tick) at line rate;
+ * - sent data waits for its ACK in heap (PBUF_RAM) segments.
+ * The costs are lwIP 2.1's structures on a 32-bit target. */
+#include "cli/lwip_tune.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/values.h"
+
+#define ETH_OVERHEAD 78u          /* preamble 8 + Ethernet header 14 + FCS 4 + gap 12 + IPv4 20 + TCP 20 */
+#define ETH_HLEN 14u
+#define IP_TCP_HLEN 40u
+#define PBUF_STRUCT 16u           /* struct pbuf on a 32-bit target */
+#define TCP_SEG_STRUCT 20u        /* struct tcp_seg */
+#define SEG_HEAP_OVERHEAD 72u     /* a PBUF_RAM segment's pbuf, headers and heap alignment */
+#define HEAP_SPARE 1600u          /* one full frame for ARP, ICMP and replies */
+#define DMA_DESC 32u              /* an Ethernet DMA descriptor (STM32: 4 words + 2 for PTP) */
+#define TASK_LATENCY_S 0.001      /* what the RX ring must bridge */
+#define WND_HEADROOM 1.25
+#define MIN_WND_SEGS 4u
+#define MAX_WND_SEGS 16383u       /* TCP_SND_QUEUELEN (4 per segment) is a u16_t in lwIP */
+
+static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
+static uint32_t div_up(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
+
+/* The RAM a window of wnd_segs segments needs, with everything sized from it. */
+static void size_for(const struct lp_lwip_link *l, uint32_t wnd_segs, struct lp_lwip_plan *p)
+{
+    p->wnd_segs = wnd_segs;
+    p->tcp_wnd = wnd_segs * l->mss;
+    p->tcp_snd_buf = p->tcp_wnd;
+    /* lwIP's own default: four pbufs per MSS worth of send buffer (small writes). */
+    p->tcp_snd_queuelen = div_up(4ull * p->tcp_snd_buf, l->mss);
+    /* Segments are also what an out-of-order window is queued in. */
+    p->memp_num_tcp_seg = p->tcp_snd_queuelen + wnd_segs;
+    p->wnd_scale = p->tcp_wnd > 0xFFFFu;
+    p->rcv_scale = 0;
+    while (p->wnd_scale && (p->tcp_wnd >> p->rcv_scale) > 0xFFFFu)
+        p->rcv_scale++;
+    p->pbuf_pool_bufsize = align4(l->mss + IP_TCP_HLEN + ETH_HLEN);
+    p->pbuf_pool_size = wnd_segs + p->eth_rx_desc + 4u;
+    p->mem_size = (p->tcp_snd_buf + p->tcp_snd_queuelen * SEG_HEAP_OVERHEAD + HEAP_SPARE + 1023u) & ~1023u;
+    p->ram_pool = (uint64_t)p->pbuf_pool_size * (p->pbuf_pool_bufsize + PBUF_STRUCT);
+    p->ram_heap = p->mem_size;
+    p->ram_segs = (uint64_t)p->memp_num_tcp_seg * TCP_SEG_STRUCT;
+    p->ram_desc = (uint64_t)(p->eth_rx_desc + p->eth_tx_desc) * DMA_DESC;
+    p->ram_total = p->ram_pool + p->ram_heap + p->ram_segs + p->ram_desc;
+}
+
+int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (!(l->rate_bps >= 1e5 && l->rate_bps <= 1e11) || !(l->rtt_s > 0 && l->rtt_s <= 10) || l->mss < 536 ||
+        l->mss > 1460)
+        return -1;
+    double frame_bits = (double)(l->mss + ETH_OVERHEAD) * 8.0;
+    p->bdp_bytes = l->rate_bps / 8.0 * l->rtt_s;
+    p->wire_goodput_bps = l->rate_bps * (double)l->mss / (double)(l->mss + ETH_OVERHEAD);
+    p->eth_rx_desc = (uint32_t)ceil(TASK_LATENCY_S / (frame_bits / l->rate_bps)) + 1u;
+    if (p->eth_rx_desc < 4)
+        p->eth_rx_desc = 4;
+    p->eth_tx_desc = p->eth_rx_desc / 2 < 4 ? 4 : p->eth_rx_desc / 2;
+    double segs = ceil(p->bdp_bytes * WND_HEADROOM / (double)l->mss);
+    if (segs > MAX_WND_SEGS) {
+        segs = MAX_WND_SEGS;
+        p->lwip_capped = true;
+    }
+    uint32_t want = segs < MIN_WND_SEGS ? MIN_WND_SEGS : (uint32_t)segs;
+    size_for(l, want, p);
+    if (!l->ram_bytes || p->ram_total <= l->ram_bytes)
+        return 0;
+    /* The budget is short: the largest window that still fits (at least 2 segments, the
+     * smallest lwIP accepts for TCP_SND_BUF), and what it caps the throughput at. */
+    struct lp_lwip_plan fit = *p;
+    uint32_t n = want;
+    while (n > 2) {
+        n--;
+        size_for(l, n, &fit);
+        if (fit.ram_total <= l->ram_bytes)
+            break;
+    }
+    p->ram_short = true;
+    if (fit.ram_total <= l->ram_bytes) {
+        p->fit_wnd_segs = n;
+        p->fit_ram_total = fit.ram_total;
+        p->fit_cap_bps = (double)n * l->mss * 8.0 / l->rtt_s;
+        if (p->fit_cap_bps > p->wire_goodput_bps)
+            p->fit_cap_bps = p->wire_goodput_bps;
+    }
+    return 0;
+}
+
+static void rate_str(char *b, size_t n, double bps)
+{
+    if (bps >= 1e9)
+        snprintf(b, n, "%.3g Gbit/s", bps / 1e9);
+    else if (bps >= 1e6)
+        snprintf(b, n, "%.3g Mbit/s", bps / 1e6);
+    else
+        snprintf(b, n, "%.3g kbit/s", bps / 1e3);
+}
+
+void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_lwip_plan *p)
+{
+    char rate[32], good[32], cap[32];
+    rate_str(rate, sizeof(rate), l->rate_bps);
+    rate_str(good, sizeof(good), p->wire_goodput_bps);
+    fprintf(o, "/* lwIP 2.1 settings for a %s link with a %.3f ms round trip, MSS %u", rate, l->rtt_s * 1e3,
+            (unsigned)l->mss);
+    if (l->ram_bytes)
+        fprintf(o, ", RAM budget %llu bytes", (unsigned long long)l->ram_bytes);
+    fprintf(o, " (linkperf lwip-tune) */\n\n");
+    fprintf(o, "/* bandwidth-delay product: %s x %.3f ms = %.0f bytes = %.1f segments of %u\n", rate,
+            l->rtt_s * 1e3, p->bdp_bytes, p->bdp_bytes / l->mss, (unsigned)l->mss);
+    fprintf(o, " * TCP goodput ceiling on the wire: %s (%u payload bytes per %u on the wire) */\n\n", good,
+            (unsigned)l->mss, (unsigned)(l->mss + ETH_OVERHEAD));
+    fprintf(o, "#define TCP_MSS                %6u /* 1500-byte Ethernet MTU less 40 bytes of IPv4 + TCP headers */\n",
+            (unsigned)l->mss);
+    fprintf(o, "#define TCP_WND                %6u /* %u x MSS: the BDP + 25%% (delayed ACKs, the reading task) */\n",
+            (unsigned)p->tcp_wnd, (unsigned)p->wnd_segs);
+    if (p->wnd_scale) {
+        fprintf(o, "#define LWIP_WND_SCALE              1 /* a window over 65535 bytes needs RFC 7323 scaling */\n");
+        fprintf(o, "#define TCP_RCV_SCALE          %6u /* TCP_WND >> %u fits the 16-bit header field */\n",
+                p->rcv_scale, p->rcv_scale);
+    }
+    fprintf(o, "#define TCP_SND_BUF            %6u /* as the window, so the board can fill the link too */\n",
+            (unsigned)p->tcp_snd_buf);
+    fprintf(o, "#define TCP_SND_QUEUELEN       %6u /* lwIP's rule: 4 x TCP_SND_BUF / TCP_MSS pbufs */\n",
+            (unsigned)p->tcp_snd_queuelen);
+    fprintf(o, "#define MEMP_NUM_TCP_SEG       %6u /* TCP_SND_QUEUELEN + a window of out-of-order segments */\n",
+            (unsigned)p->memp_num_tcp_seg);
+    fprintf(o, "#define PBUF_POOL_BUFSIZE      %6u /* one frame: MSS + 40 + 14, 4-byte aligned */\n",
+            (unsigned)p->pbuf_pool_bufsize);
+    fprintf(o, "#define PBUF_POOL_SIZE         %6u /* a window not yet read + one per RX descriptor + 4 */\n",
+            (unsigned)p->pbuf_pool_size);
+    fprintf(o, "#define MEM_SIZE               %6u /* unacknowledged send data + per-segment overhead + 1 frame */\n",
+            (unsigned)p->mem_size);
+    fprintf(o, "#define ETH_RX_DESC_CNT        %6u /* frames arriving in 1 ms of task latency at line rate, + 1 */\n",
+            (unsigned)p->eth_rx_desc);
+    fprintf(o, "#define ETH_TX_DESC_CNT        %6u /* half the RX ring, at least 4 */\n", (unsigned)p->eth_tx_desc);
+    if (p->lwip_capped)
+        fprintf(o, "\n/* NOTE: this link needs a larger window than lwIP can queue (TCP_SND_QUEUELEN is\n"
+                   " * 16 bits): %u segments at most, so TCP tops out near window / RTT. */\n",
+                (unsigned)MAX_WND_SEGS);
+    fprintf(o, "\n/* RAM: pbuf pool %llu + heap %llu + segments %llu + DMA descriptors %llu = %llu bytes",
+            (unsigned long long)p->ram_pool, (unsigned long long)p->ram_heap, (unsigned long long)p->ram_segs,
+            (unsigned long long)p->ram_desc, (unsigned long long)p->ram_total);
+    fprintf(o, "\n * (a driver with its own DMA buffers adds %u bytes per descriptor) */\n", 1536u);
+    if (!p->ram_short)
+        return;
+    fprintf(o, "\n/* WARNING: the RAM budget (%llu bytes) cannot hold the window this link needs.\n",
+            (unsigned long long)l->ram_bytes);
+    if (p->fit_wnd_segs) {
+        rate_str(cap, sizeof(cap), p->fit_cap_bps);
+        fprintf(o, " * The largest that fits is TCP_WND = TCP_SND_BUF = %u (%u x MSS, %llu bytes of RAM),\n"
+                   " * which caps TCP at about %s (window / RTT) on this link. */\n",
+                (unsigned)(p->fit_wnd_segs * l->mss), (unsigned)p->fit_wnd_segs,
+                (unsigned long long)p->fit_ram_total, cap);
+    } else {
+        fprintf(o, " * Not even a 2-segment window fits: give lwIP more RAM. */\n");
+    }
+}
+
+/* "2ms", "500us", "0.002" or "0.002s". */
+static int parse_time(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno)
+        return -1;
+    if (strcmp(end, "ms") == 0)
+        v /= 1e3;
+    else if (strcmp(end, "us") == 0)
+        v /= 1e6;
+    else if (*end && strcmp(end, "s") != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int usage(const char *why)
+{
+    /* A bad command line gets one line naming the problem, like every other option. */
+    if (why) {
+        fprintf(stderr, "linkperf: lwip-tune: %s (see linkperf lwip-tune --help)\n", why);
+        return 2;
+    }
+    fprintf(stdout,
+            "Usage: linkperf lwip-tune --rate R --rtt T [--ram N] [--mss N]\n"
+            "  --rate R   link rate in bits/s with k/m/g (1000-based): 100M, 1G (100k..100G)\n"
+            "  --rtt T    round-trip time: 2ms, 500us, 0.002 (s) (up to 10 s)\n"
+            "  --ram N    RAM lwIP may use for pools, heap and descriptors: 64K, 128K (1024-based)\n"
+            "  --mss N    TCP_MSS, 536..1460 (default 1460)\n"
+            "Prints lwipopts.h values with the reasoning, and warns when the RAM cannot hold\n"
+            "the window the link needs.\n");
+    return 0;
+}
+
+int lp_lwip_tune_main(int argc, char **argv)
+{
+    struct lp_lwip_link l = {.mss = 1460};
+    bool have_rate = false, have_rtt = false;
+    char why[160];
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage(NULL);
+        if (i + 1 >= argc) {
+            snprintf(why, sizeof(why), "option %s needs a value", a);
+            return usage(why);
+        }
+        const char *v = argv[++i];
+        double d;
+        if (strcmp(a, "--rate") == 0) {
+            if (lp_cli_value_units(v, 1000, &d) < 0 || d < 1e5 || d > 1e11) {
+                snprintf(why, sizeof(why), "option --rate: '%s' is not a rate in 100k..100G (bits/s)", v);
+                return usage(why);
+            }
+            l.rate_bps = d;
+            have_rate = true;
+        } else if (strcmp(a, "--rtt") == 0) {
+            if (parse_time(v, &d) < 0 || !(d > 0) || d > 10) {
+                snprintf(why, sizeof(why), "option --rtt: '%s' is not a time in (0, 10 s] (2ms, 500us, 0.002)", v);
+                return usage(why);
+            }
+            l.rtt_s = d;
+            have_rtt = true;
+        } else if (strcmp(a, "--ram") == 0) {
+            if (lp_cli_value_units(v, 1024, &d) < 0 || d < 1024 || d > 1073741824.0) {
+                snprintf(why, sizeof(why), "option --ram: '%s' is not a size in 1K..1G (bytes)", v);
+                return usage(why);
+            }
+            l.ram_bytes = (uint64_t)d;
+        } else if (strcmp(a, "--mss") == 0) {
+            if (lp_cli_value_int(v, false, &d) < 0 || d < 536 || d > 1460) {
+                snprintf(why, sizeof(why), "option --mss: '%s' is out of range (536..1460)", v);
+                return usage(why);
+            }
+            l.mss = (uint32_t)d;
+        } else {
+            snprintf(why, sizeof(why), "unknown option '%s'", a);
+            return usage(why);
+        }
+    }
+    if (!have_rate || !have_rtt)
+        return usage("--rate and --rtt are required");
+    struct lp_lwip_plan p;
+    if (lp_lwip_tune(&l, &p) < 0)
+        return usage("the link is out of range");
+    lp_lwip_tune_print(stdout, &l, &p);
+    return 0;
+}

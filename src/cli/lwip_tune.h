@@ -1,0 +1,40 @@
+/* `linkperf lwip-tune`: lwipopts.h values for a link (rate, RTT) and a RAM budget, with the
+ * reasoning. The arithmetic is a pure function so the tests can check it. */
+#ifndef LP_CLI_LWIP_TUNE_H
+#define LP_CLI_LWIP_TUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct lp_lwip_link {
+    double rate_bps;         /* link rate, bits/s */
+    double rtt_s;            /* round-trip time */
+    uint32_t mss;            /* TCP_MSS (536..1460) */
+    uint64_t ram_bytes;      /* RAM for lwIP's buffers and pools; 0 = no budget */
+};
+
+struct lp_lwip_plan {
+    double bdp_bytes, wire_goodput_bps;
+    uint32_t wnd_segs;                  /* window in segments, as recommended */
+    uint32_t tcp_wnd, tcp_snd_buf, tcp_snd_queuelen, memp_num_tcp_seg;
+    bool lwip_capped;                   /* the link needs more than lwIP can queue */
+    bool wnd_scale;                     /* TCP_WND > 65535: needs LWIP_WND_SCALE */
+    unsigned rcv_scale;                 /* TCP_RCV_SCALE when wnd_scale */
+    uint32_t pbuf_pool_size, pbuf_pool_bufsize, mem_size;
+    uint32_t eth_rx_desc, eth_tx_desc;
+    uint64_t ram_pool, ram_heap, ram_segs, ram_desc, ram_total;
+    bool ram_short;                     /* the budget cannot hold the recommended window */
+    uint32_t fit_wnd_segs;              /* then: the largest window (segments) that fits (0: none) */
+    uint64_t fit_ram_total;
+    double fit_cap_bps;                 /* and the throughput that window allows (window / RTT) */
+};
+
+/* Fill plan from link. Returns 0, or -1 if the link is out of range. */
+int lp_lwip_tune(const struct lp_lwip_link *link, struct lp_lwip_plan *plan);
+/* Print plan as lwipopts.h lines with the reasoning. */
+void lp_lwip_tune_print(FILE *out, const struct lp_lwip_link *link, const struct lp_lwip_plan *plan);
+/* The subcommand: argv[0] is "lwip-tune". Returns the exit status (2 on bad options). */
+int lp_lwip_tune_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,123 @@
+/* linkperf lwip-tune: the arithmetic for known links, lwIP 2.1's own sanity rules (init.c)
+ * held over a grid of links, and the RAM-budget warning. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "cli/lwip_tune.h"
+
+static void hundred_megabit_two_ms(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 100e6, .rtt_s = 0.002, .mss = 1460};
+    struct lp_lwip_plan p;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_true(fabs(p.bdp_bytes - 25000.0) < 1e-6);
+    /* 25000 x 1.25 / 1460 = 21.4 -> 22 segments */
+    assert_int_equal(p.wnd_segs, 22);
+    assert_int_equal(p.tcp_wnd, 22 * 1460);
+    assert_int_equal(p.tcp_snd_buf, p.tcp_wnd);
+    assert_int_equal(p.tcp_snd_queuelen, 88);
+    assert_false(p.wnd_scale);
+    /* a 1538-byte frame every 123 us: 1 ms of latency is 9 frames, + 1 */
+    assert_int_equal(p.eth_rx_desc, 10);
+    assert_int_equal(p.pbuf_pool_bufsize, 1516);
+    assert_int_equal(p.pbuf_pool_size, 22 + 10 + 4);
+    /* 94.9 Mbit/s of TCP payload on a 100 Mbit/s wire */
+    assert_true(fabs(p.wire_goodput_bps - 100e6 * 1460 / 1538) < 1.0);
+    assert_false(p.ram_short);
+}
+
+static void gigabit_needs_window_scaling(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 1e9, .rtt_s = 0.001, .mss = 1460};
+    struct lp_lwip_plan p;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_true(p.tcp_wnd > 0xFFFF);
+    assert_true(p.wnd_scale);
+    assert_true((p.tcp_wnd >> p.rcv_scale) <= 0xFFFF);
+    assert_true(p.rcv_scale == 0 || (p.tcp_wnd >> (p.rcv_scale - 1)) > 0xFFFF);
+}
+
+static void ram_budget_too_small(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 100e6, .rtt_s = 0.002, .mss = 1460, .ram_bytes = 32768};
+    struct lp_lwip_plan p;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_true(p.ram_short);
+    assert_true(p.ram_total > l.ram_bytes);      /* the recommendation itself does not fit */
+    assert_true(p.fit_wnd_segs >= 2 && p.fit_wnd_segs < p.wnd_segs);
+    assert_true(p.fit_ram_total <= l.ram_bytes);
+    /* the cap is the window over the RTT */
+    assert_true(fabs(p.fit_cap_bps - p.fit_wnd_segs * 1460.0 * 8 / 0.002) < 1.0);
+    /* one more segment would not have fitted */
+    struct lp_lwip_link more = l;
+    more.ram_bytes = p.fit_ram_total;
+    struct lp_lwip_plan q;
+    assert_int_equal(lp_lwip_tune(&more, &q), 0);
+    assert_int_equal(q.fit_wnd_segs, p.fit_wnd_segs);
+    /* with enough RAM there is no warning */
+    l.ram_bytes = p.ram_total;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_false(p.ram_short);
+}
+
+/* lwIP's compile-time checks (src/core/init.c) must hold for every recommendation. */
+static void lwip_sanity_rules_hold(void **state)
+{
+    (void)state;
+    const double rates[] = {1e6, 10e6, 100e6, 1e9, 10e9};
+    const double rtts[] = {0.0001, 0.001, 0.002, 0.02, 0.2};
+    const unsigned msss[] = {536, 1200, 1460};
+    for (size_t a = 0; a < 5; a++)
+        for (size_t b = 0; b < 5; b++)
+            for (size_t c = 0; c < 3; c++) {
+                struct lp_lwip_link l = {.rate_bps = rates[a], .rtt_s = rtts[b], .mss = msss[c]};
+                struct lp_lwip_plan p;
+                assert_int_equal(lp_lwip_tune(&l, &p), 0);
+                assert_true(p.tcp_wnd >= 4 * l.mss);                                  /* >= 4 MSS */
+                assert_true(p.tcp_snd_buf >= 2 * l.mss);                              /* TCP_SND_BUF >= 2*MSS */
+                assert_true(p.tcp_snd_queuelen >= 2 * (p.tcp_snd_buf / l.mss));       /* queue vs buffer */
+                assert_true(p.tcp_snd_queuelen <= 0xFFFF);
+                assert_true(p.memp_num_tcp_seg >= p.tcp_snd_queuelen);                /* segs vs queue */
+                assert_true((p.tcp_wnd >> p.rcv_scale) <= 0xFFFF);                    /* header field */
+                assert_true((uint64_t)p.tcp_wnd <=                                    /* pool holds a window */
+                            (uint64_t)p.pbuf_pool_size * (p.pbuf_pool_bufsize - 54));
+                assert_true(p.mem_size >= p.tcp_snd_buf);
+                if (!p.lwip_capped)                                                   /* covers the BDP */
+                    assert_true(p.bdp_bytes * 1.25 <= p.tcp_wnd + l.mss);
+                else
+                    assert_int_equal(p.wnd_segs, 16383);
+            }
+}
+
+static void out_of_range(void **state)
+{
+    (void)state;
+    struct lp_lwip_plan p;
+    struct lp_lwip_link bad[] = {
+        {.rate_bps = 0, .rtt_s = 0.002, .mss = 1460},
+        {.rate_bps = 100e6, .rtt_s = 0, .mss = 1460},
+        {.rate_bps = 100e6, .rtt_s = 0.002, .mss = 100},
+        {.rate_bps = 100e6, .rtt_s = 0.002, .mss = 9000},
+        {.rate_bps = NAN, .rtt_s = 0.002, .mss = 1460},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(lp_lwip_tune(&bad[i], &p), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hundred_megabit_two_ms), cmocka_unit_test(gigabit_needs_window_scaling),
+        cmocka_unit_test(ram_budget_too_small),   cmocka_unit_test(lwip_sanity_rules_hold),
+        cmocka_unit_test(out_of_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
