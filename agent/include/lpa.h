@@ -1,0 +1,96 @@
+/* linkperf agent (lpa): iperf2- and iperf3-compatible test server and client for lwIP boards.
+ * This is the whole public API: start and stop tests, receive reports, run console commands. */
+#ifndef LPA_H
+#define LPA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lwip/ip_addr.h"
+#include "lpa_opts.h"
+
+enum lpa_role { LPA_ROLE_SERVER = 0, LPA_ROLE_CLIENT = 1 };
+enum lpa_proto { LPA_PROTO_TCP = 0, LPA_PROTO_UDP = 1 };
+enum lpa_dialect { LPA_DIALECT_IPERF2 = 0, LPA_DIALECT_IPERF3 = 1 };
+/* How data flows in a test, seen from the client: ONEWAY client sends; DUAL (iperf2 -d) both ways
+ * at once on a second connection; TRADEOFF (iperf2 -r) client first, then the server on a second
+ * connection; REVERSE (iperf3 -R) the server sends. */
+enum lpa_mode { LPA_MODE_ONEWAY = 0, LPA_MODE_DUAL = 1, LPA_MODE_TRADEOFF = 2, LPA_MODE_REVERSE = 3 };
+
+/* One test (client) or one listener (server). Zero means "the default" for every field. */
+struct lpa_config {
+  uint8_t role;          /* enum lpa_role */
+  uint8_t proto;         /* enum lpa_proto; a server listens for both TCP and UDP on its port */
+  uint8_t dialect;       /* enum lpa_dialect */
+  uint8_t mode;          /* enum lpa_mode (client) */
+  ip_addr_t peer;        /* client: the server's address */
+  uint16_t port;         /* 0: 5001 (iperf2) or 5201 (iperf3) */
+  uint16_t back_port;    /* iperf2 client -L: where the server connects back for -d/-r; 0: port */
+  uint32_t duration_ms;  /* -t; 0: 10 s unless amount_bytes is set */
+  uint64_t amount_bytes; /* -n: send this many bytes instead of running for a time */
+  uint32_t interval_ms;  /* -i; 0: LPA_DEFAULT_INTERVAL_MS; LPA_INTERVAL_NONE: final report only */
+  uint64_t rate_bps;     /* -b; UDP 0: 1 Mbit/s (iperf2) or 1 Mbit/s (iperf3); TCP 0: unlimited */
+  uint32_t len;          /* -l: bytes per write / per UDP datagram; 0: protocol default */
+};
+#define LPA_INTERVAL_NONE 0xFFFFFFFFu
+
+enum lpa_report_kind {
+  LPA_REPORT_START = 0,    /* a test began: peer, proto, direction */
+  LPA_REPORT_INTERVAL = 1, /* one -i interval of one direction */
+  LPA_REPORT_FINAL = 2,    /* the whole test, one direction, measured here */
+  LPA_REPORT_PEER = 3,     /* the whole test as the peer measured it (iperf2 UDP server report,
+                            * iperf3 results exchange) */
+  LPA_REPORT_ERROR = 4,    /* text says what went wrong; the test has ended */
+  LPA_REPORT_DONE = 5      /* the session is free again */
+};
+enum lpa_dir { LPA_DIR_RX = 0, LPA_DIR_TX = 1 };
+
+/* What a report callback receives. Counters are 64-bit: a 1 Gbit/s test passes 4 GiB in 35 s. */
+struct lpa_report {
+  uint8_t kind;      /* enum lpa_report_kind */
+  uint8_t proto;     /* enum lpa_proto */
+  uint8_t dialect;   /* enum lpa_dialect */
+  uint8_t dir;       /* enum lpa_dir: this side received or sent the bytes */
+  uint8_t session;   /* index of the session (LPA_REPORT_* of one test share it) */
+  ip_addr_t peer;
+  uint16_t peer_port;
+  uint32_t start_ms; /* interval bounds, from the start of the test */
+  uint32_t end_ms;
+  uint64_t bytes;    /* payload bytes (iperf2: the test header is not counted) */
+  uint64_t bps;      /* bytes * 8 / (end - start) */
+  /* UDP receiver side only (and in LPA_REPORT_PEER for a UDP sender) */
+  uint32_t jitter_us;
+  uint64_t packets;      /* datagrams expected (highest sequence number seen) */
+  uint64_t lost;
+  uint64_t out_of_order;
+  const char *text;      /* LPA_REPORT_ERROR: the message; otherwise NULL */
+};
+
+typedef void (*lpa_report_fn)(const struct lpa_report *report, void *arg);
+typedef void (*lpa_print_fn)(const char *text, void *arg);
+
+/* Errors (negative return values). */
+#define LPA_EINVAL (-1)  /* a configuration value is out of range */
+#define LPA_EBUSY (-2)   /* no free session (LPA_MAX_SESSIONS) */
+#define LPA_ENET (-3)    /* the stack refused: no memory, port in use, no route */
+#define LPA_ENOENT (-4)  /* no such session */
+
+/* Start the agent once, after the lwIP stack is up (after tcpip_init() or lwip_init()). */
+int lpa_init(void);
+/* Start a test or a server. Returns the session index (>= 0) or an LPA_E* error. The callback
+ * runs in the agent's context (the tcpip thread for the raw back end, the agent thread
+ * otherwise); it must not block. */
+int lpa_start(const struct lpa_config *cfg, lpa_report_fn fn, void *arg);
+/* Stop one session (index) or all (-1); a running test ends with its final report. */
+int lpa_stop(int session);
+/* Fill cfg with the defaults for a role, protocol and dialect. */
+void lpa_config_defaults(struct lpa_config *cfg, uint8_t role, uint8_t proto, uint8_t dialect);
+
+/* Console entry: "iperf -s", "iperf -c 192.168.1.10 -u -b 50M -t 5 -i 1", "iperf3 -s",
+ * "iperf -c HOST -d", "stop", "help". Output (usage, errors, reports) goes through print.
+ * Returns the session index started, 0 for commands that start nothing, or an LPA_E* error. */
+int lpa_command(const char *line, lpa_print_fn print, void *arg);
+/* Print one report as iperf prints it (iperf2 or iperf3 text layout, by report->dialect). */
+void lpa_format_report(const struct lpa_report *report, lpa_print_fn print, void *arg);
+
+#endif

@@ -1,0 +1,143 @@
+/* Compile-time options of the linkperf agent. Define any of these in lpa_config.h (found on the
+ * include path when LPA_HAVE_CONFIG_H is defined) or with -D; each has a range check. */
+#ifndef LPA_OPTS_H
+#define LPA_OPTS_H
+
+#ifdef LPA_HAVE_CONFIG_H
+#include "lpa_config.h"
+#endif
+#include "lwip/opt.h"
+
+/* Back end: 1 raw callback API (works with NO_SYS=1), 2 netconn, 3 BSD sockets. */
+#define LPA_BACKEND_RAW 1
+#define LPA_BACKEND_NETCONN 2
+#define LPA_BACKEND_SOCKET 3
+#ifndef LPA_BACKEND
+#define LPA_BACKEND LPA_BACKEND_RAW
+#endif
+#if LPA_BACKEND < 1 || LPA_BACKEND > 3
+#error "LPA_BACKEND must be LPA_BACKEND_RAW, LPA_BACKEND_NETCONN or LPA_BACKEND_SOCKET"
+#endif
+#if LPA_BACKEND == LPA_BACKEND_RAW && !LWIP_TCP
+#error "the raw back end needs LWIP_TCP"
+#endif
+#if LPA_BACKEND == LPA_BACKEND_NETCONN && (NO_SYS || !LWIP_NETCONN)
+#error "LPA_BACKEND_NETCONN needs NO_SYS=0 and LWIP_NETCONN=1"
+#endif
+#if LPA_BACKEND == LPA_BACKEND_SOCKET && (NO_SYS || !LWIP_SOCKET)
+#error "LPA_BACKEND_SOCKET needs NO_SYS=0 and LWIP_SOCKET=1"
+#endif
+
+/* Protocols and roles compiled in (0 leaves the code out). */
+#ifndef LPA_IPERF2
+#define LPA_IPERF2 1
+#endif
+#ifndef LPA_IPERF3
+#define LPA_IPERF3 1
+#endif
+#ifndef LPA_UDP
+#define LPA_UDP LWIP_UDP
+#endif
+#ifndef LPA_CLIENT
+#define LPA_CLIENT 1
+#endif
+#ifndef LPA_SERVER
+#define LPA_SERVER 1
+#endif
+#if !LPA_IPERF2 && !LPA_IPERF3
+#error "enable LPA_IPERF2, LPA_IPERF3 or both"
+#endif
+#if LPA_UDP && !LWIP_UDP
+#error "LPA_UDP needs LWIP_UDP"
+#endif
+#if !LPA_CLIENT && !LPA_SERVER
+#error "enable LPA_CLIENT, LPA_SERVER or both"
+#endif
+
+/* Sessions: a listening server is one, each running test is one more (2 for iperf2 -d/-r). */
+#ifndef LPA_MAX_SESSIONS
+#define LPA_MAX_SESSIONS 4
+#endif
+#if LPA_MAX_SESSIONS < 1 || LPA_MAX_SESSIONS > 32
+#error "LPA_MAX_SESSIONS must be 1..32"
+#endif
+/* Parallel data streams one iperf3 test may open (iperf3 -P). */
+#ifndef LPA_MAX_STREAMS
+#define LPA_MAX_STREAMS 4
+#endif
+#if LPA_MAX_STREAMS < 1 || LPA_MAX_STREAMS > 16
+#error "LPA_MAX_STREAMS must be 1..16"
+#endif
+
+/* Timer tick of the agent: pacing and interval reports are resolved to it. */
+#ifndef LPA_TICK_MS
+#define LPA_TICK_MS 1
+#endif
+#if LPA_TICK_MS < 1 || LPA_TICK_MS > 100
+#error "LPA_TICK_MS must be 1..100"
+#endif
+#ifndef LPA_DEFAULT_INTERVAL_MS
+#define LPA_DEFAULT_INTERVAL_MS 1000
+#endif
+#if LPA_DEFAULT_INTERVAL_MS < 100 || LPA_DEFAULT_INTERVAL_MS > 3600000
+#error "LPA_DEFAULT_INTERVAL_MS must be 100..3600000"
+#endif
+
+/* Bytes of constant payload the senders point at (TCP writes of the raw back end are not copied
+ * from it). It lives in flash on a microcontroller. */
+#ifndef LPA_PATTERN_LEN
+#define LPA_PATTERN_LEN 1460
+#endif
+#if LPA_PATTERN_LEN < 256 || LPA_PATTERN_LEN > 65535
+#error "LPA_PATTERN_LEN must be 256..65535"
+#endif
+/* Largest UDP datagram payload the agent sends or reads in full (bigger ones are truncated and
+ * counted at this size, as iperf2 does with its -l). */
+#ifndef LPA_UDP_MAX_LEN
+#define LPA_UDP_MAX_LEN 1470
+#endif
+#if LPA_UDP_MAX_LEN < 64 || LPA_UDP_MAX_LEN > 65507
+#error "LPA_UDP_MAX_LEN must be 64..65507"
+#endif
+/* Datagrams a paced UDP sender may send in one tick when it is behind. */
+#ifndef LPA_UDP_BURST
+#define LPA_UDP_BURST 32
+#endif
+#if LPA_UDP_BURST < 1 || LPA_UDP_BURST > 1024
+#error "LPA_UDP_BURST must be 1..1024"
+#endif
+
+/* iperf3 control-message buffer: the largest JSON the agent accepts or writes. */
+#ifndef LPA_IPERF3_JSON_MAX
+#define LPA_IPERF3_JSON_MAX 1536
+#endif
+#if LPA_IPERF3_JSON_MAX < 512 || LPA_IPERF3_JSON_MAX > 65535
+#error "LPA_IPERF3_JSON_MAX must be 512..65535"
+#endif
+
+/* Microsecond clock for jitter and pacing. The default has the 1 ms resolution of sys_now();
+ * give the board a better one (a free-running timer, DWT->CYCCNT) with -DLPA_NOW_US=fn. */
+#ifndef LPA_NOW_US
+#define LPA_NOW_US() ((uint64_t)sys_now() * 1000u)
+#endif
+
+/* Agent thread of the netconn and socket back ends. */
+#ifndef LPA_THREAD_STACK
+#define LPA_THREAD_STACK 2048
+#endif
+#ifndef LPA_THREAD_PRIO
+#define LPA_THREAD_PRIO 1
+#endif
+
+/* The text formatter and the console parser (0 leaves them out). */
+#ifndef LPA_FORMAT
+#define LPA_FORMAT 1
+#endif
+#ifndef LPA_CONSOLE
+#define LPA_CONSOLE 1
+#endif
+#if LPA_CONSOLE && !LPA_FORMAT
+#error "LPA_CONSOLE prints reports with the formatter: enable LPA_FORMAT"
+#endif
+
+#endif

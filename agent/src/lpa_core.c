@@ -1,0 +1,182 @@
+/* Session table, event dispatch and the public start/stop entry points. The protocol modules do
+ * the talking; this file only routes back-end events to them and owns the fixed session pool. */
+#include <string.h>
+
+#include "lwip/sys.h"
+#include "lpa_core.h"
+
+static struct lpa_session sessions[LPA_MAX_SESSIONS];
+static uint8_t started;
+
+/* Zero bytes are as good a payload as iperf's digits, and cost nothing to generate. */
+const uint8_t lpa_pattern[LPA_PATTERN_LEN];
+
+uint64_t lpa_now_us(void) { return LPA_NOW_US(); }
+
+struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
+  int i;
+  for (i = 0; i < LPA_MAX_SESSIONS; i++) {
+    struct lpa_session *s = &sessions[i];
+    if (s->used) continue;
+    memset(s, 0, sizeof(*s));
+    s->used = 1;
+    s->index = (uint8_t)i;
+    s->cfg = *cfg;
+    s->fn = fn;
+    s->arg = arg;
+    s->start_us = lpa_now_us();
+    return s;
+  }
+  return NULL;
+}
+
+void lpa_session_end(struct lpa_session *s) {
+  struct lpa_report r;
+  if (!s->used) return;
+  memset(&r, 0, sizeof(r));
+  r.kind = LPA_REPORT_DONE;
+  lpa_report_emit(s, &r);
+  s->used = 0;
+  s->ops = NULL;
+}
+
+void lpa_report_emit(struct lpa_session *s, struct lpa_report *r) {
+  r->session = s->index;
+  r->dialect = s->cfg.dialect;
+  r->proto = s->cfg.proto;
+  ip_addr_copy(r->peer, s->peer);
+  r->peer_port = s->peer_port;
+  if (s->fn) s->fn(r, s->arg);
+}
+
+void lpa_report_error(struct lpa_session *s, const char *text) {
+  struct lpa_report r;
+  memset(&r, 0, sizeof(r));
+  r.kind = LPA_REPORT_ERROR;
+  r.text = text;
+  lpa_report_emit(s, &r);
+}
+
+/* Events from the back end: owner is the session that opened (or accepted) the connection. */
+#define SESSION(owner) ((struct lpa_session *)(owner))
+#define LIVE(s, h) ((s) != NULL && (s)->used && (s)->ops != NULL && (s)->ops->h != NULL)
+
+void lpa_core_on_accept(void *owner, struct lpa_conn *c) {
+  struct lpa_session *s = SESSION(owner);
+  if (LIVE(s, on_accept)) s->ops->on_accept(s, c);
+  else lpa_net_close(c);
+}
+
+void lpa_core_on_connected(void *owner, struct lpa_conn *c, int ok) {
+  struct lpa_session *s = SESSION(owner);
+  if (LIVE(s, on_connected)) s->ops->on_connected(s, c, ok);
+  else if (ok) lpa_net_close(c);
+}
+
+void lpa_core_on_recv(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len) {
+  struct lpa_session *s = SESSION(owner);
+  if (LIVE(s, on_recv)) s->ops->on_recv(s, c, data, len);
+}
+
+void lpa_core_on_sendable(void *owner, struct lpa_conn *c) {
+  struct lpa_session *s = SESSION(owner);
+  if (LIVE(s, on_sendable)) s->ops->on_sendable(s, c);
+}
+
+void lpa_core_on_error(void *owner, struct lpa_conn *c) {
+  struct lpa_session *s = SESSION(owner);
+  if (LIVE(s, on_error)) s->ops->on_error(s, c);
+}
+
+void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len,
+                     const ip_addr_t *from, uint16_t from_port, uint64_t arrival_us) {
+  struct lpa_session *s = SESSION(owner);
+  if (LIVE(s, on_udp)) s->ops->on_udp(s, c, data, len, from, from_port, arrival_us);
+}
+
+void lpa_core_tick(void) {
+  uint64_t now = lpa_now_us();
+  int i;
+  for (i = 0; i < LPA_MAX_SESSIONS; i++) {
+    struct lpa_session *s = &sessions[i];
+    if (LIVE(s, tick)) s->ops->tick(s, now);
+  }
+}
+
+/* Public API. */
+
+void lpa_config_defaults(struct lpa_config *cfg, uint8_t role, uint8_t proto, uint8_t dialect) {
+  memset(cfg, 0, sizeof(*cfg));
+  cfg->role = role;
+  cfg->proto = proto;
+  cfg->dialect = dialect;
+}
+
+/* Fills the zero fields with the dialect's defaults and checks the ranges. */
+static int config_complete(struct lpa_config *c) {
+  if (c->role > LPA_ROLE_CLIENT || c->proto > LPA_PROTO_UDP || c->dialect > LPA_DIALECT_IPERF3 ||
+      c->mode > LPA_MODE_REVERSE)
+    return LPA_EINVAL;
+  if (c->port == 0) c->port = c->dialect == LPA_DIALECT_IPERF2 ? 5001 : 5201;
+  if (c->back_port == 0) c->back_port = c->port;
+  if (c->duration_ms == 0 && c->amount_bytes == 0) c->duration_ms = 10000;
+  if (c->duration_ms > 86400000u) return LPA_EINVAL;
+  if (c->interval_ms == 0) c->interval_ms = LPA_DEFAULT_INTERVAL_MS;
+  if (c->interval_ms != LPA_INTERVAL_NONE && c->interval_ms < 100) return LPA_EINVAL;
+  if (c->proto == LPA_PROTO_UDP) {
+    if (c->rate_bps == 0) c->rate_bps = c->dialect == LPA_DIALECT_IPERF2 ? 1048576u : 1000000u;
+    if (c->len == 0) c->len = c->dialect == LPA_DIALECT_IPERF2 ? 1470u : 1460u;
+    if (c->len > LPA_UDP_MAX_LEN) return LPA_EINVAL;
+  } else if (c->len > 1048576u) {
+    return LPA_EINVAL;
+  }
+  return 0;
+}
+
+int lpa_init(void) {
+  int err;
+  if (started) return 0;
+  err = lpa_net_init();
+  if (err == 0) started = 1;
+  return err;
+}
+
+int lpa_start(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
+  struct lpa_config c = *cfg;
+  struct lpa_session *s;
+  int err = config_complete(&c);
+  if (err) return err;
+  if (!started) return LPA_ENET;
+  lpa_net_lock();
+  s = lpa_session_new(&c, fn, arg);
+  if (s == NULL) {
+    err = LPA_EBUSY;
+  } else {
+    err = LPA_EINVAL;
+#if LPA_IPERF2
+    if (c.dialect == LPA_DIALECT_IPERF2) err = lpa_iperf2_start(s);
+#endif
+#if LPA_IPERF3
+    if (c.dialect == LPA_DIALECT_IPERF3) err = lpa_iperf3_start(s);
+#endif
+    if (err) s->used = 0; /* nothing was reported yet: free silently */
+    else err = s->index;
+  }
+  lpa_net_unlock();
+  return err;
+}
+
+int lpa_stop(int session) {
+  int i, found = 0;
+  if (session < -1 || session >= LPA_MAX_SESSIONS) return LPA_ENOENT;
+  lpa_net_lock();
+  for (i = 0; i < LPA_MAX_SESSIONS; i++) {
+    struct lpa_session *s = &sessions[i];
+    if (!s->used || (session >= 0 && i != session)) continue;
+    found = 1;
+    if (s->ops && s->ops->stop) s->ops->stop(s);
+    else lpa_session_end(s);
+  }
+  lpa_net_unlock();
+  return found ? 0 : LPA_ENOENT;
+}

@@ -1,0 +1,127 @@
+/* Sessions, flows and reports: the protocol-independent part of the agent, shared by the iperf2
+ * and iperf3 modules and driven by the back end's events. Not part of the public API. */
+#ifndef LPA_CORE_H
+#define LPA_CORE_H
+
+#include "lpa.h"
+#include "lpa_net.h"
+
+struct lpa_session;
+
+/* A protocol module's handlers for one session; any may be NULL. */
+struct lpa_proto_ops {
+  void (*on_accept)(struct lpa_session *s, struct lpa_conn *c);
+  void (*on_connected)(struct lpa_session *s, struct lpa_conn *c, int ok);
+  void (*on_recv)(struct lpa_session *s, struct lpa_conn *c, const uint8_t *data, size_t len);
+  void (*on_sendable)(struct lpa_session *s, struct lpa_conn *c);
+  void (*on_error)(struct lpa_session *s, struct lpa_conn *c);
+  void (*on_udp)(struct lpa_session *s, struct lpa_conn *c, const uint8_t *data, size_t len,
+                 const ip_addr_t *from, uint16_t from_port, uint64_t arrival_us);
+  void (*tick)(struct lpa_session *s, uint64_t now_us);
+  /* lpa_stop(): end the test now (final reports) or close the listener; must end the session. */
+  void (*stop)(struct lpa_session *s);
+};
+
+/* A listener or one test. Protocol modules keep their own per-session state in arrays indexed
+ * by `index`, so this struct does not grow with the protocols compiled in. */
+struct lpa_session {
+  uint8_t used;
+  uint8_t index;
+  struct lpa_config cfg;
+  const struct lpa_proto_ops *ops;
+  lpa_report_fn fn; /* borrowed from the starter (a server's tests inherit it) */
+  void *arg;
+  ip_addr_t peer;
+  uint16_t peer_port;
+  uint64_t start_us; /* report times count from here */
+};
+
+enum lpa_flow_state { LPA_FLOW_IDLE = 0, LPA_FLOW_RUNNING = 1, LPA_FLOW_DONE = 2 };
+
+/* Receive statistics of one UDP flow, as iperf2 and iperf3 compute them. */
+struct lpa_udp_rx {
+  uint64_t max_seq;        /* highest sequence number seen */
+  uint64_t lost_raw;       /* gaps seen, before late arrivals are taken back */
+  uint64_t out_of_order;
+  int64_t prev_transit_us;
+  uint32_t jitter_us16;    /* running jitter, microseconds x 16 (RFC 1889 filter) */
+  uint8_t seen;
+};
+
+/* One direction of data on one connection or UDP endpoint. */
+struct lpa_flow {
+  struct lpa_conn *conn;
+  uint8_t dir;   /* enum lpa_dir */
+  uint8_t proto; /* enum lpa_proto */
+  uint8_t state; /* enum lpa_flow_state */
+  uint8_t interim; /* interval reports wanted */
+  uint64_t start_us;
+  uint64_t last_us;  /* last data sent or received */
+  uint64_t bytes;
+  uint64_t ivl_start_us, ivl_bytes, ivl_seq, ivl_lost, ivl_ooo;
+  /* sender */
+  uint64_t end_us;   /* stop sending at this time (0: no time limit) */
+  uint64_t amount;   /* stop after this many bytes (0: no byte limit) */
+  uint64_t rate_bps; /* 0: as fast as the stack takes it */
+  uint32_t len;      /* bytes per write / datagram */
+  uint64_t next_us;  /* pacing: when the next write is due */
+  uint64_t seq;      /* UDP: number of the next datagram */
+  const uint8_t *head; /* TCP: bytes sent before the pattern (a copy is taken by the back end) */
+  uint16_t head_len;  /* header bytes still to send */
+  uint16_t head_sent; /* header bytes sent: on the wire (limits, pacing) but not in bytes */
+  uint16_t send_errors; /* UDP datagrams the stack had no buffer for */
+  struct lpa_udp_rx rx;
+};
+
+/* Sessions. new: NULL when all LPA_MAX_SESSIONS are in use. end: reports DONE, frees. */
+struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn fn, void *arg);
+void lpa_session_end(struct lpa_session *s);
+uint64_t lpa_now_us(void);
+
+/* Reports: fills session, dialect, proto and peer, then calls the session's callback. */
+void lpa_report_emit(struct lpa_session *s, struct lpa_report *r);
+void lpa_report_error(struct lpa_session *s, const char *text);
+
+/* Flows. start: the clock of the flow begins (interval reports count from the session start).
+ * A sender's limits: end_us / amount / rate_bps / len set by the caller before start. */
+void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto);
+void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us);
+/* TCP sender: write until the stack is full, the rate says wait, or a limit is reached.
+ * Returns 1 when the flow has sent everything it will send, 0 otherwise, -1 on a broken
+ * connection. */
+int lpa_flow_tcp_pump(struct lpa_flow *f, uint64_t now_us);
+/* UDP sender: datagrams due by now, each with the head built by make_head (which returns its
+ * length, at most LPA_UDP_HEAD_MAX). Returns 1 when the limit is reached, 0 otherwise. */
+typedef size_t (*lpa_udp_head_fn)(void *ctx, struct lpa_flow *f, uint8_t *head, uint64_t now_us);
+int lpa_flow_udp_pump(struct lpa_flow *f, uint64_t now_us, lpa_udp_head_fn make_head, void *ctx,
+                      const ip_addr_t *to, uint16_t to_port);
+/* Receivers. */
+void lpa_flow_rx(struct lpa_flow *f, size_t bytes, uint64_t now_us);
+/* A UDP datagram: seq counts from 1 (iperf2) or 1 (iperf3); sent_us is the sender's stamp. */
+void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, int64_t sent_us, uint64_t arrival_us);
+/* Lost datagrams as iperf reports them: gaps minus late arrivals, never negative. */
+uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx);
+/* Emits an interval report when the flow's interval has elapsed (call from tick). */
+void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us);
+/* Emits the last partial interval (if any) and the final report; the flow becomes DONE. */
+void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, uint64_t end_us);
+/* Fill a report with a flow's whole-test numbers (kind FINAL) without emitting it. */
+void lpa_flow_totals(struct lpa_session *s, const struct lpa_flow *f, uint64_t end_us,
+                     struct lpa_report *r);
+
+/* Protocol modules: start a server or client for s->cfg (set s->ops); 0 or LPA_E*. */
+int lpa_iperf2_start(struct lpa_session *s);
+int lpa_iperf3_start(struct lpa_session *s);
+
+/* Big-endian helpers for the wire formats. */
+static inline uint32_t lpa_get32(const uint8_t *p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline void lpa_put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
+}
+
+#endif
