@@ -120,6 +120,13 @@
 #ifndef LPA_NOW_US
 #define LPA_NOW_US() ((uint64_t)sys_now() * 1000u)
 #endif
+/* Wall clock in microseconds since 1970 for the timestamps in UDP datagrams. Receivers compute
+ * jitter from differences only, but iperf 2.1 seeds its filter with 0, so a sender whose clock is
+ * far from the receiver's shows seconds of jitter for the first few hundred datagrams. Give
+ * boards with SNTP or an RTC their real time here; the default is LPA_NOW_US(). */
+#ifndef LPA_WALL_US
+#define LPA_WALL_US() LPA_NOW_US()
+#endif
 
 /* Agent thread of the netconn and socket back ends. */
 #ifndef LPA_THREAD_STACK
@@ -127,6 +134,23 @@
 #endif
 #ifndef LPA_THREAD_PRIO
 #define LPA_THREAD_PRIO 1
+#endif
+
+/* Back-end connection slots (listeners, TCP connections, UDP endpoints). The default covers
+ * every session with a control connection, a listener and LPA_MAX_STREAMS data streams. */
+#ifndef LPA_MAX_CONNS
+#define LPA_MAX_CONNS (LPA_MAX_SESSIONS * (LPA_MAX_STREAMS + 2))
+#endif
+#if LPA_MAX_CONNS < 2 || LPA_MAX_CONNS > 1024
+#error "LPA_MAX_CONNS must be 2..1024"
+#endif
+/* TCP receive buffer of the socket back end (the raw and netconn back ends read lwIP's pbufs in
+ * place). A static array, shared by all connections. */
+#ifndef LPA_SOCKET_RX_BUF
+#define LPA_SOCKET_RX_BUF 2920
+#endif
+#if LPA_SOCKET_RX_BUF < 256 || LPA_SOCKET_RX_BUF > 65536
+#error "LPA_SOCKET_RX_BUF must be 256..65536"
 #endif
 
 /* The text formatter and the console parser (0 leaves them out). */

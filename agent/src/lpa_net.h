@@ -53,6 +53,9 @@ void lpa_net_set_owner(struct lpa_conn *c, void *owner);
 void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port);
 /* Close and forget: no event for c follows. TCP: a graceful close (FIN) of what is queued. */
 void lpa_net_close(struct lpa_conn *c);
+/* Connection slots in use (listeners, TCP connections, UDP endpoints), for a console "stats"
+ * command: tests check that finished tests leave none behind. */
+int lpa_net_conns_in_use(void);
 
 /* Events, implemented by the core (lpa_core.c). */
 void lpa_core_on_accept(void *owner, struct lpa_conn *c);

@@ -1,0 +1,445 @@
+/* Back end on lwIP's raw callback API: the agent runs inside lwIP's own context (the tcpip
+ * thread, or the NO_SYS main loop), driven by pcb callbacks and a repeating sys_timeout tick.
+ * It keeps no thread and no buffer of its own; it does not retry a failed close later. */
+#include <string.h>
+
+#include "lpa_opts.h"
+
+#if LPA_BACKEND == LPA_BACKEND_RAW
+
+#include "lwip/pbuf.h"
+#include "lwip/sys.h"
+#include "lwip/tcp.h"
+#include "lwip/timeouts.h"
+#include "lwip/udp.h"
+#if !NO_SYS
+#include "lwip/tcpip.h"
+#endif
+#include "lpa_net.h"
+
+#if !NO_SYS && !LWIP_TCPIP_CORE_LOCKING
+#error "the raw back end with NO_SYS=0 needs LWIP_TCPIP_CORE_LOCKING=1 (its lock is the core lock)"
+#endif
+
+enum { CONN_FREE = 0, CONN_LISTEN, CONN_CONNECTING, CONN_TCP, CONN_UDP };
+
+/* One slot of the fixed pool. Owns its pcb until lpa_net_close() or the pcb's error callback;
+ * borrows owner (the core's session). gen changes whenever the slot is freed, so a loop that
+ * calls into the core can tell that its connection was closed under it. */
+struct lpa_conn {
+  union {
+    struct tcp_pcb *tcp;
+    struct udp_pcb *udp;
+  } pcb;
+  void *owner;
+  uint8_t type;
+  uint8_t dirty; /* written with LPA_SEND_MORE since the last tcp_output() */
+  uint16_t gen;
+};
+
+static struct lpa_conn conns[LPA_MAX_CONNS];
+/* Conns written since the last flush, so a pump of many small writes costs one tcp_output. */
+static uint16_t ndirty;
+/* Set when lpa_net_close() had to tcp_abort() a pcb: the callback running for that pcb must
+ * then return ERR_ABRT, as lwIP requires. */
+static struct tcp_pcb *aborted_pcb;
+
+static struct lpa_conn *conn_alloc(uint8_t type, void *owner) {
+  int i;
+  for (i = 0; i < LPA_MAX_CONNS; i++) {
+    struct lpa_conn *c = &conns[i];
+    if (c->type != CONN_FREE) continue;
+    c->type = type;
+    c->owner = owner;
+    c->dirty = 0;
+    c->pcb.tcp = NULL;
+    return c;
+  }
+  return NULL;
+}
+
+static void conn_free(struct lpa_conn *c) {
+  if (c->dirty && ndirty) ndirty--;
+  c->type = CONN_FREE;
+  c->dirty = 0;
+  c->owner = NULL;
+  c->pcb.tcp = NULL;
+  c->gen++;
+}
+
+int lpa_net_conns_in_use(void) {
+  int i, n = 0;
+  for (i = 0; i < LPA_MAX_CONNS; i++) n += conns[i].type != CONN_FREE;
+  return n;
+}
+
+/* Sends what the core queued during an event: called on the way out of every entry point. */
+static void flush(void) {
+  int i;
+  for (i = 0; i < LPA_MAX_CONNS && ndirty != 0; i++) {
+    struct lpa_conn *c = &conns[i];
+    if (!c->dirty) continue;
+    c->dirty = 0;
+    ndirty--;
+    if (c->type == CONN_TCP) tcp_output(c->pcb.tcp);
+  }
+  ndirty = 0;
+}
+
+void lpa_net_lock(void) {
+#if !NO_SYS
+  LOCK_TCPIP_CORE();
+#endif
+}
+
+void lpa_net_unlock(void) {
+  flush();
+#if !NO_SYS
+  UNLOCK_TCPIP_CORE();
+#endif
+}
+
+static void tick(void *arg) {
+  (void)arg;
+  lpa_core_tick();
+  flush();
+  sys_timeout(LPA_TICK_MS, tick, NULL);
+}
+
+int lpa_net_init(void) {
+  lpa_net_lock();
+  sys_timeout(LPA_TICK_MS, tick, NULL);
+  lpa_net_unlock();
+  return 0;
+}
+
+/* ---- TCP callbacks ---- */
+
+static void tcp_callbacks(struct tcp_pcb *pcb, struct lpa_conn *c);
+
+static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len) {
+  struct lpa_conn *c = (struct lpa_conn *)arg;
+  (void)len;
+  aborted_pcb = NULL;
+  if (c != NULL && c->type == CONN_TCP) lpa_core_on_sendable(c->owner, c);
+  flush();
+  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+}
+
+/* The window is reopened before the core sees the data: a handler that closes the connection
+ * then sends a FIN (lwIP answers a close with unread data with a RST). */
+static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err) {
+  struct lpa_conn *c = (struct lpa_conn *)arg;
+  struct pbuf *q;
+  uint16_t gen;
+  (void)err;
+  aborted_pcb = NULL;
+  if (c == NULL || c->type != CONN_TCP) {
+    if (p != NULL) {
+      tcp_recved(pcb, p->tot_len);
+      pbuf_free(p);
+    }
+    return ERR_OK;
+  }
+  gen = c->gen;
+  if (p == NULL) {
+    lpa_core_on_recv(c->owner, c, NULL, 0);
+  } else {
+    tcp_recved(pcb, p->tot_len);
+    for (q = p; q != NULL && c->gen == gen; q = q->next)
+      if (q->len != 0) lpa_core_on_recv(c->owner, c, (const uint8_t *)q->payload, q->len);
+    pbuf_free(p);
+  }
+  flush();
+  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+}
+
+/* The pcb is already freed by lwIP. */
+static void on_err(void *arg, err_t err) {
+  struct lpa_conn *c = (struct lpa_conn *)arg;
+  void *owner;
+  uint8_t type;
+  (void)err;
+  if (c == NULL || c->type == CONN_FREE) return;
+  owner = c->owner;
+  type = c->type;
+  conn_free(c);
+  if (type == CONN_CONNECTING) lpa_core_on_connected(owner, c, 0);
+  else lpa_core_on_error(owner, c);
+  flush();
+}
+
+/* Every half second: a write that failed for lack of segments or heap gets another chance
+ * even when no ACK is due to trigger on_sent. */
+static err_t on_poll(void *arg, struct tcp_pcb *pcb) {
+  struct lpa_conn *c = (struct lpa_conn *)arg;
+  aborted_pcb = NULL;
+  if (c != NULL && c->type == CONN_TCP) lpa_core_on_sendable(c->owner, c);
+  flush();
+  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+}
+
+static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err) {
+  struct lpa_conn *c = (struct lpa_conn *)arg;
+  (void)err; /* lwIP reports failures through on_err, never here */
+  aborted_pcb = NULL;
+  if (c == NULL || c->type != CONN_CONNECTING) return ERR_OK;
+  c->type = CONN_TCP;
+  lpa_core_on_connected(c->owner, c, 1);
+  flush();
+  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+}
+
+static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err) {
+  struct lpa_conn *l = (struct lpa_conn *)arg;
+  struct lpa_conn *c;
+  if (err != ERR_OK || pcb == NULL) return ERR_VAL; /* lwIP had no pcb: nothing to do */
+  if (l == NULL || l->type != CONN_LISTEN || (c = conn_alloc(CONN_TCP, l->owner)) == NULL) {
+    tcp_abort(pcb);
+    return ERR_ABRT;
+  }
+  c->pcb.tcp = pcb;
+  tcp_callbacks(pcb, c);
+  aborted_pcb = NULL;
+  lpa_core_on_accept(l->owner, c);
+  flush();
+  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+}
+
+static void tcp_callbacks(struct tcp_pcb *pcb, struct lpa_conn *c) {
+  tcp_arg(pcb, c);
+  tcp_recv(pcb, on_recv);
+  tcp_sent(pcb, on_sent);
+  tcp_err(pcb, on_err);
+  tcp_poll(pcb, on_poll, 1);
+}
+
+/* ---- TCP calls ---- */
+
+struct lpa_conn *lpa_net_tcp_listen(uint16_t port, void *owner) {
+  struct lpa_conn *c = conn_alloc(CONN_LISTEN, owner);
+  struct tcp_pcb *pcb, *lpcb;
+  if (c == NULL) return NULL;
+  pcb = tcp_new_ip_type(IPADDR_TYPE_ANY);
+  if (pcb == NULL) goto fail;
+  /* A restarted server must not wait for old connections' TIME_WAIT. */
+  ip_set_option(pcb, SOF_REUSEADDR);
+  if (tcp_bind(pcb, IP_ANY_TYPE, port) != ERR_OK) goto fail_pcb;
+  lpcb = tcp_listen(pcb); /* frees pcb on success */
+  if (lpcb == NULL) goto fail_pcb;
+  c->pcb.tcp = lpcb;
+  tcp_arg(lpcb, c);
+  tcp_accept(lpcb, on_accept);
+  return c;
+fail_pcb:
+  tcp_close(pcb);
+fail:
+  conn_free(c);
+  return NULL;
+}
+
+struct lpa_conn *lpa_net_tcp_connect(const ip_addr_t *ip, uint16_t port, void *owner) {
+  struct lpa_conn *c = conn_alloc(CONN_CONNECTING, owner);
+  struct tcp_pcb *pcb;
+  if (c == NULL) return NULL;
+  pcb = tcp_new_ip_type(IP_GET_TYPE(ip));
+  if (pcb == NULL) goto fail;
+  c->pcb.tcp = pcb;
+  tcp_callbacks(pcb, c);
+  if (tcp_connect(pcb, ip, port, on_connected) != ERR_OK) {
+    tcp_arg(pcb, NULL);
+    tcp_abort(pcb);
+    goto fail;
+  }
+  return c;
+fail:
+  conn_free(c);
+  return NULL;
+}
+
+static void mark_dirty(struct lpa_conn *c) {
+  if (c->dirty) return;
+  c->dirty = 1;
+  ndirty++;
+}
+
+long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned flags) {
+  struct tcp_pcb *pcb;
+  size_t room, per_seg, mss;
+  int queue_room;
+  u8_t wflags;
+  err_t err;
+  if (c == NULL || c->type != CONN_TCP) return -1;
+  pcb = c->pcb.tcp;
+  room = tcp_sndbuf(pcb);
+  if (room > 0xFFFFu) room = 0xFFFFu; /* tcp_write takes a u16_t */
+  if (len > room) len = room;
+  /* Stay below TCP_SND_QUEUELEN instead of letting tcp_write fail: a segment costs one pbuf,
+   * or two without a copy (header + reference), plus one for the tail of the last segment. */
+  mss = tcp_mss(pcb) != 0 ? tcp_mss(pcb) : 536u;
+  per_seg = (flags & LPA_SEND_STATIC) ? 2u : 1u;
+  queue_room = (int)TCP_SND_QUEUELEN - (int)tcp_sndqueuelen(pcb) - 1;
+  if (queue_room < (int)per_seg) return 0;
+  if (len > (size_t)queue_room / per_seg * mss) len = (size_t)queue_room / per_seg * mss;
+  if (len == 0) return 0;
+  wflags = (flags & LPA_SEND_STATIC) ? 0 : TCP_WRITE_FLAG_COPY;
+  if (flags & LPA_SEND_MORE) wflags |= TCP_WRITE_FLAG_MORE;
+  err = tcp_write(pcb, data, (u16_t)len, wflags);
+  if (err == ERR_MEM) {
+    if (c->dirty == 0) mark_dirty(c); /* what is queued must still go out */
+    return 0;
+  }
+  if (err != ERR_OK) return -1;
+  if (flags & LPA_SEND_MORE) mark_dirty(c);
+  else tcp_output(pcb);
+  return (long)len;
+}
+
+size_t lpa_net_tcp_unacked(struct lpa_conn *c) {
+  if (c == NULL || c->type != CONN_TCP) return 0;
+  return (size_t)(TCP_SND_BUF - tcp_sndbuf(c->pcb.tcp));
+}
+
+void lpa_net_tcp_shutdown_tx(struct lpa_conn *c) {
+  if (c == NULL || c->type != CONN_TCP) return;
+  tcp_shutdown(c->pcb.tcp, 0, 1);
+  tcp_output(c->pcb.tcp);
+}
+
+/* ---- UDP ---- */
+
+#if LWIP_UDP
+static void on_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+                        u16_t port) {
+  struct lpa_conn *c = (struct lpa_conn *)arg;
+  uint8_t head[LPA_UDP_HEAD_MAX];
+  const uint8_t *data = (const uint8_t *)p->payload;
+  uint64_t now = LPA_NOW_US();
+  size_t want = p->tot_len < LPA_UDP_HEAD_MAX ? p->tot_len : LPA_UDP_HEAD_MAX;
+  (void)pcb;
+  if (c != NULL && c->type == CONN_UDP) {
+    if (p->len < want) { /* a chained pbuf: the headers may straddle the links */
+      pbuf_copy_partial(p, head, (u16_t)want, 0);
+      data = head;
+    }
+    lpa_core_on_udp(c->owner, c, data, p->tot_len, addr, port, now);
+  }
+  pbuf_free(p);
+  flush();
+}
+#endif
+
+struct lpa_conn *lpa_net_udp_open(uint16_t local_port, const ip_addr_t *remote, uint16_t port,
+                                  void *owner) {
+#if LWIP_UDP
+  struct lpa_conn *c = conn_alloc(CONN_UDP, owner);
+  struct udp_pcb *pcb;
+  if (c == NULL) return NULL;
+  pcb = udp_new_ip_type(remote != NULL ? IP_GET_TYPE(remote) : IPADDR_TYPE_ANY);
+  if (pcb == NULL) goto fail;
+  ip_set_option(pcb, SOF_REUSEADDR);
+  if (udp_bind(pcb, IP_ANY_TYPE, local_port) != ERR_OK) goto fail_pcb;
+  if (remote != NULL && udp_connect(pcb, remote, port) != ERR_OK) goto fail_pcb;
+  c->pcb.udp = pcb;
+  udp_recv(pcb, on_udp_recv, c);
+  return c;
+fail_pcb:
+  udp_remove(pcb);
+fail:
+  conn_free(c);
+  return NULL;
+#else
+  (void)local_port;
+  (void)remote;
+  (void)port;
+  (void)owner;
+  return NULL;
+#endif
+}
+
+int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size_t len,
+                     const ip_addr_t *to, uint16_t to_port) {
+#if LWIP_UDP
+  struct pbuf *p;
+  uint8_t *out;
+  size_t off;
+  err_t err;
+  if (c == NULL || c->type != CONN_UDP || len > 0xFFFFu) return -1;
+  if (head_len > len) head_len = len;
+  p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+  if (p == NULL) return -1;
+  out = (uint8_t *)p->payload; /* PBUF_RAM is one contiguous block */
+  memcpy(out, head, head_len);
+  for (off = head_len; off < len;) {
+    size_t n = len - off < LPA_PATTERN_LEN ? len - off : LPA_PATTERN_LEN;
+    memcpy(out + off, lpa_pattern, n);
+    off += n;
+  }
+  err = to != NULL ? udp_sendto(c->pcb.udp, p, to, to_port) : udp_send(c->pcb.udp, p);
+  pbuf_free(p);
+  return err == ERR_OK ? 0 : -1;
+#else
+  (void)c;
+  (void)head;
+  (void)head_len;
+  (void)len;
+  (void)to;
+  (void)to_port;
+  return -1;
+#endif
+}
+
+/* ---- both ---- */
+
+void lpa_net_set_owner(struct lpa_conn *c, void *owner) {
+  if (c != NULL) c->owner = owner;
+}
+
+void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port) {
+  ip_addr_set_zero(ip);
+  *port = 0;
+  if (c == NULL) return;
+  if (c->type == CONN_TCP || c->type == CONN_CONNECTING) {
+    ip_addr_copy(*ip, c->pcb.tcp->remote_ip);
+    *port = c->pcb.tcp->remote_port;
+  }
+#if LWIP_UDP
+  else if (c->type == CONN_UDP) {
+    ip_addr_copy(*ip, c->pcb.udp->remote_ip);
+    *port = c->pcb.udp->remote_port;
+  }
+#endif
+}
+
+void lpa_net_close(struct lpa_conn *c) {
+  if (c == NULL || c->type == CONN_FREE) return;
+#if LWIP_UDP
+  if (c->type == CONN_UDP) {
+    udp_remove(c->pcb.udp);
+    conn_free(c);
+    return;
+  }
+#endif
+  {
+    struct tcp_pcb *pcb = c->pcb.tcp;
+    uint8_t type = c->type;
+    conn_free(c);
+    tcp_arg(pcb, NULL);
+    if (type == CONN_LISTEN) {
+      tcp_accept(pcb, NULL);
+    } else {
+      tcp_recv(pcb, NULL); /* lwIP's default handler drops late data and answers a FIN */
+      tcp_sent(pcb, NULL);
+      tcp_err(pcb, NULL);
+      tcp_poll(pcb, NULL, 0);
+    }
+    if (tcp_close(pcb) != ERR_OK) {
+      tcp_abort(pcb);
+      aborted_pcb = pcb;
+    }
+  }
+}
+
+#else
+typedef int lpa_raw_not_selected; /* ISO C wants something in every translation unit */
+#endif /* LPA_BACKEND == LPA_BACKEND_RAW */
