@@ -30,6 +30,11 @@ struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn 
   return NULL;
 }
 
+struct lpa_session *lpa_session_at(int index) {
+  if (index < 0 || index >= LPA_MAX_SESSIONS || !sessions[index].used) return NULL;
+  return &sessions[index];
+}
+
 void lpa_session_end(struct lpa_session *s) {
   struct lpa_report r;
   if (!s->used) return;

@@ -76,6 +76,8 @@ struct lpa_flow {
 /* Sessions. new: NULL when all LPA_MAX_SESSIONS are in use. end: reports DONE, frees. */
 struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn fn, void *arg);
 void lpa_session_end(struct lpa_session *s);
+/* The session in slot index, or NULL when the slot is free (for walking the table). */
+struct lpa_session *lpa_session_at(int index);
 uint64_t lpa_now_us(void);
 
 /* Reports: fills session, dialect, proto and peer, then calls the session's callback. */

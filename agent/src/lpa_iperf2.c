@@ -1,0 +1,525 @@
+/* iperf2 over TCP: the listener (TCP and UDP on one port), the server side of a TCP test with
+ * -d, -r, -R and --full-duplex, and the TCP client. UDP tests are in lpa_iperf2_udp.c. The test
+ * header is parsed and skipped, never counted as data. */
+#include <string.h>
+
+#include "lpa_iperf2.h"
+
+struct i2_state lpa_i2[LPA_MAX_SESSIONS];
+
+#define HEADER_TIMEOUT_US 4000000u  /* iperf2's server waits 4 s for the flags word */
+#define IDLE_TIMEOUT_US 30000000u   /* a test with no data for this long is over */
+#define BACK_SLOP_US 3000000u       /* how long a -d/-r client waits for the connection back */
+
+static uint16_t get16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+
+void lpa_i2_put_request(uint8_t *h, const struct i2_request *rq) {
+  memset(h, 0, I2_TCP_HDR_LEN);
+  lpa_put32(h + 0, rq->flags);
+  lpa_put32(h + 4, 1);                      /* numThreads */
+  lpa_put32(h + 8, rq->back_port);
+  lpa_put32(h + 12, rq->buf_len);
+  lpa_put32(h + 20, (uint32_t)rq->amount);
+  h[32] = (uint8_t)(rq->upper >> 8);        /* extension: upper flags */
+  h[33] = (uint8_t)rq->upper;
+  lpa_put32(h + 36, 0x00020001u);           /* speaks as 2.1.8: what peers check features by */
+  lpa_put32(h + 40, 0x00080003u);
+  lpa_put32(h + 48, (uint32_t)rq->rate_bps);
+  lpa_put32(h + 52, (uint32_t)(rq->rate_bps >> 32) << 8);
+}
+
+void lpa_i2_get_request(const uint8_t *h, size_t len, struct i2_request *rq) {
+  memset(rq, 0, sizeof(*rq));
+  if (len < 24) return;
+  rq->flags = lpa_get32(h);
+  rq->back_port = (uint16_t)lpa_get32(h + 8);
+  rq->buf_len = lpa_get32(h + 12);
+  rq->amount = (int32_t)lpa_get32(h + 20);
+  if ((rq->flags & I2_EXTEND) && len >= I2_TCP_HDR_LEN) {
+    rq->upper = get16(h + 32);
+    rq->rate_bps = lpa_get32(h + 48) | ((uint64_t)(lpa_get32(h + 52) >> 8) << 32);
+  }
+}
+
+void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq, uint64_t now_us) {
+  if (rq->amount < 0) f->end_us = now_us + (uint64_t)(-(int64_t)rq->amount) * 10000u;
+  else f->amount = (uint64_t)rq->amount;
+  if (f->amount == 0 && f->end_us == 0) f->end_us = now_us + 10000000u;
+  f->rate_bps = rq->rate_bps;
+  f->len = rq->buf_len;
+}
+
+static void close_conn(struct lpa_conn **c) {
+  if (*c != NULL) lpa_net_close(*c);
+  *c = NULL;
+}
+
+void lpa_i2_close_all(struct lpa_session *s) {
+  struct i2_state *t = I2(s);
+  close_conn(&t->conn);
+  close_conn(&t->back);
+  close_conn(&t->tcp_listen);
+  close_conn(&t->udp_listen);
+  t->kind = 0;
+  lpa_session_end(s);
+}
+
+void lpa_i2_fail(struct lpa_session *s, const char *why) {
+  struct i2_state *t = I2(s);
+  uint64_t now = lpa_now_us();
+  lpa_report_error(s, why);
+  lpa_flow_finish(s, &t->fwd, now);
+  lpa_flow_finish(s, &t->rev, now);
+  lpa_i2_close_all(s);
+}
+
+static int flows_done(const struct i2_state *t) {
+  return t->fwd.state != LPA_FLOW_RUNNING && t->rev.state != LPA_FLOW_RUNNING;
+}
+
+static void report_start(struct lpa_session *s, uint8_t dir) {
+  struct lpa_report r;
+  memset(&r, 0, sizeof(r));
+  r.kind = LPA_REPORT_START;
+  r.dir = dir;
+  lpa_report_emit(s, &r);
+}
+
+/* Sends what a sending flow may send now; finishes it when its limit is reached. */
+static void pump(struct lpa_session *s, struct lpa_flow *f, uint64_t now) {
+  int r;
+  if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) return;
+  r = lpa_flow_tcp_pump(f, now);
+  if (r < 0) {
+    lpa_i2_fail(s, "connection broken while sending");
+  } else if (r > 0) {
+    lpa_flow_finish(s, f, now);
+    if (f->conn != NULL) lpa_net_tcp_shutdown_tx(f->conn);
+  }
+}
+
+/* ---- server: one TCP test ---- */
+
+enum { TT_HEADER = 0, TT_RUN, TT_BACK_PENDING };
+static const struct lpa_proto_ops tcp_test_ops;
+
+static void tcp_test_connect_back(struct lpa_session *s) {
+  struct i2_state *t = I2(s);
+  t->back = lpa_net_tcp_connect(&t->back_ip, t->req.back_port, s);
+  if (t->back == NULL) lpa_i2_fail(s, "cannot connect back to the client (-d/-r)");
+  else t->phase = TT_BACK_PENDING;
+}
+
+/* The whole header is in: decide what the test is and answer it. */
+static void tcp_test_begin(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  struct i2_request *rq = &t->req;
+  lpa_i2_get_request(t->hdr, t->hdr_have, rq);
+  t->phase = TT_RUN;
+  if (((rq->flags & I2_EXTEND) && !(rq->flags & I2_VERSION2)) || (rq->flags & I2_PEERDETECT)) {
+    static const uint8_t ack[28] = {0, 0, 0, 2, 0, 0, 0, 28, 0, 0, 0, 0, 0, 2, 0, 1, 0, 8, 0, 3};
+    (void)lpa_net_tcp_send(t->conn, ack, sizeof(ack), 0);
+  }
+  if ((rq->flags & I2_VERSION2) && (rq->upper & (I2_UPPER_REVERSE | I2_UPPER_FULLDUPLEX))) {
+    lpa_flow_init(&t->rev, t->conn, LPA_DIR_TX, LPA_PROTO_TCP);
+    lpa_i2_sender_limits(&t->rev, rq, now);
+    report_start(s, LPA_DIR_TX);
+    lpa_flow_start(s, &t->rev, now);
+    if (rq->upper & I2_UPPER_REVERSE) t->fwd.state = LPA_FLOW_DONE; /* nothing comes our way */
+    pump(s, &t->rev, now);
+  } else if ((rq->flags & I2_VERSION1) && (rq->flags & I2_RUN_NOW)) {
+    tcp_test_connect_back(s);
+  }
+}
+
+static void tcp_test_end_forward(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  lpa_flow_finish(s, &t->fwd, now);
+  if (t->phase == TT_RUN && (t->req.flags & I2_VERSION1) && !(t->req.flags & I2_RUN_NOW) &&
+      t->back == NULL && t->rev.state == LPA_FLOW_IDLE) {
+    close_conn(&t->conn);
+    tcp_test_connect_back(s); /* tradeoff: our turn now */
+  }
+}
+
+static void tcp_test_maybe_end(struct lpa_session *s) {
+  struct i2_state *t = I2(s);
+  if (t->kind != 0 && t->phase != TT_BACK_PENDING && t->phase != TT_HEADER && flows_done(t))
+    lpa_i2_close_all(s);
+}
+
+static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
+  struct i2_state *t = I2(s);
+  uint64_t now = lpa_now_us();
+  if (c != t->conn) { /* the -d/-r connection: the client's listener sends nothing */
+    if (n == 0) {
+      lpa_flow_finish(s, &t->rev, now);
+      tcp_test_maybe_end(s);
+    }
+    return;
+  }
+  if (n == 0) {
+    tcp_test_end_forward(s, now);
+    if (t->rev.conn != c || t->rev.state != LPA_FLOW_RUNNING) close_conn(&t->conn);
+    if (t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING && (t->req.upper & I2_UPPER_REVERSE))
+      lpa_flow_finish(s, &t->rev, now); /* -R: the client hung up, we are done sending */
+    tcp_test_maybe_end(s);
+    return;
+  }
+  while (n != 0 && t->phase == TT_HEADER) {
+    if (t->hdr_seen < 4) {
+      t->hdr[t->hdr_seen++] = *d++;
+      n--;
+      t->hdr_have = (uint8_t)t->hdr_seen;
+      if (t->hdr_seen == 4) {
+        uint32_t fl = lpa_get32(t->hdr);
+        if (!(fl & (I2_VERSION1 | I2_VERSION2 | I2_EXTEND)) || (fl & I2_BOUNCEBACK)) {
+          lpa_flow_rx(&t->fwd, 4, now); /* no header: the four bytes were data */
+          t->hdr_have = 0;
+          t->phase = TT_RUN;
+        } else if (fl & I2_LEN_BIT) {
+          t->hdr_need = (uint16_t)((fl & 0x1FEu) >> 1);
+          if (t->hdr_need < 24) t->hdr_need = 24;
+        } else {
+          t->hdr_need = (uint16_t)(((fl & (I2_VERSION1 | I2_EXTEND)) ? 24 : 0) +
+                                   ((fl & (I2_VERSION2 | I2_EXTEND)) ? 36 : 0));
+        }
+      }
+    } else {
+      size_t take = t->hdr_need - t->hdr_seen;
+      if (take > n) take = n;
+      if (t->hdr_seen < I2_HDR_KEEP) {
+        size_t keep = I2_HDR_KEEP - t->hdr_seen;
+        if (keep > take) keep = take;
+        memcpy(t->hdr + t->hdr_seen, d, keep);
+        t->hdr_have = (uint8_t)(t->hdr_seen + keep);
+      }
+      t->hdr_seen = (uint16_t)(t->hdr_seen + take);
+      d += take;
+      n -= take;
+    }
+    if (t->hdr_seen >= 4 && t->hdr_seen == t->hdr_need) tcp_test_begin(s, now);
+  }
+  if (n != 0 && t->fwd.state == LPA_FLOW_RUNNING) lpa_flow_rx(&t->fwd, n, now);
+}
+
+static void tcp_test_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
+  struct i2_state *t = I2(s);
+  uint64_t now = lpa_now_us();
+  if (!ok) {
+    t->back = NULL;
+    lpa_i2_fail(s, "the client refused the connection back (-d/-r)");
+    return;
+  }
+  t->phase = TT_RUN;
+  lpa_flow_init(&t->rev, c, LPA_DIR_TX, LPA_PROTO_TCP);
+  lpa_i2_sender_limits(&t->rev, &t->req, now);
+  report_start(s, LPA_DIR_TX);
+  lpa_flow_start(s, &t->rev, now);
+  pump(s, &t->rev, now);
+}
+
+static void tcp_test_sendable(struct lpa_session *s, struct lpa_conn *c) {
+  struct i2_state *t = I2(s);
+  if (c == t->rev.conn) pump(s, &t->rev, lpa_now_us());
+  if (s->used && I2(s)->kind != 0) tcp_test_maybe_end(s);
+}
+
+static void tcp_test_error(struct lpa_session *s, struct lpa_conn *c) {
+  struct i2_state *t = I2(s);
+  if (c == t->conn) t->conn = NULL;
+  if (c == t->back) t->back = NULL;
+  if (t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING)
+    lpa_i2_fail(s, "connection reset by the client");
+  else if (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn)
+    lpa_i2_fail(s, "connection reset by the client");
+  else
+    lpa_i2_close_all(s);
+}
+
+static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  if (t->phase == TT_HEADER && now >= t->deadline_us) {
+    lpa_i2_fail(s, "no test header within 4 s");
+    return;
+  }
+  lpa_flow_interval(s, &t->fwd, now);
+  lpa_flow_interval(s, &t->rev, now);
+  pump(s, &t->rev, now);
+  if (!s->used || t->kind == 0) return;
+  if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_us > IDLE_TIMEOUT_US) {
+    lpa_i2_fail(s, "no data for 30 s");
+    return;
+  }
+  tcp_test_maybe_end(s);
+}
+
+static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
+
+static const struct lpa_proto_ops tcp_test_ops = {
+    NULL, tcp_test_connected, tcp_test_recv, tcp_test_sendable, tcp_test_error, NULL,
+    tcp_test_tick, test_stop};
+
+/* ---- server: the listener ---- */
+
+static void listener_accept(struct lpa_session *ls, struct lpa_conn *c) {
+  struct lpa_session *s;
+  struct i2_state *t;
+  struct lpa_config cfg = ls->cfg;
+  uint64_t now = lpa_now_us();
+  cfg.proto = LPA_PROTO_TCP;
+  s = lpa_session_new(&cfg, ls->fn, ls->arg);
+  if (s == NULL) { /* busy: the client sees a reset, the running tests go on */
+    lpa_net_close(c);
+    return;
+  }
+  t = I2(s);
+  memset(t, 0, sizeof(*t));
+  t->kind = I2_TCP_TEST;
+  t->parent = ls;
+  t->conn = c;
+  t->deadline_us = now + HEADER_TIMEOUT_US;
+  s->ops = &tcp_test_ops;
+  lpa_net_set_owner(c, s);
+  lpa_net_peer(c, &s->peer, &s->peer_port);
+  ip_addr_copy(t->back_ip, s->peer);
+  lpa_flow_init(&t->fwd, c, LPA_DIR_RX, LPA_PROTO_TCP);
+  report_start(s, LPA_DIR_RX);
+  lpa_flow_start(s, &t->fwd, now);
+}
+
+static void listener_udp(struct lpa_session *ls, struct lpa_conn *c, const uint8_t *d, size_t n,
+                         const ip_addr_t *from, uint16_t port, uint64_t at) {
+  (void)c;
+#if LPA_UDP
+  lpa_i2_udp_listener_rx(ls, d, n, from, port, at);
+#else
+  (void)ls; (void)d; (void)n; (void)from; (void)port; (void)at;
+#endif
+}
+
+static void listener_stop(struct lpa_session *s) { lpa_i2_close_all(s); }
+
+static const struct lpa_proto_ops listener_ops = {
+    listener_accept, NULL, NULL, NULL, NULL, listener_udp, NULL, listener_stop};
+
+/* ---- client: TCP ---- */
+
+enum { TC_CONNECTING = 0, TC_RUN, TC_FLUSH, TC_WAIT_BACK };
+
+static void tcp_client_maybe_end(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  int want_back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
+  if (t->fwd.state == LPA_FLOW_RUNNING || t->rev.state == LPA_FLOW_RUNNING) return;
+  if (t->phase == TC_FLUSH || t->phase == TC_CONNECTING) return;
+  if (want_back && t->rev.state == LPA_FLOW_IDLE) {
+    if (t->phase != TC_WAIT_BACK) {
+      t->phase = TC_WAIT_BACK;
+      t->deadline_us = now + BACK_SLOP_US;
+    }
+    return;
+  }
+  lpa_i2_close_all(s);
+}
+
+static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
+  struct i2_state *t = I2(s);
+  struct i2_request rq;
+  uint64_t now = lpa_now_us();
+  if (!ok) {
+    t->conn = NULL;
+    lpa_i2_fail(s, "connect failed");
+    return;
+  }
+  memset(&rq, 0, sizeof(rq));
+  rq.flags = I2_EXTEND | I2_LEN_BIT | (I2_TCP_HDR_LEN << 1);
+  if (s->cfg.mode == LPA_MODE_DUAL) rq.flags |= I2_VERSION1 | I2_RUN_NOW;
+  if (s->cfg.mode == LPA_MODE_TRADEOFF) rq.flags |= I2_VERSION1;
+  if (s->cfg.mode == LPA_MODE_REVERSE) {
+    rq.flags |= I2_VERSION2;
+    rq.upper = I2_UPPER_REVERSE;
+  }
+  rq.back_port = s->cfg.back_port;
+  rq.buf_len = s->cfg.len;
+  rq.amount = s->cfg.amount_bytes != 0 ? (int32_t)(s->cfg.amount_bytes & 0x7FFFFFFFu)
+                                       : -(int32_t)((s->cfg.duration_ms + 9u) / 10u);
+  rq.rate_bps = s->cfg.rate_bps;
+  lpa_i2_put_request(t->hdr, &rq);
+  t->req = rq;
+  t->phase = TC_RUN;
+  lpa_flow_init(&t->fwd, c, LPA_DIR_TX, LPA_PROTO_TCP);
+  t->fwd.head = t->hdr;
+  t->fwd.head_len = I2_TCP_HDR_LEN;
+  if (s->cfg.mode == LPA_MODE_REVERSE) {
+    /* Only the header goes out; the data comes back on this connection. */
+    t->fwd.amount = I2_TCP_HDR_LEN;
+    t->fwd.interim = 0;
+    (void)lpa_flow_tcp_pump(&t->fwd, now);
+    t->fwd.state = LPA_FLOW_DONE;
+    lpa_flow_init(&t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP);
+    report_start(s, LPA_DIR_RX);
+    lpa_flow_start(s, &t->rev, now);
+    /* The server sends for the test's time; give up 2 s after it (iperf2's slop). */
+    t->deadline_us = s->cfg.amount_bytes != 0 ? 0 : now + s->cfg.duration_ms * 1000ull + 2000000u;
+    return;
+  }
+  t->fwd.amount = s->cfg.amount_bytes;
+  if (s->cfg.amount_bytes == 0) t->fwd.end_us = now + s->cfg.duration_ms * 1000ull;
+  t->fwd.rate_bps = s->cfg.rate_bps;
+  t->fwd.len = s->cfg.len;
+  report_start(s, LPA_DIR_TX);
+  lpa_flow_start(s, &t->fwd, now);
+  pump(s, &t->fwd, now);
+}
+
+static void tcp_client_pump(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  int r;
+  if (t->fwd.state != LPA_FLOW_RUNNING || t->fwd.dir != LPA_DIR_TX) return;
+  r = lpa_flow_tcp_pump(&t->fwd, now);
+  if (r < 0) {
+    lpa_i2_fail(s, "connection broken while sending");
+  } else if (r > 0 && t->phase == TC_RUN) {
+    /* Everything is queued: the test ends when the server has it all (or closes). */
+    lpa_net_tcp_shutdown_tx(t->conn);
+    t->phase = TC_FLUSH;
+    t->deadline_us = now + 10000000u;
+  }
+}
+
+static void tcp_client_flushed(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  lpa_flow_finish(s, &t->fwd, now);
+  t->phase = TC_RUN;
+  tcp_client_maybe_end(s, now);
+}
+
+static void tcp_client_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
+  struct i2_state *t = I2(s);
+  uint64_t now = lpa_now_us();
+  (void)d;
+  if (c == t->conn && s->cfg.mode != LPA_MODE_REVERSE) { /* the server's header ack, then EOF */
+    if (n == 0) {
+      if (t->phase == TC_FLUSH) tcp_client_flushed(s, now);
+      else if (t->fwd.state == LPA_FLOW_RUNNING) lpa_i2_fail(s, "the server closed the connection");
+      if (s->used && t->kind != 0) close_conn(&t->conn);
+    }
+    return;
+  }
+  if (n == 0) {
+    lpa_flow_finish(s, &t->rev, now);
+    if (c == t->conn) t->conn = NULL;
+    if (c == t->back) t->back = NULL;
+    lpa_net_close(c);
+    tcp_client_maybe_end(s, now);
+    return;
+  }
+  lpa_flow_rx(&t->rev, n, now);
+}
+
+static void tcp_client_accept(struct lpa_session *s, struct lpa_conn *c) {
+  struct i2_state *t = I2(s);
+  uint64_t now = lpa_now_us();
+  if (t->back != NULL || t->rev.state != LPA_FLOW_IDLE) {
+    lpa_net_close(c);
+    return;
+  }
+  t->back = c;
+  lpa_net_set_owner(c, s);
+  close_conn(&t->tcp_listen); /* one connection back per test */
+  lpa_flow_init(&t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP);
+  report_start(s, LPA_DIR_RX);
+  lpa_flow_start(s, &t->rev, now);
+  if (t->phase == TC_WAIT_BACK) t->phase = TC_RUN;
+}
+
+static void tcp_client_error(struct lpa_session *s, struct lpa_conn *c) {
+  struct i2_state *t = I2(s);
+  if (c == t->conn) t->conn = NULL;
+  if (c == t->back) t->back = NULL;
+  if (c == t->tcp_listen) t->tcp_listen = NULL;
+  lpa_i2_fail(s, "connection reset by the server");
+}
+
+static void tcp_client_tick(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  lpa_flow_interval(s, &t->fwd, now);
+  lpa_flow_interval(s, &t->rev, now);
+  tcp_client_pump(s, now);
+  if (!s->used || t->kind == 0) return;
+  if (t->phase == TC_FLUSH && (lpa_net_tcp_unacked(t->conn) == 0 || now >= t->deadline_us)) {
+    tcp_client_flushed(s, now);
+  } else if (t->phase == TC_WAIT_BACK && now >= t->deadline_us) {
+    lpa_i2_fail(s, "expected reverse connect did not occur");
+  } else if (s->cfg.mode == LPA_MODE_REVERSE && t->deadline_us != 0 && now >= t->deadline_us) {
+    lpa_flow_finish(s, &t->rev, now);
+    lpa_i2_close_all(s);
+  } else if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > IDLE_TIMEOUT_US) {
+    lpa_i2_fail(s, "no data for 30 s");
+  }
+}
+
+static void tcp_client_sendable(struct lpa_session *s, struct lpa_conn *c) {
+  (void)c;
+  tcp_client_pump(s, lpa_now_us());
+}
+
+static const struct lpa_proto_ops tcp_client_ops = {
+    tcp_client_accept, tcp_client_connected, tcp_client_recv, tcp_client_sendable,
+    tcp_client_error, NULL, tcp_client_tick, test_stop};
+
+/* ---- entry ---- */
+
+static int start_listener(struct lpa_session *s) {
+  struct i2_state *t = I2(s);
+  t->kind = I2_LISTENER;
+  s->ops = &listener_ops;
+  t->tcp_listen = lpa_net_tcp_listen(s->cfg.port, s);
+  if (t->tcp_listen == NULL) return LPA_ENET;
+#if LPA_UDP
+  t->udp_listen = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
+  if (t->udp_listen == NULL) {
+    close_conn(&t->tcp_listen);
+    return LPA_ENET;
+  }
+#endif
+  return 0;
+}
+
+int lpa_iperf2_start(struct lpa_session *s) {
+  struct i2_state *t = I2(s);
+  int want_back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
+  memset(t, 0, sizeof(*t));
+  if (s->cfg.role == LPA_ROLE_SERVER) {
+#if LPA_SERVER
+    return start_listener(s);
+#else
+    return LPA_EINVAL;
+#endif
+  }
+#if LPA_CLIENT
+  ip_addr_copy(s->peer, s->cfg.peer);
+  s->peer_port = s->cfg.port;
+  if (s->cfg.proto == LPA_PROTO_UDP) {
+#if LPA_UDP
+    return lpa_i2_udp_client_start(s);
+#else
+    return LPA_EINVAL;
+#endif
+  }
+  t->kind = I2_TCP_CLIENT;
+  s->ops = &tcp_client_ops;
+  if (want_back) {
+    t->tcp_listen = lpa_net_tcp_listen(s->cfg.back_port, s);
+    if (t->tcp_listen == NULL) return LPA_ENET;
+  }
+  t->conn = lpa_net_tcp_connect(&s->cfg.peer, s->cfg.port, s);
+  if (t->conn == NULL) {
+    close_conn(&t->tcp_listen);
+    return LPA_ENET;
+  }
+  return 0;
+#else
+  return LPA_EINVAL;
+#endif
+}

@@ -1,0 +1,394 @@
+/* iperf2 over UDP: the server side of a test (demultiplexed by the listener on the client's
+ * address and port), the paced client, -d/-r flows back, -R, and the FIN / server-report
+ * exchange that ends a UDP test. */
+#include <string.h>
+
+#include "lwip/sys.h"
+#include "lpa_iperf2.h"
+
+#if LPA_UDP
+
+#define FIN_GAP_US 10000u        /* a sender repeats its FIN every 10 ms ... */
+#define FIN_TRIES 200            /* ... for 2 s, as iperf2 does */
+#define REPORT_LINGER_US 500000u /* a receiver answers late FINs for this long */
+#define REPORTS_MAX 9
+#define UDP_IDLE_US 30000000u
+
+static const struct lpa_proto_ops udp_test_ops;
+
+/* Sequence number of a datagram; returns 1 for a FIN (negative number, absolute value in seq). */
+static int parse_seq(const struct i2_state *t, const uint8_t *d, uint64_t *seq) {
+  uint32_t id = lpa_get32(d), id2 = lpa_get32(d + 12);
+  if (id2 == 0xFFFFFFFFu || t->use64) {
+    int64_t v = (int64_t)(((uint64_t)id2 << 32) | id);
+    *seq = (uint64_t)(v < 0 ? -v : v);
+    return v < 0;
+  }
+  *seq = (uint64_t)((int32_t)id < 0 ? -(int64_t)(int32_t)id : (int64_t)(int32_t)id);
+  return (int32_t)id < 0;
+}
+
+static size_t put_prefix(uint8_t *h, int64_t seq) {
+  uint64_t now = LPA_WALL_US();
+  lpa_put32(h, (uint32_t)seq);
+  lpa_put32(h + 4, (uint32_t)(now / 1000000u));
+  lpa_put32(h + 8, (uint32_t)(now % 1000000u));
+  lpa_put32(h + 12, (uint32_t)((uint64_t)seq >> 32));
+  return I2_UDP_PREFIX;
+}
+
+static void report_build(uint8_t *r, const struct lpa_flow *f) {
+  uint64_t dur = f->last_us - f->start_us;
+  uint64_t lost = lpa_udp_lost(&f->rx), pkts = f->rx.max_seq, j = f->rx.jitter_us16 / 16;
+  memset(r, 0, I2_REPORT_LEN);
+  lpa_put32(r + 16, I2_VERSION1 | I2_SEQNO64B);
+  lpa_put32(r + 20, (uint32_t)(f->bytes >> 32));
+  lpa_put32(r + 24, (uint32_t)f->bytes);
+  lpa_put32(r + 28, (uint32_t)(dur / 1000000u));
+  lpa_put32(r + 32, (uint32_t)(dur % 1000000u));
+  lpa_put32(r + 36, (uint32_t)lost);
+  lpa_put32(r + 40, (uint32_t)f->rx.out_of_order);
+  lpa_put32(r + 44, (uint32_t)pkts);
+  lpa_put32(r + 48, (uint32_t)(j / 1000000u));
+  lpa_put32(r + 52, (uint32_t)(j % 1000000u));
+  lpa_put32(r + 104, dur != 0 ? (uint32_t)(pkts * 1000000u / dur) : 0);
+  lpa_put32(r + 108, 1);
+  lpa_put32(r + 112, (uint32_t)(lost >> 32));
+  lpa_put32(r + 116, (uint32_t)(f->rx.out_of_order >> 32));
+  lpa_put32(r + 120, (uint32_t)(pkts >> 32));
+}
+
+/* The peer's report on our sending flow. Reads the 2.0.13+ layout (at +16) or the 2.0.5-era
+ * one (at +12); anything else is not a report. */
+static int report_parse(struct lpa_session *s, const uint8_t *d, size_t n) {
+  struct lpa_report r;
+  size_t at = 16;
+  uint32_t flags, sec, usec;
+  int hi;
+  if (n >= 16 + 40 && (lpa_get32(d + 16) & I2_VERSION1)) at = 16;
+  else if (n >= 12 + 40 && (lpa_get32(d + 12) & I2_VERSION1)) at = 12;
+  else return 0;
+  flags = lpa_get32(d + at);
+  hi = at == 16 && n >= 124 && (flags & I2_SEQNO64B);
+  memset(&r, 0, sizeof(r));
+  r.kind = LPA_REPORT_PEER;
+  r.dir = LPA_DIR_RX;
+  r.bytes = ((uint64_t)lpa_get32(d + at + 4) << 32) | lpa_get32(d + at + 8);
+  sec = lpa_get32(d + at + 12);
+  usec = lpa_get32(d + at + 16);
+  if (sec > 86400u * 30u || usec >= 1000000u) return 0;
+  r.end_ms = sec * 1000u + usec / 1000u;
+  r.lost = lpa_get32(d + at + 20) | (hi ? (uint64_t)lpa_get32(d + 112) << 32 : 0);
+  r.out_of_order = lpa_get32(d + at + 24) | (hi ? (uint64_t)lpa_get32(d + 116) << 32 : 0);
+  r.packets = lpa_get32(d + at + 28) | (hi ? (uint64_t)lpa_get32(d + 120) << 32 : 0);
+  r.jitter_us = lpa_get32(d + at + 32) * 1000000u + lpa_get32(d + at + 36);
+  if (sec != 0 || usec != 0) r.bps = r.bytes * 8000000u / ((uint64_t)sec * 1000000u + usec);
+  lpa_report_emit(s, &r);
+  return 1;
+}
+
+static void report_start(struct lpa_session *s, uint8_t dir) {
+  struct lpa_report r;
+  memset(&r, 0, sizeof(r));
+  r.kind = LPA_REPORT_START;
+  r.dir = dir;
+  lpa_report_emit(s, &r);
+}
+
+/* Receiver: one datagram of flow f; the report goes back through c to from:port (c NULL: no
+ * report, as for -R where iperf2 has no FIN exchange). */
+static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c,
+                        const uint8_t *d, size_t n, const ip_addr_t *from, uint16_t port,
+                        uint64_t at) {
+  struct i2_state *t = I2(s);
+  uint64_t seq;
+  int fin;
+  if (n < I2_UDP_PREFIX) return;
+  fin = parse_seq(t, d, &seq);
+  if (f->state == LPA_FLOW_IDLE) {
+    if (fin) return; /* the end of an earlier test */
+    report_start(s, LPA_DIR_RX);
+    lpa_flow_start(s, f, at);
+  }
+  if (f->state == LPA_FLOW_RUNNING) {
+    int64_t sent = (int64_t)lpa_get32(d + 4) * 1000000 + (int64_t)lpa_get32(d + 8);
+    lpa_flow_udp_rx(f, seq, sent, at);
+    lpa_flow_rx(f, n, at);
+    if (!fin) return;
+    lpa_flow_finish(s, f, at);
+    report_build(t->report, f);
+  }
+  if (f->state == LPA_FLOW_DONE && c != NULL && t->rx_reports < REPORTS_MAX) {
+    (void)lpa_net_udp_send(c, t->report, I2_REPORT_LEN, I2_REPORT_LEN, from, port);
+    t->rx_reports++;
+    t->rx_linger_us = at + REPORT_LINGER_US;
+  }
+}
+
+static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h, uint64_t now) {
+  struct i2_state *t = ctx;
+  size_t n = I2_UDP_HDR_LEN < f->len ? I2_UDP_HDR_LEN : f->len;
+  (void)now;
+  put_prefix(h, (int64_t)f->seq);
+  if (t->kind == I2_UDP_CLIENT) memcpy(h + I2_UDP_PREFIX, t->hdr, n - I2_UDP_PREFIX);
+  else n = I2_UDP_PREFIX; /* a server's flow back carries no header, like iperf2's */
+  return n;
+}
+
+/* Sender: after the limit, FINs (the client's own, or the server's on a flow back) until the
+ * peer's report arrives. Returns 1 when the exchange is over. */
+static int tx_fin_step(struct lpa_session *s, struct lpa_flow *f, const ip_addr_t *to,
+                       uint16_t port, uint64_t now) {
+  struct i2_state *t = I2(s);
+  uint8_t h[I2_UDP_HDR_LEN];
+  size_t n;
+  if (t->tx_done) return 1;
+  if (now < t->tx_fin_next_us) return 0;
+  if (t->tx_fins >= FIN_TRIES) {
+    lpa_report_error(s, "no report of the last datagram from the peer");
+    t->tx_done = 1;
+    return 1;
+  }
+  f->seq++; /* like iperf2: every FIN carries the next number, negated */
+  n = data_head(t, f, h, now);
+  put_prefix(h, -(int64_t)f->seq);
+  (void)lpa_net_udp_send(f->conn, h, n, f->len, to, port);
+  t->tx_fins++;
+  t->tx_fin_next_us = now + FIN_GAP_US;
+  return 0;
+}
+
+/* ---- server side of a UDP test ---- */
+
+static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, uint64_t at) {
+  struct i2_state *t = I2(s);
+  struct i2_request *rq = &t->req;
+  lpa_i2_get_request(d + I2_UDP_PREFIX, n - I2_UDP_PREFIX, rq);
+  t->use64 = (rq->flags & I2_SEQNO64B) != 0;
+  if (rq->rate_bps == 0) rq->rate_bps = 1048576u;
+  if (rq->buf_len == 0 || rq->buf_len > LPA_UDP_MAX_LEN) rq->buf_len = 1470;
+  if (rq->buf_len < I2_UDP_PREFIX) rq->buf_len = I2_UDP_PREFIX;
+  if ((rq->flags & I2_VERSION2) && (rq->upper & I2_UPPER_REVERSE)) {
+    /* -R: we send to the client's own port; its header datagrams are not data. */
+    lpa_flow_init(&t->rev, t->parent != NULL ? I2(t->parent)->udp_listen : NULL, LPA_DIR_TX,
+                  LPA_PROTO_UDP);
+    lpa_i2_sender_limits(&t->rev, rq, at);
+    report_start(s, LPA_DIR_TX);
+    lpa_flow_start(s, &t->rev, at);
+    t->fwd.state = LPA_FLOW_DONE;
+    t->rx_linger_us = at;
+  }
+}
+
+static void udp_start_back(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  t->back = lpa_net_udp_open(0, &s->peer, t->req.back_port, s);
+  if (t->back == NULL) {
+    lpa_i2_fail(s, "cannot open the UDP flow back to the client (-d/-r)");
+    return;
+  }
+  lpa_flow_init(&t->rev, t->back, LPA_DIR_TX, LPA_PROTO_UDP);
+  lpa_i2_sender_limits(&t->rev, &t->req, now);
+  report_start(s, LPA_DIR_TX);
+  lpa_flow_start(s, &t->rev, now);
+}
+
+void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
+                            const ip_addr_t *from, uint16_t port, uint64_t at) {
+  struct lpa_session *s = NULL;
+  struct i2_state *t;
+  struct lpa_config cfg;
+  uint64_t seq;
+  int i;
+  for (i = 0; i < LPA_MAX_SESSIONS; i++) {
+    struct lpa_session *o = lpa_session_at(i);
+    if (o != NULL && o->ops == &udp_test_ops && I2(o)->parent == ls && o->peer_port == port &&
+        ip_addr_cmp(&o->peer, from)) {
+      s = o;
+      break;
+    }
+  }
+  if (s == NULL) {
+    struct i2_state probe;
+    memset(&probe, 0, sizeof(probe));
+    if (n < I2_UDP_MIN_LEN || parse_seq(&probe, d, &seq)) return; /* not the start of a test */
+    cfg = ls->cfg;
+    cfg.proto = LPA_PROTO_UDP;
+    s = lpa_session_new(&cfg, ls->fn, ls->arg);
+    if (s == NULL) return; /* busy: the client gets no report and says so */
+    t = I2(s);
+    memset(t, 0, sizeof(*t));
+    t->kind = I2_UDP_TEST;
+    t->parent = ls;
+    s->ops = &udp_test_ops;
+    ip_addr_copy(s->peer, *from);
+    s->peer_port = port;
+    lpa_flow_init(&t->fwd, NULL, LPA_DIR_RX, LPA_PROTO_UDP);
+    udp_test_begin(s, d, n, at);
+    if ((t->req.flags & I2_VERSION1) && (t->req.flags & I2_RUN_NOW)) udp_start_back(s, at);
+  }
+  t = I2(s);
+  if (t->fwd.state == LPA_FLOW_DONE && t->rev.state != LPA_FLOW_IDLE && t->rev.conn != t->back)
+    return; /* -R: the client's header datagrams */
+  rx_datagram(s, &t->fwd, I2(ls)->udp_listen, d, n, from, port, at);
+  if (t->fwd.state == LPA_FLOW_DONE && (t->req.flags & I2_VERSION1) &&
+      !(t->req.flags & I2_RUN_NOW) && t->rev.state == LPA_FLOW_IDLE)
+    udp_start_back(s, at); /* tradeoff: our turn */
+}
+
+static void udp_test_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
+                            const ip_addr_t *from, uint16_t port, uint64_t at) {
+  struct i2_state *t = I2(s);
+  (void)from;
+  (void)port;
+  (void)at;
+  if (c == t->back && t->rev.state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, d, n))
+    t->tx_done = 1;
+}
+
+static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_addr_t *to,
+                            uint16_t port, int fin_exchange, uint64_t now) {
+  struct i2_state *t = I2(s);
+  if (f->state == LPA_FLOW_RUNNING) {
+    if (lpa_flow_udp_pump(f, now, data_head, t, to, port)) lpa_flow_finish(s, f, now);
+  } else if (f->state == LPA_FLOW_DONE && !t->tx_done) {
+    if (fin_exchange) {
+      (void)tx_fin_step(s, f, to, port, now);
+    } else { /* -R: one FIN, no exchange */
+      uint8_t h[I2_UDP_PREFIX];
+      put_prefix(h, -(int64_t)(f->seq + 1));
+      (void)lpa_net_udp_send(f->conn, h, sizeof(h), f->len, to, port);
+      t->tx_done = 1;
+    }
+  }
+}
+
+static void udp_test_tick(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  int reverse = t->rev.conn != NULL && t->rev.conn != t->back;
+  lpa_flow_interval(s, &t->fwd, now);
+  lpa_flow_interval(s, &t->rev, now);
+  udp_sender_tick(s, &t->rev, reverse ? &s->peer : NULL, reverse ? s->peer_port : 0, !reverse,
+                  now);
+  if (!s->used || t->kind == 0) return;
+  if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_us > UDP_IDLE_US) {
+    lpa_i2_fail(s, "no datagram for 30 s");
+    return;
+  }
+  if (t->fwd.state == LPA_FLOW_DONE && now >= t->rx_linger_us &&
+      (t->rev.state == LPA_FLOW_IDLE || t->tx_done) &&
+      !((t->req.flags & I2_VERSION1) && t->rev.state == LPA_FLOW_IDLE))
+    lpa_i2_close_all(s);
+}
+
+static void udp_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
+
+static const struct lpa_proto_ops udp_test_ops = {
+    NULL, NULL, NULL, NULL, NULL, udp_test_on_udp, udp_test_tick, udp_stop};
+
+/* ---- client ---- */
+
+static void udp_client_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
+                              size_t n, const ip_addr_t *from, uint16_t port, uint64_t at) {
+  struct i2_state *t = I2(s);
+  if (c == t->conn) {
+    if (s->cfg.mode == LPA_MODE_REVERSE) {
+      rx_datagram(s, &t->rev, NULL, d, n, from, port, at);
+      return;
+    }
+    if (t->fwd.state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, d, n)) t->tx_done = 1;
+    return;
+  }
+  if (c == t->back) rx_datagram(s, &t->rev, c, d, n, from, port, at);
+}
+
+static void udp_client_tick(struct lpa_session *s, uint64_t now) {
+  struct i2_state *t = I2(s);
+  int want_back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
+  lpa_flow_interval(s, &t->fwd, now);
+  lpa_flow_interval(s, &t->rev, now);
+  if (s->cfg.mode == LPA_MODE_REVERSE) {
+    /* Repeat the request until data comes (the first datagrams may meet no listener yet). */
+    if (t->rev.state == LPA_FLOW_IDLE && now >= t->tx_fin_next_us) {
+      uint8_t h[I2_UDP_HDR_LEN];
+      size_t n;
+      t->fwd.seq = 1; /* iperf2 repeats datagram 1 */
+      n = data_head(t, &t->fwd, h, now);
+      (void)lpa_net_udp_send(t->conn, h, n, t->fwd.len, NULL, 0);
+      t->tx_fin_next_us = now + 20000u;
+      if (t->tx_fins++ > 100) lpa_i2_fail(s, "no data from the server (-R)");
+    } else if (t->rev.state == LPA_FLOW_RUNNING && now >= t->deadline_us) {
+      lpa_flow_finish(s, &t->rev, now);
+    } else if (t->rev.state == LPA_FLOW_DONE && now >= t->rx_linger_us) {
+      lpa_i2_close_all(s);
+    }
+    return;
+  }
+  udp_sender_tick(s, &t->fwd, NULL, 0, 1, now);
+  if (!s->used || t->kind == 0 || !t->tx_done) return;
+  if (want_back && t->rev.state == LPA_FLOW_IDLE) {
+    if (t->deadline_us == 0) t->deadline_us = now + 3000000u;
+    if (now >= t->deadline_us) lpa_i2_fail(s, "expected reverse flow did not occur");
+    return;
+  }
+  if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > 3000000u)
+    lpa_i2_fail(s, "the flow back stopped without a FIN");
+  else if (t->rev.state != LPA_FLOW_RUNNING && now >= t->rx_linger_us)
+    lpa_i2_close_all(s);
+}
+
+static const struct lpa_proto_ops udp_client_ops = {
+    NULL, NULL, NULL, NULL, NULL, udp_client_on_udp, udp_client_tick, udp_stop};
+
+int lpa_i2_udp_client_start(struct lpa_session *s) {
+  struct i2_state *t = I2(s);
+  struct i2_request rq;
+  uint64_t now = lpa_now_us();
+  if (s->cfg.len < I2_UDP_MIN_LEN) return LPA_EINVAL;
+  t->kind = I2_UDP_CLIENT;
+  s->ops = &udp_client_ops;
+  memset(&rq, 0, sizeof(rq));
+  rq.flags = I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1);
+  if (s->cfg.mode == LPA_MODE_DUAL) rq.flags |= I2_VERSION1 | I2_RUN_NOW;
+  if (s->cfg.mode == LPA_MODE_TRADEOFF) rq.flags |= I2_VERSION1;
+  if (s->cfg.mode == LPA_MODE_REVERSE) {
+    rq.flags |= I2_VERSION2 | 0x20000000u; /* UDPTESTS: the upper flags are meaningful */
+    rq.upper = I2_UPPER_REVERSE;
+  }
+  rq.back_port = s->cfg.back_port;
+  rq.buf_len = s->cfg.len;
+  rq.amount = s->cfg.amount_bytes != 0 ? (int32_t)(s->cfg.amount_bytes & 0x7FFFFFFFu)
+                                       : -(int32_t)((s->cfg.duration_ms + 9u) / 10u);
+  rq.rate_bps = s->cfg.rate_bps;
+  lpa_i2_put_request(t->hdr, &rq);
+  t->req = rq;
+  t->use64 = 1;
+  t->conn = lpa_net_udp_open(0, &s->cfg.peer, s->cfg.port, s);
+  if (t->conn == NULL) return LPA_ENET;
+  if (s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF) {
+    t->back = lpa_net_udp_open(s->cfg.back_port, NULL, 0, s);
+    if (t->back == NULL) {
+      lpa_net_close(t->conn);
+      t->conn = NULL;
+      return LPA_ENET;
+    }
+  }
+  lpa_flow_init(&t->fwd, t->conn, LPA_DIR_TX, LPA_PROTO_UDP);
+  t->fwd.len = s->cfg.len;
+  if (s->cfg.mode == LPA_MODE_REVERSE) {
+    lpa_flow_init(&t->rev, t->conn, LPA_DIR_RX, LPA_PROTO_UDP);
+    t->fwd.state = LPA_FLOW_DONE;
+    t->tx_done = 1;
+    t->deadline_us = s->cfg.amount_bytes != 0 ? UINT64_MAX
+                                              : now + s->cfg.duration_ms * 1000ull + 2000000u;
+    return 0;
+  }
+  t->fwd.rate_bps = s->cfg.rate_bps;
+  t->fwd.amount = s->cfg.amount_bytes;
+  if (s->cfg.amount_bytes == 0) t->fwd.end_us = now + s->cfg.duration_ms * 1000ull;
+  report_start(s, LPA_DIR_TX);
+  lpa_flow_start(s, &t->fwd, now);
+  return 0;
+}
+
+#endif
