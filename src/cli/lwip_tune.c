@@ -102,6 +102,19 @@ int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
     return 0;
 }
 
+int lp_lwip_tune_fit(const struct lp_lwip_link *l, const struct lp_lwip_plan *p, struct lp_lwip_plan *q)
+{
+    if (!p->ram_short || !p->fit_wnd_segs)
+        return -1;
+    *q = *p;
+    size_for(l, p->fit_wnd_segs, q);
+    q->ram_short = false;
+    q->lwip_capped = false;
+    q->fitted = true;
+    q->need_wnd_segs = p->wnd_segs;
+    return 0;
+}
+
 static void rate_str(char *b, size_t n, double bps)
 {
     if (bps >= 1e9)
@@ -128,8 +141,12 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
             (unsigned)l->mss, (unsigned)(l->mss + ETH_OVERHEAD));
     fprintf(o, "#define TCP_MSS                %6u /* 1500-byte Ethernet MTU less 40 bytes of IPv4 + TCP headers */\n",
             (unsigned)l->mss);
-    fprintf(o, "#define TCP_WND                %6u /* %u x MSS: the BDP + 25%% (delayed ACKs, the reading task) */\n",
-            (unsigned)p->tcp_wnd, (unsigned)p->wnd_segs);
+    if (p->fitted)
+        fprintf(o, "#define TCP_WND                %6u /* %u x MSS: the largest window the RAM budget holds */\n",
+                (unsigned)p->tcp_wnd, (unsigned)p->wnd_segs);
+    else
+        fprintf(o, "#define TCP_WND                %6u /* %u x MSS: the BDP + 25%% (delayed ACKs, the reading task) */\n",
+                (unsigned)p->tcp_wnd, (unsigned)p->wnd_segs);
     if (p->wnd_scale) {
         fprintf(o, "#define LWIP_WND_SCALE              1 /* a window over 65535 bytes needs RFC 7323 scaling */\n");
         fprintf(o, "#define TCP_RCV_SCALE          %6u /* TCP_WND >> %u fits the 16-bit header field */\n",
@@ -158,6 +175,12 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
             (unsigned long long)p->ram_pool, (unsigned long long)p->ram_heap, (unsigned long long)p->ram_segs,
             (unsigned long long)p->ram_desc, (unsigned long long)p->ram_total);
     fprintf(o, "\n * (a driver with its own DMA buffers adds %u bytes per descriptor) */\n", 1536u);
+    if (p->fitted) {
+        rate_str(cap, sizeof(cap), p->fit_cap_bps);
+        fprintf(o, "\n/* WARNING: this window is smaller than the link needs (%u x MSS): it caps TCP at\n"
+                   " * about %s (window / RTT) on this link. */\n",
+                (unsigned)p->need_wnd_segs, cap);
+    }
     if (!p->ram_short)
         return;
     fprintf(o, "\n/* WARNING: the RAM budget (%llu bytes) cannot hold the window this link needs.\n",
@@ -199,11 +222,12 @@ static int usage(const char *why)
         return 2;
     }
     fprintf(stdout,
-            "Usage: linkperf lwip-tune --rate R --rtt T [--ram N] [--mss N]\n"
+            "Usage: linkperf lwip-tune --rate R --rtt T [--ram N [--fit]] [--mss N]\n"
             "  --rate R   link rate in bits/s with k/m/g (1000-based): 100M, 1G (100k..100G)\n"
             "  --rtt T    round-trip time: 2ms, 500us, 0.002 (s) (up to 10 s)\n"
             "  --ram N    RAM lwIP may use for pools, heap and descriptors: 64K, 128K (1024-based)\n"
             "  --mss N    TCP_MSS, 536..1460 (default 1460)\n"
+            "  --fit      when --ram cannot hold the window: print the largest that fits instead\n"
             "Prints lwipopts.h values with the reasoning, and warns when the RAM cannot hold\n"
             "the window the link needs.\n");
     return 0;
@@ -212,13 +236,17 @@ static int usage(const char *why)
 int lp_lwip_tune_main(int argc, char **argv)
 {
     struct lp_lwip_link l = {.mss = 1460};
-    bool have_rate = false, have_rtt = false;
+    bool have_rate = false, have_rtt = false, fit = false;
     char why[160];
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return usage(NULL);
+        if (strcmp(a, "--fit") == 0) {
+            fit = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             snprintf(why, sizeof(why), "option %s needs a value", a);
             return usage(why);
@@ -261,6 +289,18 @@ int lp_lwip_tune_main(int argc, char **argv)
     struct lp_lwip_plan p;
     if (lp_lwip_tune(&l, &p) < 0)
         return usage("the link is out of range");
+    if (fit && !l.ram_bytes)
+        return usage("--fit needs --ram");
+    if (fit && p.ram_short) {
+        struct lp_lwip_plan q;
+        if (lp_lwip_tune_fit(&l, &p, &q) < 0) {
+            lp_lwip_tune_print(stdout, &l, &p);
+            fprintf(stderr, "linkperf: lwip-tune: not even a 2-segment window fits in --ram\n");
+            return 1;
+        }
+        lp_lwip_tune_print(stdout, &l, &q);
+        return 0;
+    }
     lp_lwip_tune_print(stdout, &l, &p);
     return 0;
 }

@@ -28,10 +28,16 @@ struct lp_lwip_plan {
     uint32_t fit_wnd_segs;              /* then: the largest window (segments) that fits (0: none) */
     uint64_t fit_ram_total;
     double fit_cap_bps;                 /* and the throughput that window allows (window / RTT) */
+    bool fitted;                        /* this plan is that fitting window (--fit), not the advice */
+    uint32_t need_wnd_segs;             /* then: the window the link needs */
 };
 
 /* Fill plan from link. Returns 0, or -1 if the link is out of range. */
 int lp_lwip_tune(const struct lp_lwip_link *link, struct lp_lwip_plan *plan);
+/* The plan cut down to the largest window that fits the RAM budget (link->ram_bytes), from a
+ * plan that is ram_short. Returns 0, or -1 when not even the smallest window fits. */
+int lp_lwip_tune_fit(const struct lp_lwip_link *link, const struct lp_lwip_plan *plan,
+                     struct lp_lwip_plan *fitted);
 /* Print plan as lwipopts.h lines with the reasoning. */
 void lp_lwip_tune_print(FILE *out, const struct lp_lwip_link *link, const struct lp_lwip_plan *plan);
 /* The subcommand: argv[0] is "lwip-tune". Returns the exit status (2 on bad options). */

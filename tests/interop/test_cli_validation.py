@@ -68,6 +68,7 @@ SERVER_CASES = [
     ("lwip_tune_bad_ram", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--ram", "12"], ["--ram"]),
     ("lwip_tune_missing_rtt", ["lwip-tune", "--rate", "100M"], ["--rtt"]),
     ("lwip_tune_unknown", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--wnd", "4"], ["--wnd"]),
+    ("lwip_tune_fit_no_ram", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--fit"], ["--fit", "--ram"]),
 ]
 
 

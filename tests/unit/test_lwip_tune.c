@@ -68,6 +68,31 @@ static void ram_budget_too_small(void **state)
     assert_false(p.ram_short);
 }
 
+/* --fit: the plan cut to the fitting window is a whole, consistent configuration. */
+static void fit_plan_fits(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 100e6, .rtt_s = 0.010, .mss = 1460, .ram_bytes = 48 * 1024};
+    struct lp_lwip_plan p, q;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_true(p.ram_short);
+    assert_int_equal(lp_lwip_tune_fit(&l, &p, &q), 0);
+    assert_true(q.fitted);
+    assert_false(q.ram_short);
+    assert_int_equal(q.wnd_segs, p.fit_wnd_segs);
+    assert_int_equal(q.need_wnd_segs, p.wnd_segs);
+    assert_int_equal(q.tcp_wnd, p.fit_wnd_segs * 1460);
+    assert_int_equal(q.ram_total, p.fit_ram_total);
+    assert_true(q.ram_total <= l.ram_bytes);
+    assert_true(q.tcp_snd_queuelen >= 2 * (q.tcp_snd_buf / l.mss));
+    assert_true(q.memp_num_tcp_seg >= q.tcp_snd_queuelen);
+    assert_true((uint64_t)q.tcp_wnd <= (uint64_t)q.pbuf_pool_size * (q.pbuf_pool_bufsize - 54));
+    /* a plan that fits already has nothing to cut */
+    l.ram_bytes = 0;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_int_equal(lp_lwip_tune_fit(&l, &p, &q), -1);
+}
+
 /* lwIP's compile-time checks (src/core/init.c) must hold for every recommendation. */
 static void lwip_sanity_rules_hold(void **state)
 {
@@ -117,7 +142,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hundred_megabit_two_ms), cmocka_unit_test(gigabit_needs_window_scaling),
         cmocka_unit_test(ram_budget_too_small),   cmocka_unit_test(lwip_sanity_rules_hold),
-        cmocka_unit_test(out_of_range),
+        cmocka_unit_test(out_of_range), cmocka_unit_test(fit_plan_fits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
