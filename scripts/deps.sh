@@ -5,7 +5,7 @@ set -eu
 what=${1:-build}
 
 build_pkgs="cmake make gcc pkg-config libcjson-dev"
-check_pkgs="$build_pkgs libcmocka-dev iperf3 iperf python3 clang iproute2 procps nftables"
+check_pkgs="$build_pkgs libcmocka-dev iperf3 iperf python3 clang iproute2 procps nftables iputils-ping"
 case "$what" in
   build|run) pkgs=$build_pkgs ;;
   check) pkgs=$check_pkgs ;;

@@ -1,0 +1,162 @@
+/* Stack bring-up on the TAP netif for NO_SYS 0 and NO_SYS 1 builds. The one netif and its
+ * TAP state are file-level singletons on purpose: a host program stands in for a board,
+ * which has exactly one stack and one Ethernet port. No DHCP, no IPv6. */
+#include "lpa_host.h"
+#include "lpa_tapif.h"
+
+#include "lwip/init.h"
+#include "lwip/netif.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+#if !NO_SYS
+#include "lwip/tcpip.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct netif host_netif;
+static struct lpa_tapif host_tap;
+static int host_is_up;
+
+static void add_netif(const struct lpa_host_cfg *cfg)
+{
+  ip4_addr_t ip, mask, gw;
+  ip4_addr_set_u32(&ip, lwip_htonl(cfg->ip));
+  ip4_addr_set_u32(&mask, lwip_htonl(cfg->netmask));
+  ip4_addr_set_u32(&gw, lwip_htonl(cfg->gw));
+#if NO_SYS
+  netif_add(&host_netif, &ip, &mask, &gw, &host_tap, lpa_tapif_init, ethernet_input);
+#else
+  netif_add(&host_netif, &ip, &mask, &gw, &host_tap, lpa_tapif_init, tcpip_input);
+#endif
+  netif_set_default(&host_netif);
+  netif_set_up(&host_netif);
+  netif_set_link_up(&host_netif);
+}
+
+#if !NO_SYS
+struct up_ctx {
+  const struct lpa_host_cfg *cfg;
+  sys_sem_t done;
+};
+
+/* Runs in the tcpip thread with the core lock held. */
+static void tcpip_ready(void *arg)
+{
+  struct up_ctx *c = arg;
+  add_netif(c->cfg);
+  sys_sem_signal(&c->done);
+}
+#endif
+
+int lpa_host_up(const struct lpa_host_cfg *cfg)
+{
+  char err[256];
+  if (host_is_up) {
+    fprintf(stderr, "lpa_host_up: already up\n");
+    return -1;
+  }
+  srandom((unsigned)(cfg->seed ? cfg->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)));
+  if (lpa_tapif_open(&host_tap, cfg->tap, cfg->mac, &cfg->link, err, sizeof err) < 0) {
+    fprintf(stderr, "lpa_host_up: %s\n", err);
+    return -1;
+  }
+#if NO_SYS
+  lwip_init();
+  add_netif(cfg);
+#else
+  struct up_ctx c = { cfg, NULL };
+  if (sys_sem_new(&c.done, 0) != ERR_OK) {
+    fprintf(stderr, "lpa_host_up: out of memory\n");
+    return -1;
+  }
+  tcpip_init(tcpip_ready, &c);
+  sys_sem_wait(&c.done);
+  sys_sem_free(&c.done);
+#endif
+  if (lpa_tapif_start(&host_tap) < 0) {
+    fprintf(stderr, "lpa_host_up: cannot start the TAP threads\n");
+    return -1;
+  }
+  host_is_up = 1;
+  return 0;
+}
+
+void lpa_host_down(void)
+{
+  if (!host_is_up)
+    return;
+#if !NO_SYS
+  /* Take the netif out of lwIP first, so nothing new is routed to the TAP. */
+  LOCK_TCPIP_CORE();
+  netif_set_link_down(&host_netif);
+  netif_set_down(&host_netif);
+  UNLOCK_TCPIP_CORE();
+#else
+  netif_set_link_down(&host_netif);
+  netif_set_down(&host_netif);
+#endif
+  lpa_tapif_close(&host_tap);
+  host_is_up = 0;
+}
+
+struct lpa_link *lpa_host_link(void)
+{
+  return host_is_up ? &host_tap.link : NULL;
+}
+
+void *lpa_host_netif(void)
+{
+  return host_is_up ? &host_netif : NULL;
+}
+
+int lpa_host_nosys(void)
+{
+  return NO_SYS;
+}
+
+#if NO_SYS
+
+int lpa_host_fd(void)
+{
+  return host_is_up ? host_tap.fd : -1;
+}
+
+void lpa_host_poll(void)
+{
+  if (!host_is_up)
+    return;
+  lpa_tapif_poll(&host_tap);
+  sys_check_timeouts();
+}
+
+uint64_t lpa_host_next_wakeup_ns(void)
+{
+  uint64_t now = lpa_link_now_ns();
+  uint64_t t = host_is_up ? lpa_link_next_due(&host_tap.link) : UINT64_MAX;
+  u32_t ms = sys_timeouts_sleeptime();
+  if (ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE && now + (uint64_t)ms * 1000000u < t)
+    t = now + (uint64_t)ms * 1000000u;
+  return t;
+}
+
+#else
+
+int lpa_host_fd(void)
+{
+  return -1;
+}
+
+void lpa_host_poll(void)
+{
+}
+
+uint64_t lpa_host_next_wakeup_ns(void)
+{
+  return UINT64_MAX;
+}
+
+#endif

@@ -1,0 +1,91 @@
+/* Link emulation between lwIP and the TAP device: rate (serialization with a drop-tail
+ * queue), fixed one-way delay and random loss, per direction, with exact counters.
+ * No lwIP and no I/O in here: lpa_tapif feeds frames in and delivers what comes out. */
+#ifndef LPA_LINK_H
+#define LPA_LINK_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { LPA_LINK_TX = 0, LPA_LINK_RX = 1 };      /* TX: lwIP -> wire, RX: wire -> lwIP */
+#define LPA_LINK_LOSS_TX 1u
+#define LPA_LINK_LOSS_RX 2u
+
+/* Frames are never larger than this (1514-byte Ethernet frame plus VLAN tag, rounded). */
+#define LPA_LINK_FRAME_MAX 1536u
+/* Whatever the settings, one direction never holds more than this many bytes of frames
+ * (queue + delay line): a fast sender into a long unlimited-rate delay is bounded too. */
+#define LPA_LINK_HOLD_MAX (64u * 1024u * 1024u)
+
+struct lpa_link_cfg {
+  uint64_t rate_bps;        /* 0: no rate limit */
+  uint64_t delay_ns;        /* added to every frame, each direction (RTT = 2 x delay) */
+  uint32_t loss_ppm;        /* drop probability in parts per million */
+  unsigned loss_dirs;       /* LPA_LINK_LOSS_TX | LPA_LINK_LOSS_RX */
+  uint64_t loss_seed;
+  uint64_t queue_bytes;     /* drop-tail limit of the rate queue; 0: 100 ms of rate_bps */
+  uint32_t overhead_bytes;  /* link time counted per frame on top of its bytes (24 for
+                               preamble + FCS + inter-frame gap; 0 counts the frame only) */
+};
+
+/* Index by LPA_LINK_TX / LPA_LINK_RX. frames/bytes count every frame offered to the link;
+ * lost = dropped by the loss draw, qdrop = dropped because the queue was full, errs =
+ * TX write failures or RX frames lwIP had no buffer for (counted by lpa_tapif). */
+struct lpa_link_counters {
+  uint64_t frames[2], bytes[2], lost[2], qdrop[2], errs[2];
+};
+
+/* One held frame; the caller of lpa_link_take() owns it and frees it with free(). */
+struct lpa_frame {
+  struct lpa_frame *next;
+  uint64_t due_ns;
+  uint32_t len;
+  unsigned char data[];
+};
+
+struct lpa_link_pipe {
+  struct lpa_frame *head, *tail;    /* FIFO: due times only grow within a direction */
+  uint64_t busy_until_ns;           /* when the serializer finishes what it already has */
+  uint64_t held_bytes;
+  uint64_t rng;
+};
+
+/* Owns its held frames; the mutex makes every call safe from any thread. */
+struct lpa_link {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;                /* CLOCK_MONOTONIC; signalled on a new head or stop */
+  struct lpa_link_cfg cfg;
+  struct lpa_link_pipe pipe[2];
+  struct lpa_link_counters c;
+  int stop;
+};
+
+enum { LPA_LINK_PASS = 0, LPA_LINK_QUEUED = 1, LPA_LINK_DROP = 2 };
+
+int lpa_link_init(struct lpa_link *l, const struct lpa_link_cfg *cfg);
+void lpa_link_destroy(struct lpa_link *l);
+/* Frames go through queues (and lpa_link_take) only when rate or delay is set. */
+int lpa_link_shaped(const struct lpa_link *l);
+/* Counts the frame, draws loss, and either says PASS (send it now: unshaped link), copies
+ * it into the queue (QUEUED) or drops it (DROP). */
+int lpa_link_offer(struct lpa_link *l, int dir, const void *frame, size_t len, uint64_t now_ns);
+/* Pops every frame of `dir` due at now_ns, oldest first (NULL if none). */
+struct lpa_frame *lpa_link_take(struct lpa_link *l, int dir, uint64_t now_ns);
+/* Earliest due time of any held frame, UINT64_MAX if none. */
+uint64_t lpa_link_next_due(struct lpa_link *l);
+/* Blocks until a frame may be due, a new frame arrives or lpa_link_stop(); returns 0
+ * once stopped. */
+int lpa_link_wait(struct lpa_link *l);
+void lpa_link_stop(struct lpa_link *l);
+
+void lpa_link_count_err(struct lpa_link *l, int dir);
+void lpa_link_set_loss(struct lpa_link *l, uint32_t ppm, unsigned dirs);
+void lpa_link_counters(struct lpa_link *l, struct lpa_link_counters *out);
+void lpa_link_reset_counters(struct lpa_link *l);
+/* "link: tx_frames=... rx_frames=... dropped_tx=... dropped_rx=... qdrop_tx=... ..." */
+int lpa_link_format(const struct lpa_link_counters *c, char *buf, size_t n);
+
+uint64_t lpa_link_now_ns(void);
+
+#endif

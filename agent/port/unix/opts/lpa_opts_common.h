@@ -1,0 +1,118 @@
+/* Settings shared by every lwipopts.h variant of the host port (opts/<variant>/lwipopts.h
+ * includes this after setting NO_SYS, the APIs and the TCP window/buffer sizes). It holds
+ * what the PC testbed needs regardless of variant; nothing here changes what a board
+ * would see on the wire. */
+#ifndef LPA_OPTS_COMMON_H
+#define LPA_OPTS_COMMON_H
+
+#include <stdlib.h>
+
+/* lwIP's initial sequence numbers and ephemeral ports come from here; lpa_host_up()
+ * seeds random() (from the clock and pid, or --seed). */
+#define LWIP_RAND() ((u32_t)random())
+
+#define MEM_ALIGNMENT 8
+#define ETH_PAD_SIZE 0
+/* NO_SYS 1 is one thread (the superloop): nothing to protect. */
+#if NO_SYS
+#define SYS_LIGHTWEIGHT_PROT 0
+#else
+#define SYS_LIGHTWEIGHT_PROT 1
+#endif
+
+/* IPv4 over Ethernet with ARP, no DHCP: the test topology assigns addresses. */
+#define LWIP_IPV4 1
+#define LWIP_IPV6 0
+#define LWIP_ARP 1
+#define LWIP_ETHERNET 1
+#define LWIP_ICMP 1
+#define LWIP_RAW 1
+#define LWIP_UDP 1
+#define LWIP_TCP 1
+#define LWIP_DHCP 0
+#define LWIP_AUTOIP 0
+#define LWIP_IGMP 0
+#define LWIP_DNS 0
+#define LWIP_NETIF_LOOPBACK 0
+#define LWIP_HAVE_LOOPIF 0
+#define LWIP_STATS 0
+#define LWIP_TCP_KEEPALIVE 1
+#define TCP_QUEUE_OOSEQ 1
+#define TCP_LISTEN_BACKLOG 1
+#define SO_REUSE 1
+#define LWIP_NETIF_STATUS_CALLBACK 0
+#define LWIP_NETIF_LINK_CALLBACK 0
+
+/* Full-size Ethernet: MSS 1460 for a 1500-byte MTU. Defined unconditionally: glibc's
+ * <netinet/tcp.h> has its own TCP_MSS (512) and must never win (see testbed README). */
+#define TCP_MSS 1460
+
+/* Window and send buffer in whole segments; -DLPA_OPT_TCP_WND_MSS=N or
+ * -DLPA_OPT_TCP_SND_BUF_MSS=N build variants with other sizes (a tuning proof compares a
+ * too-small window with a recommended one). Each variant sets LPA_DEF_* first. */
+#ifndef LPA_OPT_TCP_WND_MSS
+#define LPA_OPT_TCP_WND_MSS LPA_DEF_TCP_WND_MSS
+#endif
+#ifndef LPA_OPT_TCP_SND_BUF_MSS
+#define LPA_OPT_TCP_SND_BUF_MSS LPA_DEF_TCP_SND_BUF_MSS
+#endif
+#define TCP_WND (LPA_OPT_TCP_WND_MSS * TCP_MSS)
+#define TCP_SND_BUF (LPA_OPT_TCP_SND_BUF_MSS * TCP_MSS)
+/* The common embedded rule of thumb: four pbufs per segment of send buffer. */
+#define TCP_SND_QUEUELEN (4 * LPA_OPT_TCP_SND_BUF_MSS)
+#define MEMP_NUM_TCP_SEG (TCP_SND_QUEUELEN + 16)
+
+/* A window past 64 KiB needs scaling; a shift of 4 covers up to 1 MiB. */
+#if LPA_OPT_TCP_WND_MSS * 1460 > 0xFFFF
+#define LWIP_WND_SCALE 1
+#define TCP_RCV_SCALE 4
+#endif
+
+/* The RX pool must hold a full window (lwIP's init.c sanity check), plus a few frames in
+ * flight between the TAP reader and the tcpip thread. */
+#if LPA_DEF_PBUF_POOL_SIZE > LPA_OPT_TCP_WND_MSS + 8
+#define PBUF_POOL_SIZE LPA_DEF_PBUF_POOL_SIZE
+#else
+#define PBUF_POOL_SIZE (LPA_OPT_TCP_WND_MSS + 8)
+#endif
+
+/* The heap holds the TX data (copied writes) and PBUF_RAM allocations: at least the
+ * variant's size, and always room for a full send buffer. */
+#if LPA_DEF_MEM_SIZE > LPA_OPT_TCP_SND_BUF_MSS * 1600 + 4096
+#define MEM_SIZE LPA_DEF_MEM_SIZE
+#else
+#define MEM_SIZE (LPA_OPT_TCP_SND_BUF_MSS * 1600 + 4096)
+#endif
+
+#define MEMP_MEM_MALLOC 0
+#define MEM_LIBC_MALLOC 0
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 8)
+
+#if !NO_SYS
+#define LWIP_TCPIP_CORE_LOCKING 1
+#define LWIP_TCPIP_CORE_LOCKING_INPUT 0
+#define LOCK_TCPIP_CORE() lpa_sys_core_lock()
+#define UNLOCK_TCPIP_CORE() lpa_sys_core_unlock()
+#define LWIP_ASSERT_CORE_LOCKED() lpa_sys_assert_core_locked()
+#define LWIP_MARK_TCPIP_THREAD() lpa_sys_mark_tcpip_thread()
+#define TCPIP_THREAD_NAME "lwip-tcpip"
+#define TCPIP_MBOX_SIZE 256
+#define DEFAULT_RAW_RECVMBOX_SIZE 64
+#define DEFAULT_UDP_RECVMBOX_SIZE 256
+#define DEFAULT_TCP_RECVMBOX_SIZE 256
+#define DEFAULT_ACCEPTMBOX_SIZE 16
+#endif
+
+#if LWIP_SOCKET
+#define LWIP_SO_RCVTIMEO 1
+#define LWIP_SO_SNDTIMEO 1
+#define LWIP_SO_RCVBUF 1
+#define LWIP_SOCKET_POLL 1
+#define LWIP_TIMEVAL_PRIVATE 0
+/* lwip_socket(), lwip_recv()...: the POSIX names stay the C library's, so a test program
+ * can use both (the agent's socket backend calls the lwip_ names). */
+#define LWIP_COMPAT_SOCKETS 0
+#define LWIP_POSIX_SOCKETS_IO_NAMES 0
+#endif
+
+#endif
