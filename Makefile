@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run check check-unit check-asan check-clang deps-build deps-check demo clean man bench
+.PHONY: all build run check check-unit check-asan check-clang check-footprint deps-build deps-check demo clean man bench
 
 all: build
 
@@ -29,6 +29,7 @@ check: deps-check build
 	cd $(BUILD) && ctest --output-on-failure -j 1
 	$(MAKE) check-clang
 	$(MAKE) check-asan
+	$(MAKE) check-footprint
 
 # The same sources must build warning-free with clang.
 check-clang:
@@ -40,6 +41,11 @@ check-asan:
 	cmake -S . -B $(ASAN_BUILD) -DLP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L 'unit|asan'
+
+# Cortex-M4 cross build of the agent: sizes per configuration into agent/FOOTPRINT.md. Fails when a
+# configuration does not compile or the raw iperf2 TCP+UDP build passes 2 x lwiperf's text.
+check-footprint:
+	agent/port/cortex-m4/footprint.py --check
 
 check-unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit

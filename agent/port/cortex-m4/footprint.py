@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""Cortex-M4 footprint of the linkperf agent: cross-compiles the agent sources for each
+configuration (back end x protocols x console), measures them with arm-none-eabi-size per object
+and after a --gc-sections link, compares them with lwIP 2.1.3's own lwiperf built the same way,
+and writes agent/FOOTPRINT.md. It never runs anything on a board: these are sizes, not timings.
+
+Usage: agent/port/cortex-m4/footprint.py [--lwip SRC_ROOT] [--out FILE] [--check] [--keep DIR]
+  --check  exit 1 when a configuration fails to compile or the issue's target configuration
+           (raw back end, iperf2 TCP+UDP server and client, no console) has more than
+           TARGET_RATIO x lwiperf's text.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AGENT = os.path.dirname(os.path.dirname(HERE))
+REPO = os.path.dirname(AGENT)
+SRC = os.path.join(AGENT, "src")
+
+CC = "arm-none-eabi-gcc"
+SIZE = "arm-none-eabi-size"
+NM = "arm-none-eabi-nm"
+CPU = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+CFLAGS = CPU + ["-Os", "-ffunction-sections", "-fdata-sections", "-std=c99",
+                "-Wall", "-Wextra", "-Werror"]
+LWIPERF_EXPECTED_TEXT = 3342  # lwiperf.o text in the testbed README; a different value means
+TARGET_RATIO = 2.0            # the build is not the one the comparison is about
+
+# Agent sources and when each one is part of a configuration. Agent/Filelists.mk or .cmake,
+# when present, add files to this set; a file they name that is not listed here is compiled in
+# every configuration. A file listed here that does not exist yet is shown as missing.
+SOURCES = [
+    ("lpa_core.c", lambda c: True),
+    ("lpa_flow.c", lambda c: True),
+    ("lpa_iperf2.c", lambda c: c["LPA_IPERF2"]),
+    ("lpa_iperf2_udp.c", lambda c: c["LPA_IPERF2"] and c["LPA_UDP"]),
+    ("lpa_iperf3.c", lambda c: c["LPA_IPERF3"]),
+    ("lpa_json.c", lambda c: c["LPA_IPERF3"]),
+    ("lpa_cmd.c", lambda c: c["LPA_CONSOLE"]),
+    ("lpa_format.c", lambda c: c["LPA_FORMAT"]),
+    ("lpa_raw.c", lambda c: c["LPA_BACKEND"] == 1),
+    ("lpa_netconn.c", lambda c: c["LPA_BACKEND"] == 2),
+    ("lpa_socket.c", lambda c: c["LPA_BACKEND"] == 3),
+]
+BACKENDS = {1: "raw", 2: "netconn", 3: "socket"}
+
+
+def configurations():
+    """The rows: (label, options). Each base row comes without and with console + formatter."""
+    base = [
+        ("raw, iperf2 TCP server only", 1, 0, 0, 0, 1),
+        ("raw, iperf2 TCP+UDP server+client", 1, 0, 1, 1, 1),
+        ("raw, iperf2+iperf3", 1, 1, 1, 1, 1),
+        ("netconn, iperf2", 2, 0, 1, 1, 1),
+        ("netconn, iperf2+iperf3", 2, 1, 1, 1, 1),
+        ("socket, iperf2", 3, 0, 1, 1, 1),
+        ("socket, iperf2+iperf3", 3, 1, 1, 1, 1),
+    ]
+    rows = []
+    for label, backend, iperf3, udp, client, server in base:
+        for console in (0, 1):
+            opts = {"LPA_BACKEND": backend, "LPA_IPERF2": 1, "LPA_IPERF3": iperf3, "LPA_UDP": udp,
+                    "LPA_CLIENT": client, "LPA_SERVER": server, "LPA_FORMAT": console,
+                    "LPA_CONSOLE": console}
+            rows.append((label + (", console+format" if console else ""), opts))
+    return rows
+
+
+TARGET_LABEL = "raw, iperf2 TCP+UDP server+client"
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def filelist_names():
+    """Agent source names from agent/Filelists.mk or agent/Filelists.cmake (empty if neither)."""
+    mk = os.path.join(AGENT, "Filelists.mk")
+    cm = os.path.join(AGENT, "Filelists.cmake")
+    text = ""
+    if os.path.exists(mk):
+        # Let make expand the file (it may build paths from a root variable), then print every
+        # variable it defined.
+        prog = ("LPA_DIR := {a}\nLPA_ROOT := {a}\nLPA_AGENT_DIR := {a}\nAGENT_DIR := {a}\n"
+                "include {mk}\n$(foreach v,$(.VARIABLES),$(if $(filter file,$(origin $(v))),"
+                "$(info $($(v)))))\nall: ;\n").format(a=AGENT, mk=mk)
+        r = run(["make", "-s", "--no-print-directory", "-f", "-"], input=prog)
+        text = r.stdout if r.returncode == 0 else open(mk).read()
+    elif os.path.exists(cm):
+        text = open(cm).read()
+    names = []
+    for m in re.finditer(r"(?:^|[\s/\"'])(lpa_[A-Za-z0-9_]+\.c)\b", text):
+        path_start = text.rfind(" ", 0, m.start(1)) + 1
+        if "/port/" in text[path_start:m.start(1)]:
+            continue
+        if m.group(1) not in names:
+            names.append(m.group(1))
+    return names
+
+
+def source_table():
+    """[(name, condition, present)] for every agent source the build knows of."""
+    table = [(n, cond) for n, cond in SOURCES]
+    known = {n for n, _ in table}
+    for n in filelist_names():
+        if n not in known:
+            table.append((n, lambda c: True))
+            known.add(n)
+    return [(n, cond, os.path.exists(os.path.join(SRC, n))) for n, cond in table]
+
+
+def berkeley(path):
+    """(text, data, bss) of an object or ELF file."""
+    r = run([SIZE, "-B", path])
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr)
+    text, data, bss = r.stdout.splitlines()[1].split()[:3]
+    return int(text), int(data), int(bss)
+
+
+class Build:
+    def __init__(self, lwip, work):
+        self.lwip = lwip
+        self.work = work
+        self.lwip_inc = os.path.join(lwip, "src", "include")
+
+    def includes(self, backend_name):
+        return ["-I" + HERE, "-I" + os.path.join(HERE, "opts", backend_name), "-I" + self.lwip_inc,
+                "-I" + os.path.join(AGENT, "include"), "-I" + SRC]
+
+    def compile(self, src, obj, defines, backend_name):
+        cmd = [CC] + CFLAGS + ["-D%s=%d" % kv for kv in sorted(defines.items())] + \
+            self.includes(backend_name) + ["-c", src, "-o", obj]
+        r = run(cmd)
+        return r.returncode == 0, (r.stderr.strip() or r.stdout.strip())
+
+    def link(self, objs, elf, with_libgcc):
+        """--gc-sections link from main; lwIP (and libc) symbols stay undefined."""
+        cmd = [CC] + CPU + ["-nostdlib", "-nostartfiles", "-Wl,--gc-sections", "-Wl,-e,main",
+                            "-Wl,--unresolved-symbols=ignore-all", "-o", elf] + objs
+        if with_libgcc:
+            cmd += ["-lgcc"]
+        r = run(cmd)
+        if r.returncode != 0:
+            raise RuntimeError("link failed: " + r.stderr.strip())
+        return berkeley(elf)
+
+
+def undefined(objs):
+    """Symbols the objects use but do not define (after merging them)."""
+    defined, used = set(), set()
+    for o in objs:
+        for line in run([NM, o]).stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == "U":
+                used.add(parts[1])
+            elif len(parts) == 3 and parts[1] not in ("U", "u"):
+                defined.add(parts[2])
+    return used - defined
+
+
+def archive_symbols(flag):
+    path = run([CC] + CPU + [flag]).stdout.strip()
+    names = set()
+    for line in run([NM, "--defined-only", path]).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDRBW":
+            names.add(parts[2])
+    return names
+
+
+def measure_config(build, label, opts, sources, index):
+    backend_name = BACKENDS[opts["LPA_BACKEND"]]
+    d = os.path.join(build.work, "cfg%02d" % index)
+    os.makedirs(d, exist_ok=True)
+    res = {"label": label, "opts": opts, "missing": [], "errors": [], "files": []}
+    objs = []
+    for name, cond, present in sources:
+        if not cond(opts):
+            continue
+        if not present:
+            res["missing"].append(name)
+            continue
+        obj = os.path.join(d, name[:-2] + ".o")
+        ok, msg = build.compile(os.path.join(SRC, name), obj, opts, backend_name)
+        if not ok:
+            res["errors"].append((name, msg))
+            continue
+        objs.append(obj)
+        res["files"].append((name, berkeley(obj)))
+    if res["errors"]:
+        return res
+    res["obj"] = tuple(sum(f[1][i] for f in res["files"]) for i in range(3))
+    main_obj = os.path.join(d, "footprint_main.o")
+    ok, msg = build.compile(os.path.join(HERE, "footprint_main.c"), main_obj, opts, backend_name)
+    if not ok:
+        res["errors"].append(("footprint_main.c", msg))
+        return res
+    m = berkeley(main_obj)
+    elf = build.link([main_obj] + objs, os.path.join(d, "agent.elf"), False)
+    elf_gcc = build.link([main_obj] + objs, os.path.join(d, "agent-libgcc.elf"), True)
+    res["linked"] = tuple(elf[i] - m[i] for i in range(3))
+    res["libgcc"] = sum(elf_gcc) - sum(elf)
+    res["undefined"] = undefined(objs)
+    res["objs"] = objs
+    return res
+
+
+def measure_lwiperf(build):
+    d = os.path.join(build.work, "lwiperf")
+    os.makedirs(d, exist_ok=True)
+    obj = os.path.join(d, "lwiperf.o")
+    ok, msg = build.compile(os.path.join(build.lwip, "src", "apps", "lwiperf", "lwiperf.c"), obj,
+                            {}, "raw")
+    if not ok:
+        raise RuntimeError("lwiperf.c: " + msg)
+    main_obj = os.path.join(d, "lwiperf_main.o")
+    ok, msg = build.compile(os.path.join(HERE, "lwiperf_main.c"), main_obj, {}, "raw")
+    if not ok:
+        raise RuntimeError("lwiperf_main.c: " + msg)
+    m = berkeley(main_obj)
+    elf = build.link([main_obj, obj], os.path.join(d, "lwiperf.elf"), False)
+    return {"obj": berkeley(obj), "linked": tuple(elf[i] - m[i] for i in range(3))}
+
+
+SIZES_C = r"""
+/* Sizes of the agent's state, read back with nm -S (a char array as big as the value). */
+#include "lpa_core.h"
+char lpa_sizeof_session[sizeof(struct lpa_session)];
+char lpa_sizeof_flow[sizeof(struct lpa_flow)];
+char lpa_sizeof_config[sizeof(struct lpa_config)];
+char lpa_sizeof_report[sizeof(struct lpa_report)];
+char lpa_value_max_sessions[LPA_MAX_SESSIONS];
+char lpa_value_max_streams[LPA_MAX_STREAMS];
+char lpa_value_max_conns[LPA_MAX_CONNS];
+"""
+
+
+def ram_details(build, res, tag):
+    """Static RAM of one configuration by symbol, and the sizes of the core structs."""
+    syms = []
+    for obj in res["objs"]:
+        for line in run([NM, "-S", "--size-sort", obj]).stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 4 and parts[2] in "bBdD":
+                syms.append((int(parts[1], 16), parts[3], os.path.basename(obj)[:-2] + ".c"))
+    syms.sort(reverse=True)
+    src = os.path.join(build.work, "sizes-%s.c" % tag)
+    with open(src, "w") as f:
+        f.write(SIZES_C)
+    obj = os.path.join(build.work, "sizes-%s.o" % tag)
+    ok, msg = build.compile(src, obj, res["opts"], BACKENDS[res["opts"]["LPA_BACKEND"]])
+    values = {}
+    if ok:
+        for line in run([NM, "-S", obj]).stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 4:
+                values[parts[3]] = int(parts[1], 16)
+    return syms, values
+
+
+def fmt_ratio(a, b):
+    return "%.2f" % (a / b) if b else "-"
+
+
+def render(results, ref, sources, ram, meta, problems):
+    out = []
+    w = out.append
+    w("# Agent footprint on a Cortex-M4")
+    w("")
+    w("Generated by `%s` on %s; do not edit by hand." % (meta["command"], meta["date"]))
+    w("")
+    w("- Compiler: `%s`" % meta["compiler"])
+    w("- Flags: `%s`" % " ".join(CFLAGS))
+    w("- lwIP: %s (headers from `%s`), port and lwipopts.h: `agent/port/cortex-m4/`"
+      % (meta["lwip_version"], "src/include"))
+    w("- Agent options per row as `-D` (see `agent/include/lpa_opts.h`); everything else at its "
+      "default (LPA_MAX_SESSIONS, LPA_MAX_STREAMS, LPA_MAX_CONNS, buffer sizes).")
+    w("")
+    w("## Method")
+    w("")
+    w("- **object**: `arm-none-eabi-size` summed over the agent objects of the configuration "
+      "(text includes read-only data). This is how the reference figure for lwiperf.o is taken; "
+      "it counts functions a firmware may never call.")
+    w("- **linked**: the objects linked with a small `main` that calls `lpa_init`, "
+      "`lpa_config_defaults`, `lpa_start`, `lpa_stop` (and `lpa_command` / `lpa_format_report` "
+      "when the console and formatter are in), `-nostdlib -Wl,--gc-sections "
+      "-Wl,--unresolved-symbols=ignore-all`, minus the main object's own size. Only code "
+      "reachable from the public API is counted; lwIP, libc and libgcc stay undefined and "
+      "are not counted. This is what the agent adds to a firmware.")
+    w("- **libgcc**: what linking libgcc adds on top (64-bit division helpers; a firmware that "
+      "already uses 64-bit division or printf has them anyway).")
+    w("- **lwiperf**: lwIP 2.1.3's `src/apps/lwiperf/lwiperf.c` with the same compiler, flags "
+      "and raw lwipopts.h (TCP only, iperf2 only). Its linked figure references its TCP "
+      "server, client and abort calls.")
+    w("- Asserts: lwIP's `LWIP_ASSERT` is on and stops in place without message strings "
+      "(`arch/cc.h`), the build in which lwiperf.o is %d bytes." % LWIPERF_EXPECTED_TEXT)
+    w("")
+    w("## Sizes (bytes)")
+    w("")
+    w("lwiperf reference: object text %d, data %d, bss %d; linked text %d."
+      % (ref["obj"] + (ref["linked"][0],)))
+    if ref["obj"][0] != LWIPERF_EXPECTED_TEXT:
+        w("")
+        w("**Note: lwiperf.o text is %d here, not the %d the testbed README gives: the ratios "
+          "below compare against this build's figure.**" % (ref["obj"][0], LWIPERF_EXPECTED_TEXT))
+    w("")
+    w("| configuration | text | data | bss | total | text / lwiperf | linked text | linked data "
+      "| linked bss | linked text / lwiperf | libgcc |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        label = r["label"] + (" **(target)**" if r["label"] == TARGET_LABEL else "")
+        if r["missing"]:
+            label += " (missing: %s)" % ", ".join(r["missing"])
+        if r["errors"]:
+            w("| %s | FAILED: %s | | | | | | | | | |"
+              % (label, ", ".join(n for n, _ in r["errors"])))
+            continue
+        t, d, b = r["obj"]
+        lt, ld, lb = r["linked"]
+        w("| %s | %d | %d | %d | %d | %s | %d | %d | %d | %s | %d |"
+          % (label, t, d, b, t + d + b, fmt_ratio(t, ref["obj"][0]), lt, ld, lb,
+             fmt_ratio(lt, ref["linked"][0]), r["libgcc"]))
+    w("")
+    w("Target (issue 4): the raw iperf2 TCP+UDP server+client, without console, at most %.0f x "
+      "lwiperf's object text (%d bytes)." % (TARGET_RATIO, TARGET_RATIO * ref["obj"][0]))
+    w("")
+    if problems:
+        w("**Check failed:**")
+        w("")
+        for p in problems:
+            w("- " + p)
+        w("")
+    w("## Per file")
+    w("")
+    picks = [r for r in results if not r["errors"] and r["label"] in
+             (TARGET_LABEL, "raw, iperf2+iperf3, console+format",
+              "netconn, iperf2+iperf3, console+format", "socket, iperf2+iperf3, console+format")]
+    names = [n for n, _, _ in sources]
+    w("Object text + data / bss per source file.")
+    w("")
+    w("| file | " + " | ".join(r["label"] for r in picks) + " |")
+    w("|---|" + "---:|" * len(picks))
+    for n in names:
+        cells = []
+        for r in picks:
+            f = dict(r["files"]).get(n)
+            cells.append("%d / %d" % (f[0] + f[1], f[2]) if f else "")
+        if any(cells):
+            w("| %s | %s |" % (n, " | ".join(cells)))
+    missing = [n for n, _, present in sources if not present]
+    if missing:
+        w("")
+        w("Not written yet (missing): %s." % ", ".join(missing))
+    w("")
+    if ram:
+        w("## Static RAM (console+format, iperf2+iperf3, per back end)")
+        w("")
+        values = ram[0]["values"]
+        if values:
+            w("Struct sizes: session %d, flow %d, config %d, report %d bytes. "
+              "LPA_MAX_SESSIONS %d, LPA_MAX_STREAMS %d, LPA_MAX_CONNS %d."
+              % (values.get("lpa_sizeof_session", 0), values.get("lpa_sizeof_flow", 0),
+                 values.get("lpa_sizeof_config", 0), values.get("lpa_sizeof_report", 0),
+                 values.get("lpa_value_max_sessions", 0), values.get("lpa_value_max_streams", 0),
+                 values.get("lpa_value_max_conns", 0)))
+            w("")
+        rows = {}
+        for i, r in enumerate(ram):
+            for size, name, f in r["syms"]:
+                rows.setdefault((f, name), [0] * len(ram))[i] = size
+        w("| file | object | " + " | ".join(r["backend"] for r in ram) + " |")
+        w("|---|---|" + "---:|" * len(ram))
+        for (f, name), sizes in sorted(rows.items(), key=lambda kv: -max(kv[1])):
+            if max(sizes) >= 16:
+                w("| %s | %s | %s |" % (f, name, " | ".join(str(x) if x else "" for x in sizes)))
+        w("| **all static data + bss** | | %s |"
+          % " | ".join(str(sum(x for x, _, _ in r["syms"])) for r in ram))
+        w("")
+    ext = meta.get("externals")
+    if ext:
+        w("## What the agent needs from outside (%s)" % ext["label"])
+        w("")
+        w("- C library: %s" % (", ".join(sorted(ext["libc"])) or "nothing"))
+        w("- libgcc: %s" % (", ".join(sorted(ext["libgcc"])) or "nothing"))
+        w("- lwIP and the port: %s" % ", ".join(sorted(ext["other"])))
+        w("")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lwip", help="lwIP source root (default: agent/port/fetch-lwip.sh)")
+    ap.add_argument("--out", default=os.path.join(AGENT, "FOOTPRINT.md"))
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--keep", help="build here and keep the objects (default: a temporary dir)")
+    args = ap.parse_args()
+
+    for tool in (CC, SIZE, NM):
+        if run(["sh", "-c", "command -v " + tool]).returncode != 0:
+            sys.exit("footprint: %s not found (apt-get install gcc-arm-none-eabi "
+                     "libnewlib-arm-none-eabi)" % tool)
+    lwip = args.lwip
+    if not lwip:
+        r = run([os.path.join(AGENT, "port", "fetch-lwip.sh")])
+        if r.returncode != 0:
+            sys.exit("footprint: fetch-lwip.sh failed:\n" + r.stderr)
+        lwip = r.stdout.strip().splitlines()[-1]
+
+    tmp = None
+    if args.keep:
+        work = os.path.abspath(args.keep)
+        os.makedirs(work, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="lpa-footprint-")
+        work = tmp.name
+    build = Build(lwip, work)
+    sources = source_table()
+    ref = measure_lwiperf(build)
+    configs = configurations()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda a: measure_config(build, a[1][0], a[1][1], sources, a[0]),
+                                enumerate(configs)))
+
+    problems = []
+    for r in results:
+        for name, msg in r["errors"]:
+            problems.append("%s: %s does not compile" % (r["label"], name))
+    target = next(r for r in results if r["label"] == TARGET_LABEL)
+    if not target["errors"] and target["obj"][0] > TARGET_RATIO * ref["obj"][0]:
+        problems.append("%s: text %d > %.0f x lwiperf (%d)" % (
+            TARGET_LABEL, target["obj"][0], TARGET_RATIO, TARGET_RATIO * ref["obj"][0]))
+
+    ram = []
+    meta_ext = None
+    for backend in ("raw", "netconn", "socket"):
+        full = next((r for r in results if r["label"] == backend + ", iperf2+iperf3, console+format"
+                     and not r["errors"]), None)
+        if not full:
+            continue
+        syms, values = ram_details(build, full, backend)
+        ram.append({"backend": backend, "syms": syms, "values": values})
+        if backend == "raw":
+            libc, libgcc = archive_symbols("-print-file-name=libc.a"), \
+                archive_symbols("-print-libgcc-file-name")
+            und = full["undefined"]
+            meta_ext = {"label": full["label"], "libc": und & libc - libgcc,
+                        "libgcc": und & libgcc, "other": und - libc - libgcc}
+    version = "lwIP"
+    init_h = os.path.join(lwip, "src", "include", "lwip", "init.h")
+    m = re.findall(r"#define LWIP_VERSION_(MAJOR|MINOR|REVISION)\s+(\d+)", open(init_h).read())
+    if m:
+        version = "lwIP " + ".".join(v for _, v in m[:3])
+    meta = {
+        "command": " ".join(shlex.quote(a) for a in
+                            [os.path.relpath(os.path.abspath(sys.argv[0]), REPO)] +
+                            [a for a in sys.argv[1:]]),
+        "date": datetime.date.today().isoformat(),
+        "compiler": run([CC, "--version"]).stdout.splitlines()[0],
+        "lwip_version": version,
+        "externals": meta_ext,
+    }
+    text = render(results, ref, sources, ram, meta, problems)
+    with open(args.out, "w") as f:
+        f.write(text + "\n")
+    print(text)
+    for r in results:
+        for name, msg in r["errors"]:
+            print("\n--- %s: %s ---\n%s" % (r["label"], name, msg), file=sys.stderr)
+    if tmp:
+        tmp.cleanup()
+    if args.check and problems:
+        print("\nfootprint: FAILED\n" + "\n".join("  " + p for p in problems), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,12 @@
+/* Footprint configuration of the raw back end: a bare-metal superloop (NO_SYS=1), raw API only. */
+#ifndef LPA_CM4_LWIPOPTS_H
+#define LPA_CM4_LWIPOPTS_H
+
+#define NO_SYS 1
+#define LWIP_NETCONN 0
+#define LWIP_SOCKET 0
+#define SYS_LIGHTWEIGHT_PROT 0
+
+#include "../lwipopts_mcu.h"
+
+#endif
