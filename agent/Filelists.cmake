@@ -1,0 +1,41 @@
+# Source lists of the linkperf agent for CMake builds (a vendor SDK's or ours). Set LPA_DIR to
+# this directory first, then include() this file; agent/Filelists.mk holds the same lists for
+# make, and agent/CMakeLists.txt checks at configure time that the two agree.
+#
+#   LPA_CORE_SOURCES     sessions, flows, reports (always)
+#   LPA_IPERF2_SOURCES   the iperf2 protocol (LPA_IPERF2)
+#   LPA_IPERF3_SOURCES   the iperf3 protocol and its JSON reader/writer (LPA_IPERF3)
+#   LPA_CONSOLE_SOURCES  lpa_command() and the text formatter (LPA_CONSOLE, LPA_FORMAT)
+#   LPA_SOURCES          all of the above (each file compiles to nothing when its option is 0)
+#   LPA_RAW_SOURCES / LPA_NETCONN_SOURCES / LPA_SOCKET_SOURCES   one back end: add exactly one,
+#                        with -DLPA_BACKEND=LPA_BACKEND_RAW|NETCONN|SOCKET to match
+#   LPA_INCLUDE_DIRS     public headers (include/) and the internal ones (src/)
+
+if(NOT DEFINED LPA_DIR)
+  message(FATAL_ERROR "set LPA_DIR to the agent directory before including Filelists.cmake")
+endif()
+
+set(LPA_CORE_SOURCES
+  ${LPA_DIR}/src/lpa_core.c
+  ${LPA_DIR}/src/lpa_flow.c
+)
+set(LPA_IPERF2_SOURCES
+  ${LPA_DIR}/src/lpa_iperf2.c
+  ${LPA_DIR}/src/lpa_iperf2_udp.c
+)
+set(LPA_IPERF3_SOURCES
+  ${LPA_DIR}/src/lpa_iperf3.c
+  ${LPA_DIR}/src/lpa_json.c
+)
+set(LPA_CONSOLE_SOURCES
+  ${LPA_DIR}/src/lpa_cmd.c
+  ${LPA_DIR}/src/lpa_format.c
+)
+set(LPA_SOURCES
+  ${LPA_CORE_SOURCES} ${LPA_IPERF2_SOURCES} ${LPA_IPERF3_SOURCES} ${LPA_CONSOLE_SOURCES})
+
+set(LPA_RAW_SOURCES ${LPA_DIR}/src/lpa_raw.c)
+set(LPA_NETCONN_SOURCES ${LPA_DIR}/src/lpa_netconn.c)
+set(LPA_SOCKET_SOURCES ${LPA_DIR}/src/lpa_socket.c)
+
+set(LPA_INCLUDE_DIRS ${LPA_DIR}/include ${LPA_DIR}/src)
