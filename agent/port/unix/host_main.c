@@ -21,6 +21,9 @@
 
 /* The same declaration as agent/include/lpa.h: the agent's console entry point. */
 int lpa_command(const char *line, void (*print)(const char *text, void *arg), void *arg);
+/* The agent's start (lpa.h), once the stack is up, as a board's application calls it. Weak:
+ * the port's smoke programs have no agent. */
+int lpa_init(void) __attribute__((weak));
 
 #define MAX_CMDS 32
 #define LINE_MAX_BYTES 1024
@@ -436,6 +439,11 @@ int main(int argc, char **argv)
 
   if (lpa_host_up(&o.host) < 0)
     return 1;
+  if (lpa_init && lpa_init() != 0) {
+    fprintf(stderr, "lpa-host: lpa_init failed\n");
+    lpa_host_down();
+    return 1;
+  }
   for (int i = 0; i < o.ncmds; i++) {
     char line[LINE_MAX_BYTES + 1];
     snprintf(line, sizeof line, "%s", o.cmds[i]);

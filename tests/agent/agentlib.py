@@ -1,0 +1,286 @@
+"""Helpers for the board-agent tests (stdlib only): a two-namespace topology with the lwIP
+host program on a TAP device, its console over stdin/stdout, and PC-side tools.
+
+    namespace A  "lpa-<pid>-<tag>-a":  tap0 (the host program's lwIP) --+-- br0 --- va
+    namespace B  "lpa-<pid>-<tag>-b":  vb (PC address, runs iperf/ping/linkperf)   |
+                                        '------------------- veth ----------------'
+Bridge and TAP carry no address; lwIP is <net>.2, the PC <net>.1 (a /24).
+
+Processes go through lptest.Proc (hard deadline, PDEATHSIG, killed at exit), so every case
+ends with nothing left running; namespaces are deleted by the context manager and atexit.
+Without root, /dev/net/tun or a host program, preflight() prints "SKIP: reason" and exits
+0 (CI=true: the file fails). What it does not do: shape or impair links itself (the host
+program's --rate/--delay-ms/--loss-pct do that, inside lwIP's netif)."""
+
+import atexit
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+import lptest  # noqa: E402
+from lptest import TestFailure, check  # noqa: E402,F401
+
+CI = lptest.CI
+SOURCE_DIR = lptest.SOURCE_DIR
+IPERF2 = shutil.which("iperf") or "/usr/bin/iperf"
+IPERF3 = lptest.IPERF3
+LWIP_MAC = "02:4c:50:41:00:01"
+
+
+def program(env, name):
+    """Path of a host program: $env if set, else the first build dir that has it."""
+    p = os.environ.get(env)
+    if p:
+        return p
+    for b in ("build-port", "build", "build-core"):
+        cand = os.path.join(SOURCE_DIR, b, "agent", "port", "unix", name)
+        if os.access(cand, os.X_OK):
+            return cand
+    return os.path.join(SOURCE_DIR, "build", "agent", "port", "unix", name)
+
+
+SMOKE = program("LPA_PORT_SMOKE", "lpa-port-smoke")
+SMOKE_NOSYS = program("LPA_PORT_SMOKE_NOSYS", "lpa-port-smoke-nosys")
+SMOKE_MCU = program("LPA_PORT_SMOKE_MCU", "lpa-port-smoke-mcu")
+SMOKE_NOSYS_W32 = program("LPA_PORT_SMOKE_NOSYS_W32", "lpa-port-smoke-nosys-w32")
+
+
+def _missing(programs=(), tools=()):
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, /dev/net/tun)"
+    if not os.path.exists("/dev/net/tun"):
+        return "no /dev/net/tun (modprobe tun)"
+    for t in ("ip",) + tuple(tools):
+        if not shutil.which(t):
+            return "%s not installed" % t
+    for p in programs:
+        if not os.access(p, os.X_OK):
+            return "host program not built: %s" % p
+    return None
+
+
+def preflight(programs=(), tools=()):
+    """Call before suite.main(): without root, tun, the tools or the programs, print
+    "SKIP: reason" and exit 0 -- or, under CI=true, "FATAL: reason" and exit 1."""
+    why = _missing(programs, tools)
+    if why is None:
+        return
+    if CI:
+        print("FATAL: agent test requirement missing under CI=true: " + why)
+        sys.exit(1)
+    print("SKIP: " + why)
+    sys.exit(0)
+
+
+def _sh(argv, timeout=20, check_rc=True, stdin=None):
+    r = subprocess.run([str(a) for a in argv], input=stdin, capture_output=True, text=True,
+                       timeout=timeout)
+    if check_rc and r.returncode != 0:
+        raise TestFailure("%s failed (%d): %s" % (" ".join(map(str, argv)), r.returncode,
+                                                  r.stderr.strip()))
+    return r
+
+
+_LIVE_NS = set()
+
+
+def _del_ns_all():
+    lptest.kill_all()          # processes first: they hold the namespaces' devices
+    for ns in list(_LIVE_NS):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+        _LIVE_NS.discard(ns)
+
+
+atexit.register(_del_ns_all)
+
+
+class HostProc:
+    """The host program in namespace A: console commands on stdin, lines read back from
+    its stdout file. Every command ends with a "done rc=N" line (see host_main.c)."""
+
+    def __init__(self, topo, exe, args, cmds, timeout, ready_timeout):
+        argv = ["ip", "netns", "exec", topo.ns_a, exe, "--tap", topo.tap,
+                "--ip", "%s/%d" % (topo.lwip_ip, topo.prefix), "--mac", topo.mac]
+        for c in cmds:
+            argv += ["--cmd", c]
+        argv += [str(a) for a in args]
+        self.proc = lptest.Proc(argv, timeout, name=os.path.basename(exe),
+                                stdin=subprocess.PIPE)
+        self._pos = 0          # how many lines of stdout were consumed by wait_line()
+        self.ready = self.wait_line(r"^ready ", ready_timeout)
+
+    def lines(self):
+        return self.proc.stdout.splitlines()
+
+    def wait_line(self, pattern, timeout=10.0):
+        """Next stdout line (after those already consumed) matching regex `pattern`;
+        returns the match. Fails on timeout or exit."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            lines = self.lines()
+            for i in range(self._pos, len(lines)):
+                m = rx.search(lines[i])
+                if m:
+                    self._pos = i + 1
+                    return m
+            if time.monotonic() > deadline:
+                raise TestFailure("no line matching %r within %ss\n%s" % (
+                    pattern, timeout, self.proc.tail(25)))
+            if not self.proc.alive():
+                # a last look: the line may have been written just before exit
+                if len(self.proc.stdout.splitlines()) == len(lines):
+                    raise TestFailure("host program exited (rc=%s) before printing %r\n%s" % (
+                        self.proc.returncode, pattern, self.proc.tail(25)))
+            time.sleep(0.02)
+
+    def send(self, line):
+        try:
+            self.proc.popen.stdin.write((line + "\n").encode())
+            self.proc.popen.stdin.flush()
+        except (BrokenPipeError, OSError) as e:
+            raise TestFailure("cannot write %r to the host program: %s\n%s" % (
+                line, e, self.proc.tail()))
+
+    def command(self, line, timeout=10.0):
+        """Run one console command; returns (rc, output lines before "done rc=N")."""
+        start = self._pos
+        self.send(line)
+        m = self.wait_line(r"^done rc=(-?\d+)$", timeout)
+        out = self.lines()[start:self._pos - 1]
+        return int(m.group(1)), out
+
+    def link(self):
+        """The link counters as a dict of ints (the `link` console command)."""
+        rc, out = self.command("link")
+        check(rc == 0, "link command failed: %s" % out)
+        for ln in out:
+            if ln.startswith("link: "):
+                return parse_link(ln)
+        raise TestFailure("no counters in the link command's output: %s" % out)
+
+    def stop(self, timeout=10.0):
+        """SIGTERM; waits for exit; returns (rc, final link counters or None)."""
+        self.proc.signal(signal.SIGTERM)
+        rc = self.proc.wait(timeout)
+        last = [ln for ln in self.lines() if ln.startswith("link: ")]
+        return rc, (parse_link(last[-1]) if last else None)
+
+    def quit(self, timeout=10.0):
+        """`quit` on the console; returns the exit status."""
+        self.send("quit")
+        return self.proc.wait(timeout)
+
+
+def parse_link(line):
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+
+
+class Topology:
+    """Namespaces A (bridge, veth end, TAP) and B (PC end). Use as a context manager;
+    start_host() runs a host program in A, run_b()/start_b() run PC tools in B."""
+
+    def __init__(self, tag="t", net=77):
+        base = "lpa-%d-%s" % (os.getpid(), tag)
+        self.ns_a, self.ns_b = base + "-a", base + "-b"
+        self.tap = "tap0"
+        self.prefix = 24
+        self.pc_ip = "10.%d.%d.1" % (net, os.getpid() % 250 + 1)
+        self.lwip_ip = self.pc_ip[:-1] + "2"
+        self.mac = LWIP_MAC
+        self.hosts = []
+
+    def __enter__(self):
+        why = _missing()
+        lptest.require(why is None, why or "")
+        try:
+            self._setup()
+        except (TestFailure, subprocess.TimeoutExpired, OSError) as e:
+            self.close()
+            lptest.require(False, "cannot set up the namespaces: %s" % e)
+        return self
+
+    def _setup(self):
+        a, b = self.ns_a, self.ns_b
+        for ns in (a, b):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+            _sh(["ip", "netns", "add", ns])
+            _LIVE_NS.add(ns)
+            _sh(["ip", "-n", ns, "link", "set", "lo", "up"])
+            # IPv4 only (lwIP is built without IPv6): no router solicitations or MLD on the
+            # wire to muddle the link counters.
+            _sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                 "net.ipv6.conf.default.disable_ipv6=1"])
+        # No multicast snooping: with it the bridge joins 224.0.0.106 and sends IGMP reports
+        # through the TAP, stray frames in lwIP's RX counters.
+        _sh(["ip", "-n", a, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0"])
+        _sh(["ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb",
+             "netns", b])
+        _sh(["ip", "-n", a, "tuntap", "add", "mode", "tap", "name", self.tap])
+        for dev in ("va", self.tap):
+            _sh(["ip", "-n", a, "link", "set", dev, "master", "br0"])
+            _sh(["ip", "-n", a, "link", "set", dev, "up"])
+        _sh(["ip", "-n", a, "link", "set", "br0", "up"])
+        _sh(["ip", "-n", b, "addr", "add", "%s/%d" % (self.pc_ip, self.prefix), "dev", "vb"])
+        _sh(["ip", "-n", b, "link", "set", "vb", "up"])
+
+    def start_host(self, exe, args=(), cmds=(), timeout=120, ready_timeout=10.0):
+        """Start host program `exe` in namespace A on the TAP (it opens /dev/net/tun there)
+        with extra options `args` and --cmd lines `cmds`; returns a HostProc once it printed
+        its ready line."""
+        h = HostProc(self, exe, args, cmds, timeout, ready_timeout)
+        self.hosts.append(h)
+        return h
+
+    def b_argv(self, argv):
+        return ["ip", "netns", "exec", self.ns_b] + [str(a) for a in argv]
+
+    def run_b(self, argv, timeout=60):
+        """Run a command in namespace B to completion; returns an lptest.Result."""
+        p = lptest.Proc(self.b_argv(argv), timeout, name=os.path.basename(str(argv[0])))
+        p.wait(timeout + 5)
+        return lptest.Result(p)
+
+    def start_b(self, argv, timeout=60):
+        return lptest.Proc(self.b_argv(argv), timeout, name=os.path.basename(str(argv[0])))
+
+    def pin_neighbor(self):
+        """Give B a permanent ARP entry for lwIP, so B never ARPs for it (a lost ARP reply
+        would otherwise show up as unexplained loss)."""
+        _sh(["ip", "-n", self.ns_b, "neigh", "replace", self.lwip_ip, "lladdr", self.mac,
+             "dev", "vb", "nud", "permanent"])
+
+    def ping(self, count, interval=0.2, size=56, timeout=None, extra=()):
+        """ping from B to lwIP; returns a dict: sent, received, rtts (ms list), and
+        min/avg/max when any reply came."""
+        args = ["ping", "-n", "-c", count, "-i", interval, "-s", size, "-W", 2]
+        args += list(extra) + [self.lwip_ip]
+        r = self.run_b(args, timeout=timeout or int(count * interval + 20))
+        return parse_ping(r)
+
+    def close(self):
+        for h in self.hosts:
+            h.proc.kill()
+        for ns in (self.ns_a, self.ns_b):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+            _LIVE_NS.discard(ns)
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def parse_ping(r):
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", r.out)
+    check(m is not None, "ping printed no summary", r.describe())
+    d = {"sent": int(m.group(1)), "received": int(m.group(2)),
+         "rtts": [float(x) for x in re.findall(r"time=([\d.]+) ms", r.out)], "result": r}
+    s = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)/", r.out)
+    if s:
+        d["min"], d["avg"], d["max"] = (float(x) for x in s.groups())
+    return d
