@@ -73,9 +73,6 @@ void lpa_i2_fail(struct lpa_session *s, const char *why) {
   lpa_i2_close_all(s);
 }
 
-static int flows_done(const struct i2_state *t) {
-  return t->fwd.state != LPA_FLOW_RUNNING && t->rev.state != LPA_FLOW_RUNNING;
-}
 
 static void report_start(struct lpa_session *s, uint8_t dir) {
   struct lpa_report r;
@@ -98,7 +95,14 @@ static void pump(struct lpa_session *s, struct lpa_flow *f, uint64_t now) {
   }
 }
 
+static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
+
+#if LPA_SERVER
 /* ---- server: one TCP test ---- */
+
+static int flows_done(const struct i2_state *t) {
+  return t->fwd.state != LPA_FLOW_RUNNING && t->rev.state != LPA_FLOW_RUNNING;
+}
 
 enum { TT_HEADER = 0, TT_RUN, TT_BACK_PENDING };
 static const struct lpa_proto_ops tcp_test_ops;
@@ -254,8 +258,6 @@ static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
   tcp_test_maybe_end(s);
 }
 
-static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
-
 static const struct lpa_proto_ops tcp_test_ops = {
     NULL, tcp_test_connected, tcp_test_recv, tcp_test_sendable, tcp_test_error, NULL,
     tcp_test_tick, test_stop};
@@ -303,6 +305,24 @@ static void listener_stop(struct lpa_session *s) { lpa_i2_close_all(s); }
 static const struct lpa_proto_ops listener_ops = {
     listener_accept, NULL, NULL, NULL, NULL, listener_udp, NULL, listener_stop};
 
+static int start_listener(struct lpa_session *s) {
+  struct i2_state *t = I2(s);
+  t->kind = I2_LISTENER;
+  s->ops = &listener_ops;
+  t->tcp_listen = lpa_net_tcp_listen(s->cfg.port, s);
+  if (t->tcp_listen == NULL) return LPA_ENET;
+#if LPA_UDP
+  t->udp_listen = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
+  if (t->udp_listen == NULL) {
+    close_conn(&t->tcp_listen);
+    return LPA_ENET;
+  }
+#endif
+  return 0;
+}
+#endif /* LPA_SERVER */
+
+#if LPA_CLIENT
 /* ---- client: TCP ---- */
 
 enum { TC_CONNECTING = 0, TC_RUN, TC_FLUSH, TC_WAIT_BACK };
@@ -467,28 +487,12 @@ static void tcp_client_sendable(struct lpa_session *s, struct lpa_conn *c) {
 static const struct lpa_proto_ops tcp_client_ops = {
     tcp_client_accept, tcp_client_connected, tcp_client_recv, tcp_client_sendable,
     tcp_client_error, NULL, tcp_client_tick, test_stop};
+#endif
 
 /* ---- entry ---- */
 
-static int start_listener(struct lpa_session *s) {
-  struct i2_state *t = I2(s);
-  t->kind = I2_LISTENER;
-  s->ops = &listener_ops;
-  t->tcp_listen = lpa_net_tcp_listen(s->cfg.port, s);
-  if (t->tcp_listen == NULL) return LPA_ENET;
-#if LPA_UDP
-  t->udp_listen = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
-  if (t->udp_listen == NULL) {
-    close_conn(&t->tcp_listen);
-    return LPA_ENET;
-  }
-#endif
-  return 0;
-}
-
 int lpa_iperf2_start(struct lpa_session *s) {
   struct i2_state *t = I2(s);
-  int want_back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
   memset(t, 0, sizeof(*t));
   if (s->cfg.role == LPA_ROLE_SERVER) {
 #if LPA_SERVER
@@ -509,7 +513,7 @@ int lpa_iperf2_start(struct lpa_session *s) {
   }
   t->kind = I2_TCP_CLIENT;
   s->ops = &tcp_client_ops;
-  if (want_back) {
+  if (s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF) {
     t->tcp_listen = lpa_net_tcp_listen(s->cfg.back_port, s);
     if (t->tcp_listen == NULL) return LPA_ENET;
   }

@@ -14,8 +14,6 @@
 #define REPORTS_MAX 9
 #define UDP_IDLE_US 30000000u
 
-static const struct lpa_proto_ops udp_test_ops;
-
 /* Sequence number of a datagram; returns 1 for a FIN (negative number, absolute value in seq). */
 static int parse_seq(const struct i2_state *t, const uint8_t *d, uint64_t *seq) {
   uint32_t id = lpa_get32(d), id2 = lpa_get32(d + 12);
@@ -158,7 +156,29 @@ static int tx_fin_step(struct lpa_session *s, struct lpa_flow *f, const ip_addr_
   return 0;
 }
 
+static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_addr_t *to,
+                            uint16_t port, int fin_exchange, uint64_t now) {
+  struct i2_state *t = I2(s);
+  if (f->state == LPA_FLOW_RUNNING) {
+    if (lpa_flow_udp_pump(f, now, data_head, t, to, port)) lpa_flow_finish(s, f, now);
+  } else if (f->state == LPA_FLOW_DONE && !t->tx_done) {
+    if (fin_exchange) {
+      (void)tx_fin_step(s, f, to, port, now);
+    } else { /* -R: one FIN, no exchange */
+      uint8_t h[I2_UDP_PREFIX];
+      put_prefix(h, -(int64_t)(f->seq + 1));
+      (void)lpa_net_udp_send(f->conn, h, sizeof(h), f->len, to, port);
+      t->tx_done = 1;
+    }
+  }
+}
+
+static void udp_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
+
+#if LPA_SERVER
 /* ---- server side of a UDP test ---- */
+
+static const struct lpa_proto_ops udp_test_ops;
 
 static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, uint64_t at) {
   struct i2_state *t = I2(s);
@@ -246,23 +266,6 @@ static void udp_test_on_udp(struct lpa_session *s, struct lpa_conn *c, const uin
     t->tx_done = 1;
 }
 
-static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_addr_t *to,
-                            uint16_t port, int fin_exchange, uint64_t now) {
-  struct i2_state *t = I2(s);
-  if (f->state == LPA_FLOW_RUNNING) {
-    if (lpa_flow_udp_pump(f, now, data_head, t, to, port)) lpa_flow_finish(s, f, now);
-  } else if (f->state == LPA_FLOW_DONE && !t->tx_done) {
-    if (fin_exchange) {
-      (void)tx_fin_step(s, f, to, port, now);
-    } else { /* -R: one FIN, no exchange */
-      uint8_t h[I2_UDP_PREFIX];
-      put_prefix(h, -(int64_t)(f->seq + 1));
-      (void)lpa_net_udp_send(f->conn, h, sizeof(h), f->len, to, port);
-      t->tx_done = 1;
-    }
-  }
-}
-
 static void udp_test_tick(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   int reverse = t->rev.conn != NULL && t->rev.conn != t->back;
@@ -281,11 +284,12 @@ static void udp_test_tick(struct lpa_session *s, uint64_t now) {
     lpa_i2_close_all(s);
 }
 
-static void udp_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
-
 static const struct lpa_proto_ops udp_test_ops = {
     NULL, NULL, NULL, NULL, NULL, udp_test_on_udp, udp_test_tick, udp_stop};
 
+#endif /* LPA_SERVER */
+
+#if LPA_CLIENT
 /* ---- client ---- */
 
 static void udp_client_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
@@ -390,5 +394,6 @@ int lpa_i2_udp_client_start(struct lpa_session *s) {
   lpa_flow_start(s, &t->fwd, now);
   return 0;
 }
+#endif /* LPA_CLIENT */
 
 #endif
