@@ -1,0 +1,734 @@
+/* iperf3 over lwIP: the control channel (cookie, state bytes, length-prefixed JSON), data
+ * streams, the results exchange, and the server (one test at a time, like iperf3: a second
+ * client is told ACCESS_DENIED). The client is in lpa_iperf3_client.c. Every byte from the
+ * network is untrusted: reads are bounded by LPA_IPERF3_JSON_MAX and every handshake step
+ * times out. --bidir and -O (omit) are not implemented; a bidir request is refused. */
+#include <string.h>
+
+#include "lpa_iperf3.h"
+
+#if LPA_IPERF3
+
+struct i3_slot lpa_i3[LPA_MAX_SESSIONS];
+static struct i3_test pool[LPA_IPERF3_TESTS];
+
+#define DRAIN_QUIET_US 100000u /* after TEST_END, in-flight data counts until 100 ms of quiet */
+#define DRAIN_MAX_US 2000000u  /* ... or for 2 s at most */
+
+struct i3_test *lpa_i3_alloc(struct lpa_session *s, uint8_t kind) {
+  int i;
+  for (i = 0; i < LPA_IPERF3_TESTS; i++) {
+    struct i3_test *t = &pool[i];
+    if (t->used) continue;
+    memset(t, 0, sizeof(*t));
+    t->used = 1;
+    lpa_i3[s->index].kind = kind;
+    lpa_i3[s->index].t = t;
+    return t;
+  }
+  return NULL;
+}
+
+static void close_conn(struct lpa_conn **c) {
+  if (*c != NULL) lpa_net_close(*c);
+  *c = NULL;
+}
+
+void lpa_i3_close_all(struct lpa_session *s) {
+  struct i3_slot *slot = &lpa_i3[s->index];
+  struct i3_test *t = slot->t;
+  int i;
+  if (t != NULL) {
+    close_conn(&t->ctrl);
+    for (i = 0; i < LPA_MAX_STREAMS; i++) {
+      close_conn(&t->st[i].conn);
+      close_conn(&t->pend[i].conn);
+    }
+    close_conn(&t->udp_ep);
+    if (t->parent != NULL && t->parent->used && lpa_i3[t->parent->index].kind == I3_LISTENER &&
+        lpa_i3[t->parent->index].test == s)
+      lpa_i3[t->parent->index].test = NULL;
+    t->used = 0;
+  }
+  close_conn(&slot->listen);
+  slot->t = NULL;
+  slot->test = NULL;
+  slot->kind = 0;
+  lpa_session_end(s);
+}
+
+void lpa_i3_fail(struct lpa_session *s, const char *why) {
+  struct i3_test *t = I3(s);
+  lpa_report_error(s, why);
+  if (t != NULL && t->sum.state == LPA_FLOW_RUNNING) lpa_i3_finish(s, lpa_now_us());
+  lpa_i3_close_all(s);
+}
+
+void lpa_i3_report_start(struct lpa_session *s, uint8_t dir) {
+  struct lpa_report r;
+  memset(&r, 0, sizeof(r));
+  r.kind = LPA_REPORT_START;
+  r.dir = dir;
+  lpa_report_emit(s, &r);
+}
+
+/* ---- control channel ---- */
+
+void lpa_i3_flush(struct lpa_session *s) {
+  struct i3_test *t = I3(s);
+  while (t->out_off < t->out_len && t->ctrl != NULL) {
+    long n = lpa_net_tcp_send(t->ctrl, t->buf + t->out_off, t->out_len - t->out_off, 0);
+    if (n <= 0) return; /* full: on_sendable calls again; broken: on_error follows */
+    t->out_off = (uint16_t)(t->out_off + n);
+  }
+  if (t->out_off == t->out_len) t->out_off = t->out_len = 0;
+}
+
+int lpa_i3_send(struct lpa_session *s, const void *data, size_t n) {
+  struct i3_test *t = I3(s);
+  if (n > sizeof(t->buf) - t->out_len || (t->rd == RD_BODY && t->have != 0)) {
+    lpa_i3_fail(s, "iperf3 control output does not fit its buffer");
+    return -1;
+  }
+  memcpy(t->buf + t->out_len, data, n);
+  t->out_len = (uint16_t)(t->out_len + n);
+  lpa_i3_flush(s);
+  return 0;
+}
+
+int lpa_i3_send_state(struct lpa_session *s, uint8_t state) { return lpa_i3_send(s, &state, 1); }
+
+void lpa_i3_expect(struct i3_test *t, uint8_t rd, uint32_t need) {
+  t->rd = rd;
+  t->need = need;
+  t->have = 0;
+}
+
+int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_fn item) {
+  struct i3_test *t = I3(s);
+  while (n > 0) {
+    uint8_t *dst;
+    size_t take;
+    uint8_t rd = t->rd;
+    if (rd == RD_NONE) {
+      lpa_i3_fail(s, "unexpected data on the iperf3 control connection");
+      return -1;
+    }
+    dst = rd == RD_COOKIE ? (uint8_t *)t->cookie : rd == RD_BODY ? t->buf : t->hdr;
+    take = t->need - t->have;
+    if (take > n) take = n;
+    memcpy(dst + t->have, d, take);
+    t->have += (uint32_t)take;
+    d += take;
+    n -= take;
+    if (t->have < t->need) break;
+    if (rd == RD_LEN) {
+      uint32_t len = lpa_get32(t->hdr);
+      if (len == 0 || len > LPA_IPERF3_JSON_MAX) {
+        lpa_i3_fail(s, "iperf3 JSON message empty or longer than LPA_IPERF3_JSON_MAX");
+        return -1;
+      }
+      if (t->out_len != 0) {
+        lpa_i3_fail(s, "iperf3 peer sent JSON before taking ours");
+        return -1;
+      }
+      lpa_i3_expect(t, RD_BODY, len);
+      continue;
+    }
+    t->rd = RD_NONE; /* the handler says what comes next */
+    if (item(s, rd) < 0 || !s->used || I3(s) != t) return -1;
+  }
+  return 0;
+}
+
+/* ---- streams ---- */
+
+uint16_t lpa_i3_stream_id(int i) { return (uint16_t)(i == 0 ? 1 : i + 2); } /* 1, 3, 4, ... */
+
+static size_t udp_head(void *ctx, struct lpa_flow *f, uint8_t *h, uint64_t now) {
+  struct i3_test *t = (struct i3_test *)ctx;
+  lpa_put32(h, (uint32_t)(now / 1000000u));
+  lpa_put32(h + 4, (uint32_t)(now % 1000000u));
+  if (!t->use64) {
+    lpa_put32(h + 8, (uint32_t)f->seq);
+    return 12;
+  }
+  lpa_put32(h + 8, (uint32_t)(f->seq >> 32));
+  lpa_put32(h + 12, (uint32_t)f->seq);
+  return 16;
+}
+
+void lpa_i3_udp_rx(struct i3_test *t, struct lpa_flow *f, const uint8_t *d, size_t n,
+                   uint64_t at) {
+  uint64_t seq;
+  int64_t sent;
+  if (f->state != LPA_FLOW_RUNNING || n < (t->use64 ? 16u : 12u)) return;
+  sent = (int64_t)lpa_get32(d) * 1000000 + (int64_t)lpa_get32(d + 4);
+  seq = t->use64 ? ((uint64_t)lpa_get32(d + 8) << 32) | lpa_get32(d + 12) : lpa_get32(d + 8);
+  lpa_flow_udp_rx(f, seq, sent, at);
+  lpa_flow_rx(f, n, at);
+}
+
+/* TEST_RUNNING: every stream's flow and the sum flow start now; senders get their limits
+ * (the byte or block count is shared out over the streams, as iperf3 counts it in total). */
+void lpa_i3_run(struct lpa_session *s, uint8_t dir, uint64_t now) {
+  struct i3_test *t = I3(s);
+  uint8_t proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
+  int i;
+  t->run_us = now;
+  for (i = 0; i < t->nstreams; i++) {
+    struct lpa_flow *f = &t->st[i].f;
+    f->dir = dir;
+    f->proto = proto;
+    lpa_flow_start(s, f, now);
+    f->interim = 0; /* the sum reports */
+    if (dir != LPA_DIR_TX) continue;
+    f->end_us = t->dur_us != 0 ? now + t->dur_us : 0;
+    f->amount = t->amount / t->nstreams + ((uint64_t)i < t->amount % t->nstreams ? 1u : 0u);
+    if (t->amount != 0 && f->amount == 0) f->state = LPA_FLOW_DONE;
+    f->rate_bps = t->rate_bps;
+    f->len = t->len;
+  }
+  lpa_flow_init(&t->sum, NULL, dir, proto);
+  lpa_i3_report_start(s, dir);
+  lpa_flow_start(s, &t->sum, now);
+  t->phase = PH_RUNNING;
+}
+
+/* The sum flow mirrors the streams' counters, so reports cover the whole test. */
+void lpa_i3_sum_sync(struct i3_test *t) {
+  struct lpa_flow *sum = &t->sum;
+  uint64_t bytes = 0, seq = 0, jit = 0, last = sum->start_us;
+  struct lpa_udp_rx rx;
+  int i;
+  memset(&rx, 0, sizeof(rx));
+  for (i = 0; i < t->nstreams; i++) {
+    const struct lpa_flow *f = &t->st[i].f;
+    bytes += f->bytes;
+    seq += f->seq;
+    rx.max_seq += f->rx.max_seq;
+    rx.lost_raw += f->rx.lost_raw;
+    rx.out_of_order += f->rx.out_of_order;
+    jit += f->rx.jitter_us16;
+    if (f->last_us > last) last = f->last_us;
+  }
+  if (t->nstreams != 0) rx.jitter_us16 = (uint32_t)(jit / t->nstreams);
+  sum->ivl_bytes += bytes - sum->bytes;
+  sum->bytes = bytes;
+  sum->seq = seq;
+  sum->rx = rx;
+  sum->last_us = last;
+}
+
+void lpa_i3_finish(struct lpa_session *s, uint64_t end_us) {
+  struct i3_test *t = I3(s);
+  int i;
+  lpa_i3_sum_sync(t);
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.state = LPA_FLOW_DONE;
+  if (end_us < t->run_us) end_us = t->run_us;
+  t->end_us = end_us;
+  lpa_flow_finish(s, &t->sum, end_us);
+}
+
+/* Sends what the sending streams may send now. Returns 1 when all have reached their limit,
+ * 0 otherwise, -1 when the session ended (a broken connection). */
+int lpa_i3_pump(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  int i, running = 0;
+  for (i = 0; i < t->nstreams; i++) {
+    struct i3_stream *st = &t->st[i];
+    struct lpa_flow *f = &st->f;
+    int r;
+    if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) continue;
+    if (t->udp) {
+      int server = lpa_i3[s->index].kind == I3_SERVER;
+      r = lpa_flow_udp_pump(f, now, udp_head, t, server ? &st->ip : NULL, server ? st->port : 0);
+    } else if (f->conn == NULL) {
+      r = 1;
+    } else {
+      r = lpa_flow_tcp_pump(f, now);
+      if (r < 0) {
+        lpa_i3_fail(s, "iperf3 data connection broken while sending");
+        return -1;
+      }
+    }
+    if (r > 0) f->state = LPA_FLOW_DONE;
+    else running = 1;
+  }
+  return !running;
+}
+
+/* ---- results ---- */
+
+int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir) {
+  struct i3_test *t = I3(s);
+  uint8_t *p = t->buf + t->out_len;
+  size_t room = sizeof(t->buf) - t->out_len;
+  struct lpa_jw w;
+  long len;
+  int i;
+  if (room < 4 + 2) {
+    lpa_i3_fail(s, "iperf3 control output does not fit its buffer");
+    return -1;
+  }
+  lpa_jw_init(&w, (char *)p + 4, room - 4 - 1); /* one byte stays for a state after it */
+  lpa_jw_object(&w, NULL);
+  lpa_jw_int(&w, "cpu_util_total", 0);
+  lpa_jw_int(&w, "cpu_util_user", 0);
+  lpa_jw_int(&w, "cpu_util_system", 0);
+  /* 0: a sender without retransmit counters; -1: this side only receives */
+  lpa_jw_int(&w, "sender_has_retransmits", our_dir == LPA_DIR_TX ? 0 : -1);
+  lpa_jw_array(&w, "streams");
+  for (i = 0; i < t->nstreams; i++) {
+    const struct lpa_flow *f = &t->st[i].f;
+    int udp_rx = t->udp && our_dir == LPA_DIR_RX;
+    lpa_jw_object(&w, NULL);
+    lpa_jw_int(&w, "id", lpa_i3_stream_id(i));
+    lpa_jw_uint(&w, "bytes", f->bytes);
+    lpa_jw_int(&w, "retransmits", -1);
+    lpa_jw_scaled(&w, "jitter", udp_rx ? f->rx.jitter_us16 / 16 : 0, 6);
+    lpa_jw_uint(&w, "errors", udp_rx ? lpa_udp_lost(&f->rx) : 0);
+    lpa_jw_uint(&w, "packets", !t->udp ? 0 : udp_rx ? f->rx.max_seq : f->seq);
+    lpa_jw_int(&w, "start_time", 0);
+    lpa_jw_scaled(&w, "end_time", (int64_t)(t->end_us - t->run_us), 6);
+    lpa_jw_end(&w);
+  }
+  lpa_jw_end(&w);
+  lpa_jw_end(&w);
+  len = lpa_jw_finish(&w);
+  if (len < 0) {
+    lpa_i3_fail(s, "iperf3 results do not fit LPA_IPERF3_JSON_MAX");
+    return -1;
+  }
+  lpa_put32(p, (uint32_t)len);
+  t->out_len = (uint16_t)(t->out_len + 4 + (size_t)len);
+  lpa_i3_flush(s);
+  return 0;
+}
+
+/* The peer's results JSON (in buf) as one PEER report: bytes summed over its streams, the
+ * longest stream time, UDP loss and datagrams summed, jitter averaged. */
+int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir) {
+  struct i3_test *t = I3(s);
+  struct lpa_json root, arr, st, v;
+  struct lpa_report r;
+  int64_t x, end_us = 0, jit = 0;
+  size_t i;
+  if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
+      lpa_json_get(&root, "streams", &arr) < 0 || lpa_json_type(&arr) != LPA_JSON_ARRAY)
+    return -1;
+  memset(&r, 0, sizeof(r));
+  r.kind = LPA_REPORT_PEER;
+  r.dir = peer_dir;
+  for (i = 0; i < 128 && lpa_json_index(&arr, i, &st) == 0; i++) {
+    if (lpa_json_type(&st) != LPA_JSON_OBJECT) return -1;
+    if (lpa_json_get_int(&st, "bytes", &x) < 0 || x < 0) return -1;
+    r.bytes += (uint64_t)x;
+    if (lpa_json_get(&st, "end_time", &v) == 0 && lpa_json_scaled(&v, 6, &x) == 0 && x > end_us)
+      end_us = x;
+    if (lpa_json_get(&st, "jitter", &v) == 0 && lpa_json_scaled(&v, 6, &x) == 0 && x > 0)
+      jit += x;
+    if (lpa_json_get_int(&st, "errors", &x) == 0 && x > 0) r.lost += (uint64_t)x;
+    if (lpa_json_get_int(&st, "packets", &x) == 0 && x > 0) r.packets += (uint64_t)x;
+  }
+  if (end_us <= 0) end_us = (int64_t)(t->end_us - t->run_us); /* a pre-3.2 peer: our time */
+  if (end_us > 86400000000ll * 2) end_us = 86400000000ll * 2;
+  r.end_ms = (uint32_t)(end_us / 1000);
+  r.bps = end_us > 0 ? r.bytes * 8000000u / (uint64_t)end_us : 0;
+  if (i != 0) r.jitter_us = (uint32_t)(jit / (int64_t)i);
+  if (r.packets > 0 && r.lost > r.packets) r.lost = r.packets;
+  lpa_report_emit(s, &r);
+  return 0;
+}
+
+#if LPA_SERVER
+
+/* ---- server: one test ---- */
+
+static const struct lpa_proto_ops srv_ops;
+
+static void deny(struct lpa_conn *c) {
+  static const uint8_t busy = I3_ACCESS_DENIED;
+  (void)lpa_net_tcp_send(c, &busy, 1, 0);
+  lpa_net_close(c);
+}
+
+/* SERVER_ERROR with iperf3's error number (a stock client prints its text), then the end. */
+static int refuse(struct lpa_session *s, uint32_t i_errno, const char *why) {
+  uint8_t m[9];
+  m[0] = I3_SERVER_ERROR;
+  lpa_put32(m + 1, i_errno);
+  lpa_put32(m + 5, 0);
+  if (lpa_i3_send(s, m, sizeof(m)) == 0) lpa_i3_fail(s, why);
+  return -1;
+}
+
+static int64_t get_int(const struct lpa_json *o, const char *key, int64_t dflt) {
+  int64_t v = dflt;
+  if (lpa_json_get_int(o, key, &v) < 0) return dflt;
+  return v;
+}
+
+/* iperf3 3.12 takes a flag's presence as set; later versions want the literal true. */
+static int get_flag(const struct lpa_json *o, const char *key) {
+  struct lpa_json v;
+  int64_t n;
+  if (lpa_json_get(o, key, &v) < 0) return 0;
+  if (lpa_json_type(&v) == LPA_JSON_TRUE) return 1;
+  return lpa_json_int(&v, &n) == 0 && n != 0;
+}
+
+static int srv_params(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  struct lpa_json root, v;
+  int64_t time_s, num, blocks, len, rate, par;
+  if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
+      lpa_json_type(&root) != LPA_JSON_OBJECT)
+    return refuse(s, I3E_RECVPARAMS, "iperf3 parameters are not a JSON object");
+  t->udp = lpa_json_get(&root, "udp", &v) == 0;
+  if (!t->udp && lpa_json_get(&root, "tcp", &v) < 0)
+    return refuse(s, I3E_UNIMP, "iperf3 test is neither TCP nor UDP (SCTP is not supported)");
+  if (get_flag(&root, "bidirectional"))
+    return refuse(s, I3E_UNIMP, "iperf3 --bidir is not supported by the agent");
+  par = get_int(&root, "parallel", 1);
+  if (par < 1 || par > LPA_MAX_STREAMS)
+    return refuse(s, I3E_NUMSTREAMS, "iperf3 client asked for more streams than LPA_MAX_STREAMS");
+  time_s = get_int(&root, "time", 10);
+  if (time_s < 0 || time_s > 86400) return refuse(s, I3E_DURATION, "iperf3 test time too long");
+  num = get_int(&root, "num", 0);
+  blocks = get_int(&root, "blockcount", 0);
+  t->reverse = (uint8_t)get_flag(&root, "reverse");
+  len = get_int(&root, "len", t->udp ? 1460 : 131072);
+  if (t->udp ? (len < 16 || len > 65507 || (t->reverse && len > LPA_UDP_MAX_LEN))
+             : (len < 1 || len > 1048576))
+    return refuse(s, I3E_BLOCKSIZE, "iperf3 block size out of range (UDP -R: LPA_UDP_MAX_LEN)");
+  rate = get_int(&root, "bandwidth", t->udp ? 1048576 : 0);
+  t->use64 = (uint8_t)get_flag(&root, "udp_counters_64bit");
+  t->parallel = (uint8_t)par;
+  t->len = (uint32_t)len;
+  t->time_s = (uint32_t)time_s;
+  t->rate_bps = rate > 0 ? (uint64_t)rate : 0;
+  t->amount = num > 0 ? (uint64_t)num : 0;
+  if (t->amount == 0 && blocks > 0 && blocks < INT64_MAX / len) t->amount = (uint64_t)(blocks * len);
+  t->dur_us = t->amount == 0 ? (uint64_t)time_s * 1000000u : 0;
+  if (t->udp) {
+    t->udp_ep = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
+    if (t->udp_ep == NULL)
+      return refuse(s, I3E_RECVPARAMS, "iperf3 server cannot open its UDP port");
+  }
+  s->cfg.proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
+  t->phase = PH_STREAMS;
+  t->deadline_us = now + I3_STALL_US;
+  lpa_i3_expect(t, RD_STATE, 1);
+  return lpa_i3_send_state(s, I3_CREATE_STREAMS);
+}
+
+/* All streams are connected: the test runs. */
+static int srv_begin(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  if (lpa_i3_send_state(s, I3_TEST_START) < 0 || lpa_i3_send_state(s, I3_TEST_RUNNING) < 0)
+    return -1;
+  lpa_i3_run(s, t->reverse ? LPA_DIR_TX : LPA_DIR_RX, now);
+  if (t->reverse && lpa_i3_pump(s, now) < 0) return -1;
+  return 0;
+}
+
+/* The measured part is over: results are asked for. */
+static int srv_end_measure(struct lpa_session *s, uint64_t end_us, uint64_t now) {
+  struct i3_test *t = I3(s);
+  lpa_i3_finish(s, end_us);
+  t->phase = PH_RESULTS;
+  t->deadline_us = now + I3_STALL_US;
+  lpa_i3_expect(t, RD_LEN, 4);
+  return lpa_i3_send_state(s, I3_EXCHANGE_RESULTS);
+}
+
+static int srv_state(struct lpa_session *s, uint8_t b, uint64_t now) {
+  struct i3_test *t = I3(s);
+  lpa_i3_expect(t, RD_STATE, 1);
+  if (b == I3_TEST_START) return 0; /* a client may echo it; iperf3 ignores it too */
+  if (b == I3_CLIENT_TERMINATE) {
+    lpa_i3_fail(s, "the iperf3 client terminated the test");
+    return -1;
+  }
+  if (b == I3_TEST_END && t->phase == PH_RUNNING) {
+    t->end_us = now;
+    if (t->reverse) return srv_end_measure(s, now, now);
+    /* Data the client wrote before TEST_END may still be on its way: count it. */
+    t->phase = PH_DRAIN;
+    t->deadline_us = now + DRAIN_MAX_US;
+    lpa_i3_expect(t, RD_NONE, 0);
+    return 0;
+  }
+  if (b == I3_IPERF_DONE && t->phase == PH_DISPLAY) {
+    lpa_i3_close_all(s);
+    return -1;
+  }
+  lpa_i3_fail(s, "unknown or misplaced iperf3 control message from the client");
+  return -1;
+}
+
+static int srv_item(struct lpa_session *s, uint8_t rd) {
+  struct i3_test *t = I3(s);
+  uint64_t now = lpa_now_us();
+  t->deadline_us = now + I3_STALL_US;
+  if (rd == RD_COOKIE) {
+    t->phase = PH_PARAMS;
+    lpa_i3_expect(t, RD_LEN, 4);
+    return lpa_i3_send_state(s, I3_PARAM_EXCHANGE);
+  }
+  if (rd == RD_STATE) return srv_state(s, t->hdr[0], now);
+  if (rd == RD_BODY && t->phase == PH_PARAMS) return srv_params(s, now);
+  if (rd == RD_BODY && t->phase == PH_RESULTS) {
+    uint8_t ours = t->reverse ? LPA_DIR_TX : LPA_DIR_RX;
+    if (lpa_i3_peer_results(s, ours == LPA_DIR_TX ? LPA_DIR_RX : LPA_DIR_TX) < 0) {
+      lpa_i3_fail(s, "iperf3 client results are not valid JSON");
+      return -1;
+    }
+    t->have = 0; /* buf is free again for our results */
+    if (lpa_i3_send_results(s, ours) < 0 || lpa_i3_send_state(s, I3_DISPLAY_RESULTS) < 0)
+      return -1;
+    t->phase = PH_DISPLAY;
+    lpa_i3_expect(t, RD_STATE, 1);
+    return 0;
+  }
+  lpa_i3_fail(s, "unexpected iperf3 control message");
+  return -1;
+}
+
+static int find_stream(const struct i3_test *t, const struct lpa_conn *c) {
+  int i;
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].conn == c) return i;
+  return -1;
+}
+
+static int find_pending(const struct i3_test *t, const struct lpa_conn *c) {
+  int i;
+  for (i = 0; i < LPA_MAX_STREAMS; i++)
+    if (t->pend[i].conn == c) return i;
+  return -1;
+}
+
+/* A TCP data connection during CREATE_STREAMS: its cookie decides. */
+static void srv_add_pending(struct lpa_session *s, struct lpa_conn *c) {
+  struct i3_test *t = I3(s);
+  int i = find_pending(t, NULL);
+  if (i < 0 || t->nstreams >= t->parallel) {
+    deny(c);
+    return;
+  }
+  t->pend[i].conn = c;
+  t->pend[i].have = 0;
+  lpa_net_set_owner(c, s);
+}
+
+static void srv_pending_rx(struct lpa_session *s, int pi, const uint8_t *d, size_t n) {
+  struct i3_test *t = I3(s);
+  struct lpa_conn *c = t->pend[pi].conn;
+  struct i3_stream *st;
+  size_t take = I3_COOKIE_LEN - t->pend[pi].have;
+  uint64_t now = lpa_now_us();
+  if (take > n) take = n;
+  if (n == 0 || memcmp(d, t->cookie + t->pend[pi].have, take) != 0 ||
+      t->nstreams >= t->parallel) {
+    t->pend[pi].conn = NULL;
+    if (n == 0) lpa_net_close(c);
+    else deny(c); /* iperf3 answers a wrong cookie with ACCESS_DENIED; the test goes on */
+    return;
+  }
+  t->pend[pi].have = (uint8_t)(t->pend[pi].have + take);
+  if (t->pend[pi].have < I3_COOKIE_LEN) return;
+  t->pend[pi].conn = NULL;
+  st = &t->st[t->nstreams++];
+  memset(st, 0, sizeof(*st));
+  st->conn = c;
+  lpa_flow_init(&st->f, c, LPA_DIR_RX, LPA_PROTO_TCP);
+  t->deadline_us = now + I3_STALL_US;
+  if (t->nstreams == t->parallel) (void)srv_begin(s, now);
+}
+
+static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
+  struct i3_test *t = I3(s);
+  int i;
+  if (c == t->ctrl) {
+    if (n != 0) {
+      (void)lpa_i3_feed(s, d, n, srv_item);
+    } else if (t->phase == PH_DISPLAY) {
+      lpa_i3_close_all(s); /* EOF instead of IPERF_DONE: the results were exchanged */
+    } else {
+      lpa_i3_fail(s, "the iperf3 client closed the control connection");
+    }
+    return;
+  }
+  i = find_stream(t, c);
+  if (i >= 0) {
+    struct lpa_flow *f = &t->st[i].f;
+    if (n == 0) { /* the client closed a data stream: nothing more comes on it */
+      t->st[i].conn = NULL;
+      f->conn = NULL;
+      lpa_net_close(c);
+    } else if (f->state == LPA_FLOW_RUNNING && f->dir == LPA_DIR_RX) {
+      lpa_flow_rx(f, n, lpa_now_us());
+    }
+    return;
+  }
+  i = find_pending(t, c);
+  if (i >= 0) {
+    size_t take = I3_COOKIE_LEN - t->pend[i].have;
+    srv_pending_rx(s, i, d, n < take ? n : take);
+    if (n > take && s->used && I3(s) == t && (i = find_stream(t, c)) >= 0 &&
+        t->st[i].f.state == LPA_FLOW_RUNNING && t->st[i].f.dir == LPA_DIR_RX)
+      lpa_flow_rx(&t->st[i].f, n - take, lpa_now_us());
+  }
+}
+
+static void srv_sendable(struct lpa_session *s, struct lpa_conn *c) {
+  struct i3_test *t = I3(s);
+  if (c == t->ctrl) lpa_i3_flush(s);
+  else if (t->phase == PH_RUNNING && t->reverse) (void)lpa_i3_pump(s, lpa_now_us());
+}
+
+static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
+  struct i3_test *t = I3(s);
+  int i;
+  if (c == t->ctrl) {
+    t->ctrl = NULL;
+    if (t->phase == PH_DISPLAY) lpa_i3_close_all(s);
+    else lpa_i3_fail(s, "the iperf3 control connection was reset");
+    return;
+  }
+  if ((i = find_pending(t, c)) >= 0) {
+    t->pend[i].conn = NULL;
+    return;
+  }
+  if ((i = find_stream(t, c)) >= 0) {
+    t->st[i].conn = NULL;
+    t->st[i].f.conn = NULL;
+    if (t->phase == PH_RUNNING) lpa_i3_fail(s, "an iperf3 data connection was reset");
+  }
+}
+
+static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
+                    const ip_addr_t *from, uint16_t port, uint64_t at) {
+  static const uint8_t reply[4] = {'6', '7', '8', '9'};
+  struct i3_test *t = I3(s);
+  struct i3_stream *st = NULL;
+  int i;
+  if (c != t->udp_ep) return;
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].port == port && ip_addr_cmp(&t->st[i].ip, from)) st = &t->st[i];
+  if (t->phase == PH_STREAMS) {
+    /* Any datagram from a new address is a stream's hello (iperf3 does not check it either). */
+    if (st == NULL && t->nstreams < t->parallel) {
+      st = &t->st[t->nstreams++];
+      memset(st, 0, sizeof(*st));
+      ip_addr_copy(st->ip, *from);
+      st->port = port;
+      lpa_flow_init(&st->f, c, LPA_DIR_RX, LPA_PROTO_UDP);
+    }
+    if (st != NULL) (void)lpa_net_udp_send(c, reply, sizeof(reply), sizeof(reply), from, port);
+    t->deadline_us = at + I3_STALL_US;
+    if (t->nstreams == t->parallel) (void)srv_begin(s, at);
+    return;
+  }
+  if (st != NULL) lpa_i3_udp_rx(t, &st->f, d, n, at);
+}
+
+static void srv_tick(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  switch (t->phase) {
+  case PH_RUNNING:
+  case PH_DRAIN:
+    lpa_i3_sum_sync(t);
+    lpa_flow_interval(s, &t->sum, now);
+    if (t->phase == PH_DRAIN) {
+      uint64_t last = t->sum.last_us > t->end_us ? t->sum.last_us : t->end_us;
+      if (now - last >= DRAIN_QUIET_US || now >= t->deadline_us)
+        (void)srv_end_measure(s, last, now);
+      return;
+    }
+    if (t->reverse && lpa_i3_pump(s, now) < 0) return;
+    if (now - t->sum.last_us > I3_IDLE_US) lpa_i3_fail(s, "iperf3 test moved no data for 30 s");
+    return;
+  case PH_DISPLAY:
+    if (now >= t->deadline_us) lpa_i3_close_all(s); /* no IPERF_DONE: fine, results are in */
+    return;
+  default:
+    if (now >= t->deadline_us) lpa_i3_fail(s, "iperf3 client made no progress for 10 s");
+    return;
+  }
+}
+
+static void srv_stop(struct lpa_session *s) {
+  if (lpa_i3_send_state(s, I3_SERVER_TERMINATE) == 0) lpa_i3_fail(s, "stopped");
+}
+
+static const struct lpa_proto_ops srv_ops = {NULL,       NULL,    srv_recv, srv_sendable,
+                                             srv_error,  srv_udp, srv_tick, srv_stop};
+
+/* ---- server: the listener ---- */
+
+static void lst_accept(struct lpa_session *ls, struct lpa_conn *c) {
+  struct lpa_session *test = lpa_i3[ls->index].test, *s;
+  struct i3_test *t;
+  if (test != NULL) {
+    t = I3(test);
+    if (t != NULL && t->phase == PH_STREAMS && !t->udp) srv_add_pending(test, c);
+    else deny(c); /* one test at a time, as iperf3 */
+    return;
+  }
+  s = lpa_session_new(&ls->cfg, ls->fn, ls->arg);
+  if (s == NULL) {
+    deny(c);
+    return;
+  }
+  t = lpa_i3_alloc(s, I3_SERVER);
+  if (t == NULL) {
+    s->used = 0; /* nothing was reported yet: free silently */
+    deny(c);
+    return;
+  }
+  lpa_i3[ls->index].test = s;
+  t->parent = ls;
+  t->ctrl = c;
+  t->phase = PH_COOKIE;
+  t->deadline_us = lpa_now_us() + I3_STALL_US;
+  lpa_i3_expect(t, RD_COOKIE, I3_COOKIE_LEN);
+  s->ops = &srv_ops;
+  lpa_net_set_owner(c, s);
+  lpa_net_peer(c, &s->peer, &s->peer_port);
+}
+
+static void lst_stop(struct lpa_session *s) { lpa_i3_close_all(s); }
+
+static const struct lpa_proto_ops lst_ops = {lst_accept, NULL, NULL, NULL,
+                                             NULL,       NULL, NULL, lst_stop};
+
+#endif /* LPA_SERVER */
+
+int lpa_iperf3_start(struct lpa_session *s) {
+  struct i3_slot *slot = &lpa_i3[s->index];
+  memset(slot, 0, sizeof(*slot));
+  if (s->cfg.role == LPA_ROLE_SERVER) {
+#if LPA_SERVER
+    slot->kind = I3_LISTENER;
+    s->ops = &lst_ops;
+    slot->listen = lpa_net_tcp_listen(s->cfg.port, s);
+    if (slot->listen == NULL) {
+      slot->kind = 0;
+      return LPA_ENET;
+    }
+    return 0;
+#endif
+  }
+#if LPA_CLIENT
+  if (s->cfg.role == LPA_ROLE_CLIENT) return lpa_i3_client_start(s);
+#endif
+  return LPA_EINVAL;
+}
+
+#else
+typedef int lpa_iperf3_not_selected; /* ISO C wants something in every translation unit */
+#endif /* LPA_IPERF3 */

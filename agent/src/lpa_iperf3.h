@@ -1,0 +1,139 @@
+/* iperf3 wire protocol inside the agent: state shared by the server (lpa_iperf3.c) and the
+ * client (lpa_iperf3_client.c). Not part of the public API. */
+#ifndef LPA_IPERF3_H
+#define LPA_IPERF3_H
+
+#include "lpa_core.h"
+#include "lpa_json.h"
+
+/* Tests (server tests and clients) that can run at once; each holds a control buffer of
+ * LPA_IPERF3_JSON_MAX bytes and LPA_MAX_STREAMS + 1 flows. A listener needs no test slot. */
+#ifndef LPA_IPERF3_TESTS
+#define LPA_IPERF3_TESTS 2
+#endif
+#if LPA_IPERF3_TESTS < 1 || LPA_IPERF3_TESTS > LPA_MAX_SESSIONS
+#error "LPA_IPERF3_TESTS must be 1..LPA_MAX_SESSIONS"
+#endif
+
+#define I3_COOKIE_LEN 37
+/* Control state bytes (signed on the wire; stored here as the byte). */
+#define I3_TEST_START 1
+#define I3_TEST_RUNNING 2
+#define I3_TEST_END 4
+#define I3_PARAM_EXCHANGE 9
+#define I3_CREATE_STREAMS 10
+#define I3_SERVER_TERMINATE 11
+#define I3_CLIENT_TERMINATE 12
+#define I3_EXCHANGE_RESULTS 13
+#define I3_DISPLAY_RESULTS 14
+#define I3_IPERF_DONE 16
+#define I3_ACCESS_DENIED 0xFF
+#define I3_SERVER_ERROR 0xFE
+/* iperf3 i_errno values a stock client prints a text for. */
+#define I3E_DURATION 5
+#define I3E_NUMSTREAMS 6
+#define I3E_BLOCKSIZE 7
+#define I3E_UNIMP 13
+#define I3E_RECVPARAMS 114
+
+#define I3_STALL_US 10000000u  /* a handshake step that makes no progress for 10 s ends the test */
+#define I3_IDLE_US 30000000u   /* a running test that moves no data for 30 s ends */
+
+enum i3_kind { I3_LISTENER = 1, I3_SERVER, I3_CLIENT };
+/* What the control reader expects next. */
+enum i3_rd { RD_NONE = 0, RD_COOKIE, RD_STATE, RD_LEN, RD_BODY, RD_ERRNO };
+/* Where a test is. */
+enum i3_phase {
+  PH_CONNECTING = 0, /* client: control connection pending */
+  PH_COOKIE,         /* server: reading the cookie */
+  PH_PARAMS,         /* parameters requested / being sent */
+  PH_STREAMS,        /* data streams being connected */
+  PH_RUNNING,
+  PH_DRAIN,          /* server: TEST_END seen, counting what is still in flight */
+  PH_FLUSH,          /* client -n: waiting until the server has acknowledged all data */
+  PH_ENDED,          /* TEST_END sent/seen, results not yet exchanged */
+  PH_RESULTS,        /* reading the peer's results */
+  PH_DISPLAY         /* results exchanged: waiting for DISPLAY_RESULTS / IPERF_DONE */
+};
+
+struct i3_stream {
+  struct lpa_conn *conn; /* TCP data connection; client UDP: its own endpoint */
+  ip_addr_t ip;          /* server UDP: the stream's client address */
+  uint16_t port;
+  uint8_t ok;            /* client: connected (cookie sent / hello answered) */
+  uint64_t hello_us;     /* client UDP: when the last hello went out */
+  struct lpa_flow f;
+};
+
+/* One test. Owns its connections (ctrl, streams, udp) until i3_close_all(). */
+struct i3_test {
+  uint8_t used;
+  uint8_t phase, rd;
+  uint8_t udp, reverse, use64;
+  uint8_t parallel, nstreams; /* streams asked for / connected (server) or opened (client) */
+  struct lpa_conn *ctrl;
+  struct lpa_conn *udp_ep; /* server UDP: the endpoint on the test port, shared by streams */
+  char cookie[I3_COOKIE_LEN];
+  uint8_t hdr[8];
+  uint32_t need, have;     /* bytes the current read wants / has */
+  uint16_t out_off, out_len;
+  uint32_t len;            /* block / datagram size */
+  uint32_t time_s;         /* as sent in the parameters */
+  uint64_t dur_us;         /* senders stop after this long (0: no time limit) */
+  uint64_t amount;         /* -n, or -k blocks x len; 0: by time */
+  uint64_t rate_bps;       /* per stream */
+  uint64_t deadline_us;    /* handshake steps give up at this time */
+  uint64_t run_us;         /* TEST_RUNNING */
+  uint64_t end_us;         /* the measured part of the test ended */
+  struct lpa_session *parent; /* server test: its listener */
+  struct i3_stream st[LPA_MAX_STREAMS];
+  struct { /* server TCP: data connections whose cookie is still arriving */
+    struct lpa_conn *conn;
+    uint8_t have;
+  } pend[LPA_MAX_STREAMS];
+  struct lpa_flow sum;     /* all streams together: the reports */
+  uint8_t buf[LPA_IPERF3_JSON_MAX + 16]; /* JSON in, or what is queued out */
+};
+
+/* Per session: what kind it is, the listener's socket and test, or the test's slot. */
+struct i3_slot {
+  uint8_t kind;
+  struct lpa_conn *listen;
+  struct lpa_session *test; /* listener: the test it is running */
+  struct i3_test *t;
+};
+
+extern struct i3_slot lpa_i3[LPA_MAX_SESSIONS];
+#define I3(s) (lpa_i3[(s)->index].t)
+
+struct i3_test *lpa_i3_alloc(struct lpa_session *s, uint8_t kind);
+void lpa_i3_close_all(struct lpa_session *s);
+void lpa_i3_fail(struct lpa_session *s, const char *why);
+/* Control channel: queue bytes (sent as the stack takes them). Returns 0, or -1 when they did
+ * not fit: then the session has ended (as with every -1 below). */
+int lpa_i3_send(struct lpa_session *s, const void *data, size_t n);
+int lpa_i3_send_state(struct lpa_session *s, uint8_t state);
+void lpa_i3_flush(struct lpa_session *s);
+void lpa_i3_expect(struct i3_test *t, uint8_t rd, uint32_t need);
+/* Feeds control bytes to the reader; calls back with whole items. Returns 0, or -1 when the
+ * session ended inside a callback. */
+typedef int (*lpa_i3_item_fn)(struct lpa_session *s, uint8_t rd);
+int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_fn item);
+/* Streams and flows. */
+uint16_t lpa_i3_stream_id(int i);
+void lpa_i3_run(struct lpa_session *s, uint8_t dir, uint64_t now);
+void lpa_i3_sum_sync(struct i3_test *t);
+void lpa_i3_finish(struct lpa_session *s, uint64_t end_us);
+int lpa_i3_pump(struct lpa_session *s, uint64_t now);
+void lpa_i3_udp_rx(struct i3_test *t, struct lpa_flow *f, const uint8_t *d, size_t n,
+                   uint64_t at);
+/* Results: queue ours (length + JSON); read the peer's from buf[0..have) as a PEER report. */
+int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir);
+int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir);
+void lpa_i3_report_start(struct lpa_session *s, uint8_t dir);
+
+#if LPA_CLIENT
+int lpa_i3_client_start(struct lpa_session *s);
+#endif
+
+#endif

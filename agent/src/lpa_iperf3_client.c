@@ -1,0 +1,389 @@
+/* iperf3 client: control connection and cookie, parameters, data streams opened one after the
+ * other (TCP: connect + cookie; UDP: hello until the reply), sending or (-R) receiving until the
+ * time or byte count, TEST_END, the results exchange and IPERF_DONE. The client decides the
+ * end of the test, as in iperf3. One stream per test (lpa_config has no -P). */
+#include <string.h>
+
+#include "lwip/sys.h"
+#include "lpa_iperf3.h"
+
+#if LPA_IPERF3 && LPA_CLIENT
+
+#define HELLO_RETRY_US 1000000u /* a UDP hello without reply is repeated after 1 s */
+#define FLUSH_MAX_US 5000000u   /* -n: wait this long at most for the server to have it all */
+
+static const struct lpa_proto_ops cli_ops;
+
+/* 36 characters of iperf3's base32 alphabet and a NUL. Not secret, only unlikely to repeat. */
+static void make_cookie(struct lpa_session *s, char *ck) {
+  static const char abc[] = "abcdefghijklmnopqrstuvwxyz234567";
+  uint64_t x = LPA_NOW_US() ^ ((uint64_t)s->index << 40) ^ 0x9E3779B97F4A7C15ull;
+  int i;
+#ifdef LWIP_RAND
+  x ^= (uint64_t)(uint32_t)LWIP_RAND() << 20;
+#endif
+  for (i = 0; i < I3_COOKIE_LEN - 1; i++) {
+    x ^= x >> 12; /* xorshift64* */
+    x ^= x << 25;
+    x ^= x >> 27;
+    ck[i] = abc[(x * 0x2545F4914F6CDD1Dull) >> 59];
+  }
+  ck[I3_COOKIE_LEN - 1] = '\0';
+}
+
+static int send_params(struct lpa_session *s) {
+  struct i3_test *t = I3(s);
+  uint8_t *p = t->buf + t->out_len;
+  size_t room = sizeof(t->buf) - t->out_len;
+  struct lpa_jw w;
+  long len;
+  if (room < 8) {
+    lpa_i3_fail(s, "iperf3 control output does not fit its buffer");
+    return -1;
+  }
+  lpa_jw_init(&w, (char *)p + 4, room - 4);
+  lpa_jw_object(&w, NULL);
+  lpa_jw_bool(&w, t->udp ? "udp" : "tcp", 1);
+  lpa_jw_int(&w, "omit", 0);
+  lpa_jw_uint(&w, "time", t->time_s);
+  lpa_jw_uint(&w, "num", t->amount);
+  lpa_jw_int(&w, "blockcount", 0);
+  lpa_jw_int(&w, "parallel", t->parallel);
+  if (t->reverse) lpa_jw_bool(&w, "reverse", 1);
+  lpa_jw_uint(&w, "len", t->len);
+  if (t->rate_bps != 0) lpa_jw_uint(&w, "bandwidth", t->rate_bps);
+  lpa_jw_int(&w, "pacing_timer", 1000);
+  lpa_jw_string(&w, "client_version", "linkperf-agent");
+  lpa_jw_end(&w);
+  len = lpa_jw_finish(&w);
+  if (len < 0) {
+    lpa_i3_fail(s, "iperf3 parameters do not fit LPA_IPERF3_JSON_MAX");
+    return -1;
+  }
+  lpa_put32(p, (uint32_t)len);
+  t->out_len = (uint16_t)(t->out_len + 4 + (size_t)len);
+  lpa_i3_flush(s);
+  return 0;
+}
+
+static void send_hello(struct i3_test *t, struct i3_stream *st, uint64_t now) {
+  static const uint8_t hello[4] = {'9', '8', '7', '6'};
+  (void)t;
+  (void)lpa_net_udp_send(st->conn, hello, sizeof(hello), sizeof(hello), NULL, 0);
+  st->hello_us = now;
+}
+
+static int open_stream(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  struct i3_stream *st = &t->st[t->nstreams];
+  memset(st, 0, sizeof(*st));
+  t->nstreams++;
+  t->deadline_us = now + I3_STALL_US;
+  if (t->udp) {
+    st->conn = lpa_net_udp_open(0, &s->cfg.peer, s->cfg.port, s);
+    if (st->conn != NULL) send_hello(t, st, now);
+  } else {
+    st->conn = lpa_net_tcp_connect(&s->cfg.peer, s->cfg.port, s);
+  }
+  if (st->conn == NULL) {
+    lpa_i3_fail(s, "iperf3 client cannot open a data stream");
+    return -1;
+  }
+  lpa_flow_init(&st->f, st->conn, t->reverse ? LPA_DIR_RX : LPA_DIR_TX,
+                t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP);
+  return 0;
+}
+
+/* A stream is ready: open the next, or wait for TEST_START. */
+static void stream_ready(struct lpa_session *s, struct i3_stream *st, uint64_t now) {
+  struct i3_test *t = I3(s);
+  st->ok = 1;
+  t->deadline_us = now + I3_STALL_US;
+  if (t->nstreams < t->parallel) (void)open_stream(s, now);
+}
+
+/* The client's end condition is reached: TEST_END, then the server asks for results. */
+static int end_test(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  lpa_i3_finish(s, now);
+  t->phase = PH_ENDED;
+  t->deadline_us = now + I3_STALL_US;
+  return lpa_i3_send_state(s, I3_TEST_END);
+}
+
+static const char *server_error_text(uint32_t e) {
+  switch (e) {
+  case I3E_DURATION: return "iperf3 server refused the test duration";
+  case I3E_NUMSTREAMS: return "iperf3 server refused the number of streams";
+  case I3E_BLOCKSIZE: return "iperf3 server refused the block size";
+  case I3E_UNIMP: return "iperf3 server does not implement an option of this test";
+  case 142: return "iperf3 server requires authentication";
+  default: return "iperf3 server reported an error";
+  }
+}
+
+static int cli_state(struct lpa_session *s, uint8_t b, uint64_t now) {
+  struct i3_test *t = I3(s);
+  lpa_i3_expect(t, RD_STATE, 1);
+  t->deadline_us = now + I3_STALL_US;
+  switch (b) {
+  case I3_PARAM_EXCHANGE:
+    if (t->phase != PH_PARAMS) break;
+    return send_params(s);
+  case I3_CREATE_STREAMS:
+    if (t->phase != PH_PARAMS) break;
+    t->phase = PH_STREAMS;
+    return open_stream(s, now);
+  case I3_TEST_START:
+    return 0;
+  case I3_TEST_RUNNING:
+    if (t->phase != PH_STREAMS || t->nstreams != t->parallel || !t->st[t->nstreams - 1].ok) break;
+    lpa_i3_run(s, t->reverse ? LPA_DIR_RX : LPA_DIR_TX, now);
+    if (!t->reverse && lpa_i3_pump(s, now) < 0) return -1;
+    return 0;
+  case I3_EXCHANGE_RESULTS:
+    if (t->phase != PH_ENDED) break;
+    t->phase = PH_RESULTS;
+    if (lpa_i3_send_results(s, t->reverse ? LPA_DIR_RX : LPA_DIR_TX) < 0) return -1;
+    lpa_i3_expect(t, RD_LEN, 4);
+    return 0;
+  case I3_DISPLAY_RESULTS:
+    if (t->phase != PH_DISPLAY) break;
+    if (lpa_i3_send_state(s, I3_IPERF_DONE) < 0) return -1;
+    lpa_i3_close_all(s); /* a graceful close: IPERF_DONE goes out before the FIN */
+    return -1;
+  case I3_SERVER_TERMINATE:
+    lpa_i3_fail(s, "the iperf3 server has terminated");
+    return -1;
+  case I3_ACCESS_DENIED:
+    lpa_i3_fail(s, "the iperf3 server is busy running a test. try again later");
+    return -1;
+  case I3_SERVER_ERROR:
+    lpa_i3_expect(t, RD_ERRNO, 4);
+    return 0;
+  default:
+    break;
+  }
+  lpa_i3_fail(s, "unknown or misplaced iperf3 control message from the server");
+  return -1;
+}
+
+static int cli_item(struct lpa_session *s, uint8_t rd) {
+  struct i3_test *t = I3(s);
+  uint64_t now = lpa_now_us();
+  if (rd == RD_STATE) return cli_state(s, t->hdr[0], now);
+  if (rd == RD_ERRNO) {
+    lpa_i3_fail(s, server_error_text(lpa_get32(t->hdr)));
+    return -1;
+  }
+  if (rd == RD_BODY && t->phase == PH_RESULTS) {
+    if (lpa_i3_peer_results(s, t->reverse ? LPA_DIR_TX : LPA_DIR_RX) < 0) {
+      lpa_i3_fail(s, "iperf3 server results are not valid JSON");
+      return -1;
+    }
+    t->have = 0;
+    t->phase = PH_DISPLAY;
+    t->deadline_us = now + I3_STALL_US;
+    lpa_i3_expect(t, RD_STATE, 1);
+    return 0;
+  }
+  lpa_i3_fail(s, "unexpected iperf3 control message");
+  return -1;
+}
+
+static int find_stream(const struct i3_test *t, const struct lpa_conn *c) {
+  int i;
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].conn == c) return i;
+  return -1;
+}
+
+static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
+  struct i3_test *t = I3(s);
+  uint64_t now = lpa_now_us();
+  int i;
+  if (c == t->ctrl) {
+    if (!ok) {
+      t->ctrl = NULL;
+      lpa_i3_fail(s, "cannot connect to the iperf3 server");
+      return;
+    }
+    make_cookie(s, t->cookie);
+    t->phase = PH_PARAMS;
+    t->deadline_us = now + I3_STALL_US;
+    lpa_i3_expect(t, RD_STATE, 1);
+    (void)lpa_i3_send(s, t->cookie, I3_COOKIE_LEN);
+    return;
+  }
+  i = find_stream(t, c);
+  if (i < 0) return;
+  if (!ok) {
+    t->st[i].conn = NULL;
+    lpa_i3_fail(s, "cannot connect an iperf3 data stream");
+    return;
+  }
+  if (lpa_net_tcp_send(c, t->cookie, I3_COOKIE_LEN, 0) != I3_COOKIE_LEN) {
+    lpa_i3_fail(s, "cannot send the cookie on an iperf3 data stream");
+    return;
+  }
+  stream_ready(s, &t->st[i], now);
+}
+
+static void check_rx_end(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  if (t->phase != PH_RUNNING || !t->reverse) return;
+  lpa_i3_sum_sync(t);
+  if ((t->amount != 0 && t->sum.bytes >= t->amount) ||
+      (t->dur_us != 0 && now >= t->run_us + t->dur_us))
+    (void)end_test(s, now);
+}
+
+static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
+  struct i3_test *t = I3(s);
+  uint64_t now = lpa_now_us();
+  int i;
+  if (c == t->ctrl) {
+    if (n != 0) (void)lpa_i3_feed(s, d, n, cli_item);
+    else if (t->phase == PH_DISPLAY) lpa_i3_close_all(s);
+    else lpa_i3_fail(s, "the iperf3 server closed the control connection");
+    return;
+  }
+  if ((i = find_stream(t, c)) < 0) return;
+  if (n == 0) {
+    t->st[i].conn = NULL;
+    t->st[i].f.conn = NULL;
+    lpa_net_close(c);
+    if (t->phase == PH_RUNNING) lpa_i3_fail(s, "the iperf3 server closed a data stream");
+    return;
+  }
+  if (t->st[i].f.state == LPA_FLOW_RUNNING && t->st[i].f.dir == LPA_DIR_RX) {
+    lpa_flow_rx(&t->st[i].f, n, now);
+    if (t->amount != 0) check_rx_end(s, now);
+  }
+}
+
+static void cli_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
+                    const ip_addr_t *from, uint16_t port, uint64_t at) {
+  struct i3_test *t = I3(s);
+  int i = find_stream(t, c);
+  (void)from;
+  (void)port;
+  if (i < 0) return;
+  if (!t->st[i].ok) {
+    /* The reply: "6789" from 3.12 on, other 4 bytes from older servers. */
+    if (n == 4 && t->phase == PH_STREAMS) stream_ready(s, &t->st[i], at);
+    return;
+  }
+  lpa_i3_udp_rx(t, &t->st[i].f, d, n, at);
+  if (t->amount != 0) check_rx_end(s, at);
+}
+
+static void cli_sendable(struct lpa_session *s, struct lpa_conn *c) {
+  struct i3_test *t = I3(s);
+  if (c == t->ctrl) lpa_i3_flush(s);
+  else if (t->phase == PH_RUNNING && !t->reverse) (void)lpa_i3_pump(s, lpa_now_us());
+}
+
+static void cli_error(struct lpa_session *s, struct lpa_conn *c) {
+  struct i3_test *t = I3(s);
+  int i;
+  if (c == t->ctrl) {
+    t->ctrl = NULL;
+    if (t->phase == PH_DISPLAY) lpa_i3_close_all(s);
+    else lpa_i3_fail(s, "the iperf3 control connection was reset");
+    return;
+  }
+  if ((i = find_stream(t, c)) < 0) return;
+  t->st[i].conn = NULL;
+  t->st[i].f.conn = NULL;
+  if (t->phase <= PH_RUNNING) lpa_i3_fail(s, "an iperf3 data connection was reset");
+}
+
+static int all_acked(const struct i3_test *t) {
+  int i;
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].conn != NULL && lpa_net_tcp_unacked(t->st[i].conn) != 0) return 0;
+  return 1;
+}
+
+static void cli_tick(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  int r;
+  switch (t->phase) {
+  case PH_RUNNING:
+    lpa_i3_sum_sync(t);
+    lpa_flow_interval(s, &t->sum, now);
+    if (t->reverse) {
+      check_rx_end(s, now);
+      if (s->used && I3(s) == t && t->phase == PH_RUNNING && now - t->sum.last_us > I3_IDLE_US)
+        lpa_i3_fail(s, "no iperf3 data from the server for 30 s");
+      return;
+    }
+    r = lpa_i3_pump(s, now);
+    if (r <= 0) return;
+    if (t->amount != 0 && !t->udp) { /* -n: end when the server has it all, not when queued */
+      t->phase = PH_FLUSH;
+      t->deadline_us = now + FLUSH_MAX_US;
+      return;
+    }
+    (void)end_test(s, now);
+    return;
+  case PH_FLUSH:
+    if (all_acked(t) || now >= t->deadline_us) {
+      t->phase = PH_RUNNING;
+      (void)end_test(s, now);
+    }
+    return;
+  case PH_STREAMS:
+    if (t->udp && t->nstreams != 0 && !t->st[t->nstreams - 1].ok &&
+        now - t->st[t->nstreams - 1].hello_us >= HELLO_RETRY_US)
+      send_hello(t, &t->st[t->nstreams - 1], now);
+    break;
+  default:
+    break;
+  }
+  if (now >= t->deadline_us) lpa_i3_fail(s, "no answer from the iperf3 server for 10 s");
+}
+
+static void cli_stop(struct lpa_session *s) {
+  struct i3_test *t = I3(s);
+  if (t->ctrl != NULL && t->phase >= PH_PARAMS && lpa_i3_send_state(s, I3_CLIENT_TERMINATE) < 0)
+    return;
+  lpa_i3_fail(s, "stopped");
+}
+
+static const struct lpa_proto_ops cli_ops = {NULL,      cli_connected, cli_recv, cli_sendable,
+                                             cli_error, cli_udp,       cli_tick, cli_stop};
+
+int lpa_i3_client_start(struct lpa_session *s) {
+  const struct lpa_config *cfg = &s->cfg;
+  struct i3_test *t;
+  if (cfg->mode != LPA_MODE_ONEWAY && cfg->mode != LPA_MODE_REVERSE) return LPA_EINVAL;
+  if (cfg->proto == LPA_PROTO_UDP && cfg->len < 16) return LPA_EINVAL;
+  t = lpa_i3_alloc(s, I3_CLIENT);
+  if (t == NULL) return LPA_EBUSY;
+  t->udp = cfg->proto == LPA_PROTO_UDP;
+  t->reverse = cfg->mode == LPA_MODE_REVERSE;
+  t->parallel = 1;
+  t->len = cfg->len != 0 ? cfg->len : t->udp ? 1460u : 131072u;
+  t->rate_bps = cfg->rate_bps;
+  t->amount = cfg->amount_bytes;
+  t->time_s = t->amount != 0 ? 0 : (cfg->duration_ms + 999u) / 1000u;
+  t->dur_us = t->amount != 0 ? 0 : (uint64_t)cfg->duration_ms * 1000u;
+  t->deadline_us = lpa_now_us() + I3_STALL_US;
+  ip_addr_copy(s->peer, cfg->peer);
+  s->peer_port = cfg->port;
+  s->ops = &cli_ops;
+  t->ctrl = lpa_net_tcp_connect(&cfg->peer, cfg->port, s);
+  if (t->ctrl == NULL) {
+    t->used = 0;
+    lpa_i3[s->index].t = NULL;
+    lpa_i3[s->index].kind = 0;
+    return LPA_ENET;
+  }
+  return 0;
+}
+
+#else
+typedef int lpa_iperf3_client_not_selected; /* ISO C wants something in every translation unit */
+#endif
