@@ -25,6 +25,7 @@ set(LPA_IPERF2_SOURCES
 )
 set(LPA_IPERF3_SOURCES
   ${LPA_DIR}/src/lpa_iperf3.c
+  ${LPA_DIR}/src/lpa_iperf3_client.c
   ${LPA_DIR}/src/lpa_json.c
 )
 set(LPA_CONSOLE_SOURCES

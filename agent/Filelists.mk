@@ -23,6 +23,7 @@ LPA_IPERF2_FILES = \
 	$(LPA_DIR)/src/lpa_iperf2_udp.c
 LPA_IPERF3_FILES = \
 	$(LPA_DIR)/src/lpa_iperf3.c \
+	$(LPA_DIR)/src/lpa_iperf3_client.c \
 	$(LPA_DIR)/src/lpa_json.c
 LPA_CONSOLE_FILES = \
 	$(LPA_DIR)/src/lpa_cmd.c \
