@@ -127,8 +127,9 @@ void lpa_i3_finish(struct lpa_session *s, uint64_t end_us);
 int lpa_i3_pump(struct lpa_session *s, uint64_t now);
 void lpa_i3_udp_rx(struct i3_test *t, struct lpa_flow *f, const uint8_t *d, size_t n,
                    uint64_t at);
-/* Results: queue ours (length + JSON); read the peer's from buf[0..have) as a PEER report. */
-int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir);
+/* Results: queue ours (length + JSON; flush 0 when a state byte follows at once); read the peer's from buf[0..have) as a PEER report. */
+int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush);
+uint64_t lpa_i3_tx_end(const struct i3_test *t, uint64_t now);
 int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir);
 void lpa_i3_report_start(struct lpa_session *s, uint8_t dir);
 

@@ -105,7 +105,7 @@ static void stream_ready(struct lpa_session *s, struct i3_stream *st, uint64_t n
 /* The client's end condition is reached: TEST_END, then the server asks for results. */
 static int end_test(struct lpa_session *s, uint64_t now) {
   struct i3_test *t = I3(s);
-  lpa_i3_finish(s, now);
+  lpa_i3_finish(s, t->reverse ? now : lpa_i3_tx_end(t, now));
   t->phase = PH_ENDED;
   t->deadline_us = now + I3_STALL_US;
   return lpa_i3_send_state(s, I3_TEST_END);
@@ -144,7 +144,7 @@ static int cli_state(struct lpa_session *s, uint8_t b, uint64_t now) {
   case I3_EXCHANGE_RESULTS:
     if (t->phase != PH_ENDED) break;
     t->phase = PH_RESULTS;
-    if (lpa_i3_send_results(s, t->reverse ? LPA_DIR_RX : LPA_DIR_TX) < 0) return -1;
+    if (lpa_i3_send_results(s, t->reverse ? LPA_DIR_RX : LPA_DIR_TX, 1) < 0) return -1;
     lpa_i3_expect(t, RD_LEN, 4);
     return 0;
   case I3_DISPLAY_RESULTS:
