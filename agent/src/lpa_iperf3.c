@@ -158,11 +158,31 @@ static size_t udp_head(void *ctx, struct lpa_flow *f, uint8_t *h, uint64_t now) 
   return 16;
 }
 
-void lpa_i3_udp_rx(struct i3_test *t, struct lpa_flow *f, const uint8_t *d, size_t n,
+/* A receiver's clock starts with the first data, not at TEST_RUNNING: the sender starts when
+ * TEST_RUNNING reaches it, which lwIP's Nagle can delay by the peer's delayed ACK (40 ms). */
+static void rx_first(struct lpa_session *s, struct i3_test *t, uint64_t now) {
+  int i;
+  if (t->rx_seen) return;
+  t->rx_seen = 1;
+  t->run_us = now;
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.start_us = t->st[i].f.ivl_start_us = now;
+  lpa_flow_start(s, &t->sum, now);
+}
+
+void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, uint64_t now) {
+  if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_RX) return;
+  rx_first(s, I3(s), now);
+  lpa_flow_rx(f, n, now);
+}
+
+void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n,
                    uint64_t at) {
+  struct i3_test *t = I3(s);
   uint64_t seq;
   int64_t sent;
-  if (f->state != LPA_FLOW_RUNNING || n < (t->use64 ? 16u : 12u)) return;
+  if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_RX || n < (t->use64 ? 16u : 12u)) return;
+  rx_first(s, t, at);
   sent = (int64_t)lpa_get32(d) * 1000000 + (int64_t)lpa_get32(d + 4);
   seq = t->use64 ? ((uint64_t)lpa_get32(d + 8) << 32) | lpa_get32(d + 12) : lpa_get32(d + 8);
   lpa_flow_udp_rx(f, seq, sent, at);
@@ -582,8 +602,8 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
       t->st[i].conn = NULL;
       f->conn = NULL;
       lpa_net_close(c);
-    } else if (f->state == LPA_FLOW_RUNNING && f->dir == LPA_DIR_RX) {
-      lpa_flow_rx(f, n, lpa_now_us());
+    } else {
+      lpa_i3_rx(s, f, n, lpa_now_us());
     }
     return;
   }
@@ -591,9 +611,8 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
   if (i >= 0) {
     size_t take = I3_COOKIE_LEN - t->pend[i].have;
     srv_pending_rx(s, i, d, n < take ? n : take);
-    if (n > take && s->used && I3(s) == t && (i = find_stream(t, c)) >= 0 &&
-        t->st[i].f.state == LPA_FLOW_RUNNING && t->st[i].f.dir == LPA_DIR_RX)
-      lpa_flow_rx(&t->st[i].f, n - take, lpa_now_us());
+    if (n > take && s->used && I3(s) == t && (i = find_stream(t, c)) >= 0)
+      lpa_i3_rx(s, &t->st[i].f, n - take, lpa_now_us());
   }
 }
 
@@ -646,7 +665,7 @@ static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
     if (t->nstreams == t->parallel) (void)srv_begin(s, at);
     return;
   }
-  if (st != NULL) lpa_i3_udp_rx(t, &st->f, d, n, at);
+  if (st != NULL) lpa_i3_udp_rx(s, &st->f, d, n, at);
 }
 
 static void srv_tick(struct lpa_session *s, uint64_t now) {

@@ -70,6 +70,7 @@ struct i3_test {
   uint8_t used;
   uint8_t phase, rd;
   uint8_t udp, reverse, use64;
+  uint8_t rx_seen;         /* a receiver's first data arrived (its clock starts there) */
   uint8_t parallel, nstreams; /* streams asked for / connected (server) or opened (client) */
   struct lpa_conn *ctrl;
   struct lpa_conn *udp_ep; /* server UDP: the endpoint on the test port, shared by streams */
@@ -125,7 +126,8 @@ void lpa_i3_run(struct lpa_session *s, uint8_t dir, uint64_t now);
 void lpa_i3_sum_sync(struct i3_test *t);
 void lpa_i3_finish(struct lpa_session *s, uint64_t end_us);
 int lpa_i3_pump(struct lpa_session *s, uint64_t now);
-void lpa_i3_udp_rx(struct i3_test *t, struct lpa_flow *f, const uint8_t *d, size_t n,
+void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, uint64_t now);
+void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n,
                    uint64_t at);
 /* Results: queue ours (length + JSON; flush 0 when a state byte follows at once); read the peer's from buf[0..have) as a PEER report. */
 int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush);

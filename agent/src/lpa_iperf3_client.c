@@ -256,10 +256,8 @@ static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
     if (t->phase == PH_RUNNING) lpa_i3_fail(s, "the iperf3 server closed a data stream");
     return;
   }
-  if (t->st[i].f.state == LPA_FLOW_RUNNING && t->st[i].f.dir == LPA_DIR_RX) {
-    lpa_flow_rx(&t->st[i].f, n, now);
-    if (t->amount != 0) check_rx_end(s, now);
-  }
+  lpa_i3_rx(s, &t->st[i].f, n, now);
+  if (t->amount != 0) check_rx_end(s, now);
 }
 
 static void cli_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
@@ -274,7 +272,7 @@ static void cli_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
     if (n == 4 && t->phase == PH_STREAMS) stream_ready(s, &t->st[i], at);
     return;
   }
-  lpa_i3_udp_rx(t, &t->st[i].f, d, n, at);
+  lpa_i3_udp_rx(s, &t->st[i].f, d, n, at);
   if (t->amount != 0) check_rx_end(s, at);
 }
 
