@@ -308,7 +308,7 @@ void lpa_net_tcp_shutdown_tx(struct lpa_conn *c) {
 
 /* ---- UDP ---- */
 
-#if LWIP_UDP
+#if LPA_UDP
 static void on_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
                         u16_t port) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
@@ -331,7 +331,7 @@ static void on_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 
 struct lpa_conn *lpa_net_udp_open(uint16_t local_port, const ip_addr_t *remote, uint16_t port,
                                   void *owner) {
-#if LWIP_UDP
+#if LPA_UDP
   struct lpa_conn *c = conn_alloc(CONN_UDP, owner);
   struct udp_pcb *pcb;
   if (c == NULL) return NULL;
@@ -359,7 +359,7 @@ fail:
 
 int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size_t len,
                      const ip_addr_t *to, uint16_t to_port) {
-#if LWIP_UDP
+#if LPA_UDP
   struct pbuf *p;
   uint8_t *out;
   size_t off;
@@ -403,7 +403,7 @@ void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port) {
     ip_addr_copy(*ip, c->pcb.tcp->remote_ip);
     *port = c->pcb.tcp->remote_port;
   }
-#if LWIP_UDP
+#if LPA_UDP
   else if (c->type == CONN_UDP) {
     ip_addr_copy(*ip, c->pcb.udp->remote_ip);
     *port = c->pcb.udp->remote_port;
@@ -413,7 +413,7 @@ void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port) {
 
 void lpa_net_close(struct lpa_conn *c) {
   if (c == NULL || c->type == CONN_FREE) return;
-#if LWIP_UDP
+#if LPA_UDP
   if (c->type == CONN_UDP) {
     udp_remove(c->pcb.udp);
     conn_free(c);
