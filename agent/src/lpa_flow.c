@@ -4,6 +4,8 @@
 
 #include "lpa_core.h"
 
+#define LAST_INTERVAL_MIN_US 20000u
+
 void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto) {
   memset(f, 0, sizeof(*f));
   f->conn = c;
@@ -177,10 +179,10 @@ void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, uint64_t end_us)
   struct lpa_report r;
   if (f->state != LPA_FLOW_RUNNING) return;
   if (end_us < f->start_us) end_us = f->start_us;
-  /* The last, partial interval, unless it is empty and shorter than a tick. */
+  /* The last, partial interval, unless it is a sliver (the FIN datagram, the last ACK) that
+   * would print a meaningless rate; its bytes are in the final report. */
   lpa_flow_interval(s, f, end_us);
-  if (f->interim && end_us > f->ivl_start_us &&
-      (f->ivl_bytes != 0 || end_us - f->ivl_start_us >= 1000u * LPA_TICK_MS))
+  if (f->interim && end_us >= f->ivl_start_us + LAST_INTERVAL_MIN_US)
     emit_interval(s, f, end_us);
   lpa_flow_totals(s, f, end_us, &r);
   f->state = LPA_FLOW_DONE;

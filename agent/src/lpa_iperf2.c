@@ -371,10 +371,12 @@ static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int 
   t->fwd.head = t->hdr;
   t->fwd.head_len = I2_TCP_HDR_LEN;
   if (s->cfg.mode == LPA_MODE_REVERSE) {
-    /* Only the header goes out; the data comes back on this connection. */
-    t->fwd.amount = I2_TCP_HDR_LEN;
-    t->fwd.interim = 0;
-    (void)lpa_flow_tcp_pump(&t->fwd, now);
+    /* Only the header goes out (it fits any empty send buffer); the data comes back on this
+     * connection. */
+    if (lpa_net_tcp_send(c, t->hdr, I2_TCP_HDR_LEN, 0) != I2_TCP_HDR_LEN) {
+      lpa_i2_fail(s, "cannot send the test header");
+      return;
+    }
     t->fwd.state = LPA_FLOW_DONE;
     lpa_flow_init(&t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP);
     report_start(s, LPA_DIR_RX);

@@ -379,6 +379,7 @@ int lpa_i2_udp_client_start(struct lpa_session *s) {
   }
   lpa_flow_init(&t->fwd, t->conn, LPA_DIR_TX, LPA_PROTO_UDP);
   t->fwd.len = s->cfg.len;
+  lpa_flow_init(&t->rev, t->back, LPA_DIR_RX, LPA_PROTO_UDP); /* -d/-r: the server's flow */
   if (s->cfg.mode == LPA_MODE_REVERSE) {
     lpa_flow_init(&t->rev, t->conn, LPA_DIR_RX, LPA_PROTO_UDP);
     t->fwd.state = LPA_FLOW_DONE;
