@@ -45,6 +45,8 @@ static void size_for(const struct lp_lwip_link *l, uint32_t wnd_segs, struct lp_
     p->tcp_snd_queuelen = div_up(4ull * p->tcp_snd_buf, l->mss);
     /* Segments are also what an out-of-order window is queued in. */
     p->memp_num_tcp_seg = p->tcp_snd_queuelen + wnd_segs;
+    /* Zero-copy writes (static data) queue a PBUF_ROM/REF header per pbuf from this pool. */
+    p->memp_num_pbuf = p->tcp_snd_queuelen;
     p->wnd_scale = p->tcp_wnd > 0xFFFFu;
     p->rcv_scale = 0;
     while (p->wnd_scale && (p->tcp_wnd >> p->rcv_scale) > 0xFFFFu)
@@ -54,7 +56,7 @@ static void size_for(const struct lp_lwip_link *l, uint32_t wnd_segs, struct lp_
     p->mem_size = (p->tcp_snd_buf + p->tcp_snd_queuelen * SEG_HEAP_OVERHEAD + HEAP_SPARE + 1023u) & ~1023u;
     p->ram_pool = (uint64_t)p->pbuf_pool_size * (p->pbuf_pool_bufsize + PBUF_STRUCT);
     p->ram_heap = p->mem_size;
-    p->ram_segs = (uint64_t)p->memp_num_tcp_seg * TCP_SEG_STRUCT;
+    p->ram_segs = (uint64_t)p->memp_num_tcp_seg * TCP_SEG_STRUCT + (uint64_t)p->memp_num_pbuf * PBUF_STRUCT;
     p->ram_desc = (uint64_t)(p->eth_rx_desc + p->eth_tx_desc) * DMA_DESC;
     p->ram_total = p->ram_pool + p->ram_heap + p->ram_segs + p->ram_desc;
 }
@@ -158,6 +160,8 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
             (unsigned)p->tcp_snd_queuelen);
     fprintf(o, "#define MEMP_NUM_TCP_SEG       %6u /* TCP_SND_QUEUELEN + a window of out-of-order segments */\n",
             (unsigned)p->memp_num_tcp_seg);
+    fprintf(o, "#define MEMP_NUM_PBUF          %6u /* a pbuf header per queued pbuf of zero-copy (static) writes */\n",
+            (unsigned)p->memp_num_pbuf);
     fprintf(o, "#define PBUF_POOL_BUFSIZE      %6u /* one frame: MSS + 40 + 14, 4-byte aligned */\n",
             (unsigned)p->pbuf_pool_bufsize);
     fprintf(o, "#define PBUF_POOL_SIZE         %6u /* a window not yet read + one per RX descriptor + 4 */\n",
@@ -171,7 +175,7 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
         fprintf(o, "\n/* NOTE: this link needs a larger window than lwIP can queue (TCP_SND_QUEUELEN is\n"
                    " * 16 bits): %u segments at most, so TCP tops out near window / RTT. */\n",
                 (unsigned)MAX_WND_SEGS);
-    fprintf(o, "\n/* RAM: pbuf pool %llu + heap %llu + segments %llu + DMA descriptors %llu = %llu bytes",
+    fprintf(o, "\n/* RAM: pbuf pool %llu + heap %llu + segments and pbuf headers %llu + DMA descriptors %llu = %llu bytes",
             (unsigned long long)p->ram_pool, (unsigned long long)p->ram_heap, (unsigned long long)p->ram_segs,
             (unsigned long long)p->ram_desc, (unsigned long long)p->ram_total);
     fprintf(o, "\n * (a driver with its own DMA buffers adds %u bytes per descriptor) */\n", 1536u);
