@@ -132,7 +132,7 @@ class Build:
                 "-I" + os.path.join(AGENT, "include"), "-I" + SRC]
 
     def compile(self, src, obj, defines, backend_name):
-        cmd = [CC] + CFLAGS + ["-D%s=%d" % kv for kv in sorted(defines.items())] + \
+        cmd = [CC] + CFLAGS + ["-fstack-usage"] + ["-D%s=%d" % kv for kv in sorted(defines.items())] + \
             self.includes(backend_name) + ["-c", src, "-o", obj]
         r = run(cmd)
         return r.returncode == 0, (r.stderr.strip() or r.stdout.strip())
@@ -264,6 +264,22 @@ def ram_details(build, res, tag):
     return syms, values
 
 
+def stack_frames(res, count=12):
+    """The largest stack frames (bytes, function, file) of one configuration's objects."""
+    frames = []
+    for obj in res["objs"]:
+        su = obj[:-2] + ".su"
+        if not os.path.exists(su):
+            continue
+        for line in open(su):
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) >= 3:
+                frames.append((int(parts[1]), parts[0].split(":")[-1], os.path.basename(obj)[:-2] + ".c",
+                               parts[2]))
+    frames.sort(reverse=True)
+    return frames[:count]
+
+
 def fmt_ratio(a, b):
     return "%.2f" % (a / b) if b else "-"
 
@@ -386,6 +402,20 @@ def render(results, ref, sources, ram, meta, problems):
         w("| **all static data + bss** | | %s |"
           % " | ".join(str(sum(x for x, _, _ in r["syms"])) for r in ram))
         w("")
+    frames = meta.get("frames")
+    if frames:
+        w("## Largest stack frames (%s)" % frames["label"])
+        w("")
+        w("From `-fstack-usage`: one function's own frame, not a call chain. The agent thread "
+          "(netconn, socket) and the thread that calls `lpa_command` need the deepest chain "
+          "of these plus lwIP's send path down to the Ethernet driver (with "
+          "LWIP_TCPIP_CORE_LOCKING the caller runs it); measure the high-water mark on the board.")
+        w("")
+        w("| function | file | bytes | kind |")
+        w("|---|---|---:|---|")
+        for size, fn, f, kind in frames["list"]:
+            w("| %s | %s | %d | %s |" % (fn, f, size, kind))
+        w("")
     ext = meta.get("externals")
     if ext:
         w("## What the agent needs from outside (%s)" % ext["label"])
@@ -455,6 +485,11 @@ def main():
             und = full["undefined"]
             meta_ext = {"label": full["label"], "libc": und & libc - libgcc,
                         "libgcc": und & libgcc, "other": und - libc - libgcc}
+    frames = None
+    sock = next((r for r in results if r["label"] == "socket, iperf2+iperf3, console+format"
+                 and not r["errors"]), None)
+    if sock:
+        frames = {"label": sock["label"], "list": stack_frames(sock)}
     version = "lwIP"
     init_h = os.path.join(lwip, "src", "include", "lwip", "init.h")
     m = re.findall(r"#define LWIP_VERSION_(MAJOR|MINOR|REVISION)\s+(\d+)", open(init_h).read())
@@ -469,6 +504,7 @@ def main():
         "lwip_version": version,
         "externals": meta_ext,
         "origin": origin,
+        "frames": frames,
     }
     text = render(results, ref, sources, ram, meta, problems)
     with open(args.out, "w") as f:
