@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <time.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct netif host_netif;
@@ -163,3 +164,13 @@ uint64_t lpa_host_next_wakeup_ns(void)
 }
 
 #endif
+
+static uint64_t clock_us(clockid_t id)
+{
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t lpa_host_now_us(void) { return clock_us(CLOCK_MONOTONIC); }
+uint64_t lpa_host_wall_us(void) { return clock_us(CLOCK_REALTIME); }

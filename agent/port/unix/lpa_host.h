@@ -35,4 +35,8 @@ int lpa_host_fd(void);
 void lpa_host_poll(void);
 uint64_t lpa_host_next_wakeup_ns(void);
 
+/* The agent's clocks on the host (lpa_config.h): CLOCK_MONOTONIC and CLOCK_REALTIME in us. */
+uint64_t lpa_host_now_us(void);
+uint64_t lpa_host_wall_us(void);
+
 #endif

@@ -43,6 +43,11 @@
 #define LWIP_NETIF_STATUS_CALLBACK 0
 #define LWIP_NETIF_LINK_CALLBACK 0
 
+/* A variant built from `linkperf lwip-tune` output (-DLPA_TUNE_HEADER="path") takes every
+ * TCP, pool and heap size from it: the tuning test runs exactly what the advisor printed. */
+#ifdef LPA_TUNE_HEADER
+#include LPA_TUNE_HEADER
+#else
 /* Full-size Ethernet: MSS 1460 for a 1500-byte MTU. Defined unconditionally: glibc's
  * <netinet/tcp.h> has its own TCP_MSS (512) and must never win (see testbed README). */
 #define TCP_MSS 1460
@@ -84,6 +89,7 @@
 #define MEM_SIZE (LPA_OPT_TCP_SND_BUF_MSS * 1600 + 4096)
 #endif
 
+#endif /* LPA_TUNE_HEADER */
 #define MEMP_MEM_MALLOC 0
 #define MEM_LIBC_MALLOC 0
 #define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 8)

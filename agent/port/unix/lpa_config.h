@@ -1,0 +1,14 @@
+/* Agent options for the host programs (included by lpa_opts.h with LPA_HAVE_CONFIG_H): the
+ * PC has microsecond clocks, so jitter and pacing are not held to sys_now()'s 1 ms, and UDP
+ * datagrams carry real wall-clock stamps as a board with SNTP would. */
+#ifndef LPA_CONFIG_H
+#define LPA_CONFIG_H
+
+#include <stdint.h>
+
+uint64_t lpa_host_now_us(void);
+uint64_t lpa_host_wall_us(void);
+#define LPA_NOW_US() lpa_host_now_us()
+#define LPA_WALL_US() lpa_host_wall_us()
+
+#endif
