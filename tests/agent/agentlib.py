@@ -284,3 +284,82 @@ def parse_ping(r):
     if s:
         d["min"], d["avg"], d["max"] = (float(x) for x in s.groups())
     return d
+
+
+# --------------------------------------------------------------------------- agent output
+
+UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
+RATE_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def host_program(name):
+    """An agent host program: $LPA_HOST_DIR/<name>, else next to $LINKPERF (build/agent/),
+    else the first build directory that has it."""
+    d = os.environ.get("LPA_HOST_DIR")
+    if d:
+        return os.path.join(d, name)
+    lp = os.environ.get("LINKPERF")
+    if lp:
+        cand = os.path.join(os.path.dirname(lp), "agent", name)
+        if os.access(cand, os.X_OK):
+            return cand
+    for b in ("build", "build-core", "build-backends", "build-port"):
+        cand = os.path.join(SOURCE_DIR, b, "agent", name)
+        if os.access(cand, os.X_OK):
+            return cand
+    return os.path.join(SOURCE_DIR, "build", "agent", name)
+
+
+_A_CONN = re.compile(r"^\[\s*(\d+)\] connected with (\S+) port (\d+) \((TCP|UDP), "
+                     r"(receiving|sending)\)")
+_A_ROW = re.compile(r"^\[\s*(\d+)\]\s+(\d+\.\d+)-\s*(\d+\.\d+) sec\s+([\d.]+) ([KMGT]?)Bytes\s+"
+                    r"([\d.]+) ([KMG]?)bits/sec(?:\s+([\d.]+) ms\s+(\d+)/\s*(\d+))?")
+_A_REPORT = re.compile(r"^\[\s*(\d+)\] Server Report:")
+_A_SENT = re.compile(r"^\[\s*(\d+)\] Sent (\d+) datagrams")
+
+
+def parse_agent(lines):
+    """The agent's iperf2-layout console lines -> dict:
+      conns: id -> {"dir": "rx"|"tx", "proto", "peer", "port"}
+      rows:  {id, start, end, bytes (3 significant digits, as printed), bps, jitter_ms,
+              lost, total (UDP receiver rows), peer (the row follows "Server Report:")}
+      sent:  id -> datagrams."""
+    out = {"conns": {}, "rows": [], "sent": {}}
+    peer_next = None
+    for ln in lines:
+        m = _A_CONN.match(ln)
+        if m:
+            out["conns"][int(m.group(1))] = {
+                "dir": "rx" if m.group(5) == "receiving" else "tx", "proto": m.group(4),
+                "peer": m.group(2), "port": int(m.group(3))}
+            continue
+        m = _A_REPORT.match(ln)
+        if m:
+            peer_next = int(m.group(1))
+            continue
+        m = _A_SENT.match(ln)
+        if m:
+            out["sent"][int(m.group(1))] = int(m.group(2))
+            continue
+        m = _A_ROW.match(ln)
+        if not m:
+            continue
+        r = {"id": int(m.group(1)), "start": float(m.group(2)), "end": float(m.group(3)),
+             "bytes": float(m.group(4)) * UNITS[m.group(5)],
+             "bps": float(m.group(6)) * RATE_UNITS[m.group(7)],
+             "peer": peer_next == int(m.group(1)), "line": ln}
+        if m.group(8) is not None:
+            r.update(jitter_ms=float(m.group(8)), lost=int(m.group(9)), total=int(m.group(10)))
+        peer_next = None
+        out["rows"].append(r)
+    return out
+
+
+def agent_finals(parsed):
+    """Whole-test rows (from 0.00, the last such row of each id and kind): dict
+    (id, peer) -> row."""
+    res = {}
+    for r in parsed["rows"]:
+        if r["start"] == 0.0 and r["end"] > 0.5:
+            res[(r["id"], r["peer"])] = r
+    return res
