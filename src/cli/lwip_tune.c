@@ -45,6 +45,10 @@ static void size_for(const struct lp_lwip_link *l, uint32_t wnd_segs, struct lp_
     p->tcp_snd_queuelen = div_up(4ull * p->tcp_snd_buf, l->mss);
     /* Segments are also what an out-of-order window is queued in. */
     p->memp_num_tcp_seg = p->tcp_snd_queuelen + wnd_segs;
+    /* lwIP's default TCP_SNDLOWAT is half the send buffer, but init.c insists it stays 4 MSS
+     * below 16-bit overflow: past a 128 KiB buffer it has to be set. */
+    uint32_t lowat = p->tcp_snd_buf / 2 > 2 * l->mss + 1 ? p->tcp_snd_buf / 2 : 2 * l->mss + 1;
+    p->tcp_snd_lowat = lowat >= 0xFFFFu - 4 * l->mss ? 0xFFFFu - 4 * l->mss - 1 : 0;
     /* Zero-copy writes (static data) queue a PBUF_ROM/REF header per pbuf from this pool. */
     p->memp_num_pbuf = p->tcp_snd_queuelen;
     p->wnd_scale = p->tcp_wnd > 0xFFFFu;
@@ -160,6 +164,9 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
             (unsigned)p->tcp_snd_queuelen);
     fprintf(o, "#define MEMP_NUM_TCP_SEG       %6u /* TCP_SND_QUEUELEN + a window of out-of-order segments */\n",
             (unsigned)p->memp_num_tcp_seg);
+    if (p->tcp_snd_lowat)
+        fprintf(o, "#define TCP_SNDLOWAT           %6u /* lwIP's default (half the send buffer) passes its 16-bit limit */\n",
+                (unsigned)p->tcp_snd_lowat);
     fprintf(o, "#define MEMP_NUM_PBUF          %6u /* a pbuf header per queued pbuf of zero-copy (static) writes */\n",
             (unsigned)p->memp_num_pbuf);
     fprintf(o, "#define PBUF_POOL_BUFSIZE      %6u /* one frame: MSS + 40 + 14, 4-byte aligned */\n",

@@ -18,6 +18,7 @@ struct lp_lwip_plan {
     double bdp_bytes, wire_goodput_bps;
     uint32_t wnd_segs;                  /* window in segments, as recommended */
     uint32_t tcp_wnd, tcp_snd_buf, tcp_snd_queuelen, memp_num_tcp_seg, memp_num_pbuf;
+    uint32_t tcp_snd_lowat;             /* 0: lwIP's default is fine */
     bool lwip_capped;                   /* the link needs more than lwIP can queue */
     bool wnd_scale;                     /* TCP_WND > 65535: needs LWIP_WND_SCALE */
     unsigned rcv_scale;                 /* TCP_RCV_SCALE when wnd_scale */

@@ -115,6 +115,12 @@ static void lwip_sanity_rules_hold(void **state)
                 assert_true((uint64_t)p.tcp_wnd <=                                    /* pool holds a window */
                             (uint64_t)p.pbuf_pool_size * (p.pbuf_pool_bufsize - 54));
                 assert_true(p.mem_size >= p.tcp_snd_buf);
+                {   /* TCP_SNDLOWAT (set, or lwIP's default) stays 4 MSS below 16 bits */
+                    uint32_t lowat = p.tcp_snd_lowat;
+                    if (!lowat)
+                        lowat = p.tcp_snd_buf / 2 > 2 * l.mss + 1 ? p.tcp_snd_buf / 2 : 2 * l.mss + 1;
+                    assert_true(lowat < 0xFFFFu - 4 * l.mss);
+                }
                 if (!p.lwip_capped)                                                   /* covers the BDP */
                     assert_true(p.bdp_bytes * 1.25 <= p.tcp_wnd + l.mss);
                 else
