@@ -66,6 +66,12 @@
 /* The common embedded rule of thumb: four pbufs per segment of send buffer. */
 #define TCP_SND_QUEUELEN (4 * LPA_OPT_TCP_SND_BUF_MSS)
 #define MEMP_NUM_TCP_SEG (TCP_SND_QUEUELEN + 16)
+/* Zero-copy writes take a pbuf header from this pool per queued write: lwIP's default of 16
+ * would hold a 64-segment send buffer to 16 segments in flight. (The mcu variant keeps the
+ * tutorials' 16 on purpose.) */
+#ifndef MEMP_NUM_PBUF
+#define MEMP_NUM_PBUF TCP_SND_QUEUELEN
+#endif
 
 /* A window past 64 KiB needs scaling; a shift of 4 covers up to 1 MiB. */
 #if LPA_OPT_TCP_WND_MSS * 1460 > 0xFFFF
