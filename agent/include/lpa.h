@@ -50,8 +50,11 @@ struct lpa_report {
   uint8_t kind;      /* enum lpa_report_kind */
   uint8_t proto;     /* enum lpa_proto */
   uint8_t dialect;   /* enum lpa_dialect */
-  uint8_t dir;       /* enum lpa_dir: this side received or sent the bytes */
+  uint8_t dir;       /* enum lpa_dir: this side received or sent the bytes; in a PEER report,
+                      * the direction of this side's flow the peer measured (a UDP client's
+                      * server report: TX) */
   uint8_t session;   /* index of the session (LPA_REPORT_* of one test share it) */
+  uint8_t stream;    /* 0: the test's first connection; 1: its second (iperf2 -d/-r back) */
   ip_addr_t peer;
   uint16_t peer_port;
   uint32_t start_ms; /* interval bounds, from the start of the test */

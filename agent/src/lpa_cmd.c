@@ -124,6 +124,7 @@ static const char *const help_text[] = {
     "  iperf only: -d dual, -r tradeoff, -L PORT (the server connects back to it)",
     "  suffixes: iperf k/m/g = 1000, K/M/G = 1024; iperf3 -b 1000, -n and -l 1024",
     "stop [ID]                           stop session ID, or all of them",
+    "stats                               connection slots in use",
     NULL};
 
 static int help(const struct cmd_ctx *x) {
@@ -460,18 +461,36 @@ static int stop(const struct cmd_ctx *x, char **w, int n) {
   uint64_t id = 0;
   int err;
   if (n > 2) return bad(x, NULL, NULL, "usage: stop [ID]");
-  if (n == 2 && parse_uint(w[1], 1, LPA_MAX_SESSIONS, &id)) {
+  if (n == 2 && parse_uint(w[1], 1, 2 * LPA_MAX_SESSIONS, &id)) {
     struct lpa_line l;
     lpa_line_init(&l);
     lpa_line_str(&l, "ID 1..");
-    lpa_line_u64(&l, LPA_MAX_SESSIONS, 0);
+    lpa_line_u64(&l, 2 * LPA_MAX_SESSIONS, 0);
     l.buf[l.len] = '\0';
     return bad(x, w[1], NULL, l.buf);
   }
-  err = lpa_stop(n == 2 ? (int)id - 1 : -1);
+  /* IDs of a test's second connection count on from LPA_MAX_SESSIONS (lpa_format.c). */
+  err = lpa_stop(n == 2 ? (int)((id - 1) % LPA_MAX_SESSIONS) : -1);
   if (err == LPA_ENOENT) (void)bad(x, NULL, NULL, n == 2 ? "no such session" : "nothing is running");
   else if (err == 0) say(x, "stopped ", n == 2 ? "session " : "all sessions", n == 2 ? w[1] : NULL, NULL);
   return err;
+}
+
+/* "conns 2 in use of 24": the back end's connection slots, to see that finished tests give
+ * theirs back. */
+static int stats(const struct cmd_ctx *x) {
+  struct lpa_line l;
+  int n;
+  lpa_net_lock();
+  n = lpa_net_conns_in_use();
+  lpa_net_unlock();
+  lpa_line_init(&l);
+  lpa_line_str(&l, "conns ");
+  lpa_line_u64(&l, (uint64_t)n, 0);
+  lpa_line_str(&l, " in use of ");
+  lpa_line_u64(&l, LPA_MAX_CONNS, 0);
+  lpa_line_print(&l, x->print, x->arg);
+  return 0;
 }
 
 int lpa_command(const char *line, lpa_print_fn print, void *arg) {
@@ -504,6 +523,7 @@ int lpa_command(const char *line, lpa_print_fn print, void *arg) {
     return start(&x, w, n, dialect);
   }
   if (strcmp(w[0], "stop") == 0) return stop(&x, w, n);
+  if (strcmp(w[0], "stats") == 0) return stats(&x);
   if (strcmp(w[0], "help") == 0 || strcmp(w[0], "?") == 0) return help(&x);
   x.cmd = "console";
   return bad(&x, w[0], NULL, "unknown command (try help)");

@@ -245,7 +245,11 @@ static void put_loss(struct lpa_line *l, const struct lpa_report *r) {
 
 /* ---- rows ---- */
 
-static unsigned id_of(const struct lpa_report *r) { return r->session + 1u; }
+/* Session index + 1; the second connection of a test (iperf2 -d/-r) counts on from
+ * LPA_MAX_SESSIONS, so both directions have their own lines, as iperf2 prints them. */
+static unsigned id_of(const struct lpa_report *r) {
+  return r->session + 1u + (r->stream ? (unsigned)LPA_MAX_SESSIONS : 0u);
+}
 
 /* A PEER report holds what the other side measured: its direction is the opposite of ours. */
 static int measured_rx(const struct lpa_report *r) {

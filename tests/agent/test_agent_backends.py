@@ -17,7 +17,6 @@ What is asserted, per back end:
   the test on the agent, and the next test works.
 - Three tests in a row each end with a final report; when the console has a `stats` command
   that prints the back end's connection slots in use, the count is back where it started."""
-import os
 import re
 import signal
 import sys
@@ -37,25 +36,11 @@ PROGRAMS = {
     "socket_mcu": "lpa-host-socket-mcu",
 }
 THREAD_BACKENDS = ("netconn", "socket", "socket_mcu")
-UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+UNITS = al.UNITS
 
 
 def program(name):
-    """$LPA_HOST_DIR/<name>, else next to $LINKPERF (build/agent/<name>), else the first
-    build directory that has it."""
-    d = os.environ.get("LPA_HOST_DIR")
-    if d:
-        return os.path.join(d, name)
-    lp = os.environ.get("LINKPERF")
-    if lp:
-        cand = os.path.join(os.path.dirname(lp), "agent", name)
-        if os.access(cand, os.X_OK):
-            return cand
-    for b in ("build", "build-core", "build-backends", "build-port"):
-        cand = os.path.join(al.SOURCE_DIR, b, "agent", name)
-        if os.access(cand, os.X_OK):
-            return cand
-    return os.path.join(al.SOURCE_DIR, "build", "agent", name)
+    return al.host_program(name)
 
 
 # An agent (iperf2 layout) result line: "[  2] 0.00-3.01 sec   364 MBytes  1.02 Gbits/sec",

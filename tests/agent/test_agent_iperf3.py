@@ -15,7 +15,6 @@ Agent as server (stock `iperf3 -c ... -J`):
 Agent as client (`iperf3 -c HOST` on its console) against stock `iperf3 -s -1 -J`: TCP, UDP,
 -R TCP, -R UDP: the stock server's JSON bytes match the agent's final line within 1%."""
 import json
-import os
 import re
 import time
 
@@ -26,7 +25,7 @@ from lptest import check
 suite = lptest.Suite("agent_iperf3")
 
 PROGRAMS = {"raw": "lpa-host-raw", "netconn": "lpa-host-netconn", "socket": "lpa-host-socket"}
-UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
+UNITS = al.UNITS
 # The agent's whole-test line in iperf3's layout:
 # "[  2]   0.00-3.07   sec   133 MBytes   362 Mbits/sec                  receiver"
 FINAL = (r"^\[\s*\d+\]\s+0\.00-([\d.]+)\s+sec\s+([\d.]+) ([KMGT]?)Bytes\s+[\d.]+ [KMGT]?bits/sec"
@@ -34,19 +33,7 @@ FINAL = (r"^\[\s*\d+\]\s+0\.00-([\d.]+)\s+sec\s+([\d.]+) ([KMGT]?)Bytes\s+[\d.]+
 
 
 def program(name):
-    d = os.environ.get("LPA_HOST_DIR")
-    if d:
-        return os.path.join(d, name)
-    lp = os.environ.get("LINKPERF")
-    if lp:
-        cand = os.path.join(os.path.dirname(lp), "agent", name)
-        if os.access(cand, os.X_OK):
-            return cand
-    for b in ("build", "build-core", "build-backends", "build-port"):
-        cand = os.path.join(al.SOURCE_DIR, b, "agent", name)
-        if os.access(cand, os.X_OK):
-            return cand
-    return os.path.join(al.SOURCE_DIR, "build", "agent", name)
+    return al.host_program(name)
 
 
 def agent_final(host, timeout=10.0):

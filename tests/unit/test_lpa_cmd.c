@@ -43,6 +43,8 @@ void lpa_net_lock(void) {
   fake.locks++;
 }
 
+int lpa_net_conns_in_use(void) { return 3; }
+
 void lpa_net_unlock(void) {
   assert_int_equal(fake.lock_depth, 1);
   fake.lock_depth--;
@@ -447,14 +449,28 @@ static void test_stop(void **state) {
   assert_int_equal(run("stop"), LPA_ENOENT);
   assert_string_equal(out.text, "stop: nothing is running\n");
   assert_int_equal(fake.nstop, 5);
-  snprintf(line, sizeof(line), "stop %d", LPA_MAX_SESSIONS + 1);
+  /* a test's second connection (iperf2 -d/-r) prints IDs from LPA_MAX_SESSIONS + 1 on */
+  fake.stop_ret = 0;
+  snprintf(line, sizeof(line), "stop %d", LPA_MAX_SESSIONS + 2);
+  assert_int_equal(run(line), 0);
+  assert_int_equal(fake.stops[5], 1);
+  fake.stop_ret = LPA_ENOENT;
+  snprintf(line, sizeof(line), "stop %d", 2 * LPA_MAX_SESSIONS + 1);
   assert_int_equal(run(line), LPA_EINVAL);
   assert_int_equal(run("stop 0"), LPA_EINVAL);
   assert_non_null(strstr(out.text, "stop: 0: ID 1.."));
   assert_int_equal(run("stop x"), LPA_EINVAL);
   assert_int_equal(run("stop 1 2"), LPA_EINVAL);
   assert_string_equal(out.text, "stop: usage: stop [ID]\n");
-  assert_int_equal(fake.nstop, 5);
+  assert_int_equal(fake.nstop, 6);
+}
+
+static void test_stats(void **state) {
+  char want[64];
+  (void)state;
+  assert_int_equal(run("stats"), 0);
+  snprintf(want, sizeof(want), "conns 3 in use of %d\n", (int)LPA_MAX_CONNS);
+  assert_string_equal(out.text, want);
 }
 
 static void test_bad_lines(void **state) {
@@ -626,6 +642,7 @@ int main(void) {
       cmocka_unit_test_setup(test_help, setup),
       cmocka_unit_test_setup(test_stop, setup),
       cmocka_unit_test_setup(test_bad_lines, setup),
+      cmocka_unit_test_setup(test_stats, setup),
       cmocka_unit_test_setup(test_fuzz, setup),
       cmocka_unit_test_setup(test_reports_printed, setup),
       cmocka_unit_test_setup(test_binding_lifetime, setup),

@@ -79,6 +79,13 @@ static void test_iperf2_tcp(void **state) {
   assert_string_equal(fmt(&r), "[  3] 0.00-10.00 sec  5.00 GBytes  4.29 Gbits/sec\n");
   r.dir = TX; /* a TCP sender's row is the same */
   assert_string_equal(fmt(&r), "[  3] 0.00-10.00 sec  5.00 GBytes  4.29 Gbits/sec\n");
+  r.stream = 1; /* the second connection of a -d/-r test has IDs of its own */
+  {
+    char want[80];
+    snprintf(want, sizeof(want), "[%3u] 0.00-10.00 sec  5.00 GBytes  4.29 Gbits/sec\n",
+             3u + LPA_MAX_SESSIONS);
+    assert_string_equal(fmt(&r), want);
+  }
 }
 
 static void test_iperf2_udp_rx(void **state) {
