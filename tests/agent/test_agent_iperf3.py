@@ -13,7 +13,9 @@ Agent as server (stock `iperf3 -c ... -J`):
   of 0x7fffffff, garbage JSON, a client that connects and stalls (a second client meanwhile
   hears "busy"; the staller is cut off after ~10 s).
 Agent as client (`iperf3 -c HOST` on its console) against stock `iperf3 -s -1 -J`: TCP, UDP,
--R TCP, -R UDP: the stock server's JSON bytes match the agent's final line within 1%."""
+-R TCP, -R UDP: the stock server's JSON bytes match the agent's final line within 1%.
+linkperf (iperf3 dialect) takes both parts too: as client (TCP, UDP, -R) and as server (TCP,
+UDP, -R), with the same checks."""
 import json
 import re
 import time
@@ -48,8 +50,8 @@ def near(a, b, tol=0.01):
     return abs(a - b) <= tol * max(a, b, 1)
 
 
-def stock_client(topo, args, timeout=40):
-    r = topo.run_b([al.IPERF3, "-c", topo.lwip_ip, "-J"] + args, timeout=timeout)
+def stock_client(topo, args, timeout=40, tool=None):
+    r = topo.run_b([tool or al.IPERF3, "-c", topo.lwip_ip, "-J"] + args, timeout=timeout)
     try:
         doc = json.loads(r.out)
     except ValueError:
@@ -58,9 +60,9 @@ def stock_client(topo, args, timeout=40):
 
 
 def server_case(topo, host, args, udp=False, reverse=False, amount=None, streams=1,
-                thread=False):
-    r, doc = stock_client(topo, args)
-    what = "iperf3 -c %s" % " ".join(args)
+                thread=False, tool=None):
+    r, doc = stock_client(topo, args, tool=tool)
+    what = "%s -c %s" % ("linkperf" if tool else "iperf3", " ".join(args))
     check("error" not in doc, "%s: %s" % (what, doc.get("error")), r.describe())
     end = doc["end"]
     sent, recv = end["sum_sent"], end["sum_received"]
@@ -157,9 +159,13 @@ def hostile_cases(topo, host):
     server_case(topo, host, ["-t", "1"])
 
 
-def client_case(topo, host, opts, udp=False, reverse=False):
-    srv = topo.start_b([al.IPERF3, "-s", "-1", "-J"], timeout=40)
-    lptest.wait_port(topo.ns_b, 5201) if hasattr(lptest, "wait_port") else time.sleep(0.5)
+def client_case(topo, host, opts, udp=False, reverse=False, tool=None):
+    srv = topo.start_b([tool or al.IPERF3, "-s", "-1", "-J"], timeout=40)
+    deadline = time.monotonic() + 10
+    while not lptest.port_bound(5201, pid=srv.pid):
+        check(time.monotonic() < deadline and srv.alive(), "the PC server did not bind",
+              srv.tail())
+        time.sleep(0.05)
     rc, out = host.command("iperf3 -c %s %s" % (topo.pc_ip, opts))
     check(rc >= 0, "iperf3 -c %s: rc %d %s" % (opts, rc, out))
     srv.wait(30)
@@ -197,6 +203,11 @@ def backend_case(name):
         server_case(topo, host, ["-n", "20M"], amount=20 * 1024 * 1024)
         server_case(topo, host, ["-P", "2", "-t", "2"], streams=2)
         hostile_cases(topo, host)
+        # linkperf (iperf3 dialect, its default) as the client
+        server_case(topo, host, ["-t", "2"], tool=lptest.LINKPERF)
+        server_case(topo, host, ["-u", "-b", "20M", "-t", "2"], udp=True, thread=thread,
+                    tool=lptest.LINKPERF)
+        server_case(topo, host, ["-R", "-t", "2"], reverse=True, tool=lptest.LINKPERF)
         check(host.proc.alive(), "host program died", host.proc.tail(25))
     with al.Topology(tag="i3c" + name[:3], net=79) as topo:
         topo.pin_neighbor()
@@ -205,6 +216,10 @@ def backend_case(name):
         client_case(topo, host, "-u -b 20M -t 2", udp=True)
         client_case(topo, host, "-R -t 2", reverse=True)
         client_case(topo, host, "-R -u -b 20M -t 2", udp=True, reverse=True)
+        # linkperf as the server
+        client_case(topo, host, "-t 2", tool=lptest.LINKPERF)
+        client_case(topo, host, "-u -b 20M -t 2", udp=True, tool=lptest.LINKPERF)
+        client_case(topo, host, "-R -t 2", reverse=True, tool=lptest.LINKPERF)
 
 
 def make_case(name):
