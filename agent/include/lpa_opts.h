@@ -54,6 +54,12 @@
 #error "enable LPA_CLIENT, LPA_SERVER or both"
 #endif
 
+/* iperf2's two-way tests, -d, -r, -R and --full-duplex, as server and client (0 leaves them
+ * out: one-way TCP and UDP tests only, what lwiperf offers, in about 2 KB less code). */
+#ifndef LPA_IPERF2_BIDIR
+#define LPA_IPERF2_BIDIR 1
+#endif
+
 /* Sessions: a listening server is one, each running test is one more (2 for iperf2 -d/-r). */
 #ifndef LPA_MAX_SESSIONS
 #define LPA_MAX_SESSIONS 4
@@ -83,10 +89,12 @@
 #error "LPA_DEFAULT_INTERVAL_MS must be 100..3600000"
 #endif
 
-/* Bytes of constant payload the senders point at (TCP writes of the raw back end are not copied
- * from it). It lives in flash on a microcontroller. */
+/* Bytes of constant payload the senders point at. It lives in flash on a microcontroller and
+ * counts as code there. The raw back end queues TCP writes from it without a copy when it is at
+ * least TCP_MSS long (1460: no copy, 1.2 KB more flash); shorter, it copies, and lwIP gathers the
+ * copies into full segments. */
 #ifndef LPA_PATTERN_LEN
-#define LPA_PATTERN_LEN 1460
+#define LPA_PATTERN_LEN 256
 #endif
 #if LPA_PATTERN_LEN < 256 || LPA_PATTERN_LEN > 65535
 #error "LPA_PATTERN_LEN must be 256..65535"

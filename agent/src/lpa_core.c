@@ -36,11 +36,8 @@ struct lpa_session *lpa_session_at(int index) {
 }
 
 void lpa_session_end(struct lpa_session *s) {
-  struct lpa_report r;
   if (!s->used) return;
-  memset(&r, 0, sizeof(r));
-  r.kind = LPA_REPORT_DONE;
-  lpa_report_emit(s, &r);
+  lpa_report_simple(s, LPA_REPORT_DONE, 0, NULL);
   s->used = 0;
   s->ops = NULL;
 }
@@ -54,10 +51,11 @@ void lpa_report_emit(struct lpa_session *s, struct lpa_report *r) {
   if (s->fn) s->fn(r, s->arg);
 }
 
-void lpa_report_error(struct lpa_session *s, const char *text) {
+void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const char *text) {
   struct lpa_report r;
   memset(&r, 0, sizeof(r));
-  r.kind = LPA_REPORT_ERROR;
+  r.kind = kind;
+  r.dir = dir;
   r.text = text;
   lpa_report_emit(s, &r);
 }

@@ -48,6 +48,11 @@ struct lpa_udp_rx {
   uint8_t seen;
 };
 
+/* A flow's counters at the start of the current interval (reports show the differences). */
+struct lpa_flow_mark {
+  uint64_t at_us, bytes, seq, lost, ooo;
+};
+
 /* One direction of data on one connection or UDP endpoint. */
 struct lpa_flow {
   struct lpa_conn *conn;
@@ -58,17 +63,15 @@ struct lpa_flow {
   uint64_t start_us;
   uint64_t last_us;  /* last data sent or received */
   uint64_t bytes;
-  uint64_t ivl_start_us, ivl_bytes, ivl_seq, ivl_lost, ivl_ooo;
+  struct lpa_flow_mark ivl;
   /* sender */
   uint64_t end_us;   /* stop sending at this time (0: no time limit) */
   uint64_t amount;   /* stop after this many bytes (0: no byte limit) */
   uint64_t rate_bps; /* 0: as fast as the stack takes it */
   uint32_t len;      /* bytes per write / datagram */
-  uint64_t next_us;  /* pacing: when the next write is due */
   uint64_t seq;      /* UDP: number of the next datagram */
-  const uint8_t *head; /* TCP: bytes sent before the pattern (a copy is taken by the back end) */
-  uint16_t head_len;  /* header bytes still to send */
-  uint16_t head_sent; /* header bytes sent: on the wire (limits, pacing) but not in bytes */
+  uint16_t head_sent; /* header bytes the caller sent before the flow: on the wire (limits,
+                       * pacing) but not in bytes */
   uint16_t send_errors; /* UDP datagrams the stack had no buffer for */
   struct lpa_udp_rx rx;
 };
@@ -82,12 +85,18 @@ uint64_t lpa_now_us(void);
 
 /* Reports: fills session, dialect, proto and peer, then calls the session's callback. */
 void lpa_report_emit(struct lpa_session *s, struct lpa_report *r);
-void lpa_report_error(struct lpa_session *s, const char *text);
+/* A report without numbers: START (of direction dir), ERROR (text), DONE. */
+void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const char *text);
+#define lpa_report_start(s, dir) lpa_report_simple((s), LPA_REPORT_START, (dir), NULL)
+#define lpa_report_error(s, text) lpa_report_simple((s), LPA_REPORT_ERROR, 0, (text))
 
 /* Flows. start: the clock of the flow begins (interval reports count from the session start).
  * A sender's limits: end_us / amount / rate_bps / len set by the caller before start. */
 void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto);
 void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us);
+/* init, a START report of dir, start: a sender's limits can still be set before its pump. */
+void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
+                   uint8_t proto, uint64_t now_us);
 /* TCP sender: write until the stack is full, the rate says wait, or a limit is reached.
  * Returns 1 when the flow has sent everything it will send, 0 otherwise, -1 on a broken
  * connection. */
@@ -107,9 +116,6 @@ uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx);
 void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us);
 /* Emits the last partial interval (if any) and the final report; the flow becomes DONE. */
 void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, uint64_t end_us);
-/* Fill a report with a flow's whole-test numbers (kind FINAL) without emitting it. */
-void lpa_flow_totals(struct lpa_session *s, const struct lpa_flow *f, uint64_t end_us,
-                     struct lpa_report *r);
 
 /* Protocol modules: start a server or client for s->cfg (set s->ops); 0 or LPA_E*. */
 int lpa_iperf2_start(struct lpa_session *s);

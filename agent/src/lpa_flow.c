@@ -17,9 +17,16 @@ void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us) 
   f->state = LPA_FLOW_RUNNING;
   f->start_us = now_us;
   f->last_us = now_us;
-  f->ivl_start_us = now_us;
-  f->next_us = now_us;
+  memset(&f->ivl, 0, sizeof(f->ivl));
+  f->ivl.at_us = now_us;
   f->interim = s->cfg.interval_ms != LPA_INTERVAL_NONE;
+}
+
+void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
+                   uint8_t proto, uint64_t now_us) {
+  lpa_flow_init(f, c, dir, proto);
+  lpa_report_start(s, dir);
+  lpa_flow_start(s, f, now_us);
 }
 
 /* Pacing: the time the next byte is due, from the bytes already sent at rate_bps. The product
@@ -38,14 +45,6 @@ static int limit_reached(const struct lpa_flow *f, uint64_t now_us) {
 
 int lpa_flow_tcp_pump(struct lpa_flow *f, uint64_t now_us) {
   if (f->state != LPA_FLOW_RUNNING) return f->state == LPA_FLOW_DONE;
-  while (f->head_len != 0 && f->head != NULL) { /* the header goes first, uncounted */
-    long n = lpa_net_tcp_send(f->conn, f->head, f->head_len, LPA_SEND_MORE);
-    if (n < 0) return -1;
-    if (n == 0) return 0;
-    f->head += n;
-    f->head_len = (uint16_t)(f->head_len - n);
-    f->head_sent = (uint16_t)(f->head_sent + n);
-  }
   for (;;) {
     uint64_t left;
     size_t chunk = f->len != 0 && f->len < LPA_PATTERN_LEN ? f->len : LPA_PATTERN_LEN;
@@ -59,9 +58,7 @@ int lpa_flow_tcp_pump(struct lpa_flow *f, uint64_t now_us) {
     n = lpa_net_tcp_send(f->conn, lpa_pattern, chunk, LPA_SEND_STATIC | LPA_SEND_MORE);
     if (n < 0) return -1;
     if (n == 0) return 0;
-    f->bytes += (uint64_t)n;
-    f->ivl_bytes += (uint64_t)n;
-    f->last_us = now_us;
+    lpa_flow_rx(f, (size_t)n, now_us);
   }
 }
 
@@ -81,16 +78,13 @@ int lpa_flow_udp_pump(struct lpa_flow *f, uint64_t now_us, lpa_udp_head_fn make_
       f->send_errors++;
       return 0;
     }
-    f->bytes += f->len;
-    f->ivl_bytes += f->len;
-    f->last_us = now_us;
+    lpa_flow_rx(f, f->len, now_us);
   }
   return 0;
 }
 
 void lpa_flow_rx(struct lpa_flow *f, size_t bytes, uint64_t now_us) {
   f->bytes += bytes;
-  f->ivl_bytes += bytes;
   f->last_us = now_us;
 }
 
@@ -121,70 +115,58 @@ uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx) {
   return rx->lost_raw > rx->out_of_order ? rx->lost_raw - rx->out_of_order : 0;
 }
 
-static void fill(struct lpa_report *r, const struct lpa_flow *f, uint64_t from_us, uint64_t to_us,
-                 uint64_t bytes) {
-  uint64_t dur = to_us > from_us ? to_us - from_us : 0;
-  r->dir = f->dir;
-  r->start_ms = (uint32_t)((from_us - f->start_us) / 1000u);
-  r->end_ms = (uint32_t)((to_us - f->start_us) / 1000u);
-  r->bytes = bytes;
-  r->bps = dur != 0 ? bytes * 8000000u / dur : 0;
-}
-
-static void emit_interval(struct lpa_session *s, struct lpa_flow *f, uint64_t end_us) {
+/* One report of a flow: the interval since the last one (INTERVAL, which starts the next) or
+ * the whole test (FINAL). Counters are read as differences from the interval's start marks; the
+ * whole test's marks are zero. */
+static void flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, uint64_t end_us) {
   struct lpa_report r;
-  uint64_t lost = lpa_udp_lost(&f->rx);
-  memset(&r, 0, sizeof(r));
-  r.kind = LPA_REPORT_INTERVAL;
-  fill(&r, f, f->ivl_start_us, end_us, f->ivl_bytes);
-  if (f->proto == LPA_PROTO_UDP && f->dir == LPA_DIR_RX) {
-    r.jitter_us = f->rx.jitter_us16 / 16;
-    r.packets = f->rx.max_seq - f->ivl_seq;
-    r.lost = lost - f->ivl_lost;
-    r.out_of_order = f->rx.out_of_order - f->ivl_ooo;
-  } else if (f->proto == LPA_PROTO_UDP) {
-    r.packets = f->seq - f->ivl_seq;
+  struct lpa_flow_mark m, now;
+  uint64_t dur;
+  if (kind == LPA_REPORT_FINAL) {
+    memset(&m, 0, sizeof(m));
+    m.at_us = f->start_us;
+  } else {
+    m = f->ivl;
   }
-  f->ivl_seq = f->dir == LPA_DIR_RX ? f->rx.max_seq : f->seq;
-  f->ivl_lost = lost;
-  f->ivl_ooo = f->rx.out_of_order;
-  f->ivl_start_us = end_us;
-  f->ivl_bytes = 0;
+  now.at_us = end_us;
+  now.bytes = f->bytes;
+  now.seq = f->dir == LPA_DIR_RX ? f->rx.max_seq : f->seq;
+  now.lost = lpa_udp_lost(&f->rx);
+  now.ooo = f->rx.out_of_order;
+  memset(&r, 0, sizeof(r));
+  r.kind = kind;
+  r.dir = f->dir;
+  r.start_ms = (uint32_t)((m.at_us - f->start_us) / 1000u);
+  r.end_ms = (uint32_t)((end_us - f->start_us) / 1000u);
+  r.bytes = now.bytes - m.bytes;
+  dur = end_us > m.at_us ? end_us - m.at_us : 0;
+  r.bps = dur != 0 ? r.bytes * 8000000u / dur : 0;
+  if (f->proto == LPA_PROTO_UDP) {
+    r.packets = now.seq - m.seq;
+    if (f->dir == LPA_DIR_RX) {
+      r.jitter_us = f->rx.jitter_us16 / 16;
+      r.lost = now.lost - m.lost;
+      r.out_of_order = now.ooo - m.ooo;
+    }
+  }
+  if (kind == LPA_REPORT_INTERVAL) f->ivl = now;
   lpa_report_emit(s, &r);
 }
 
 void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us) {
   uint64_t ivl_us = (uint64_t)s->cfg.interval_ms * 1000u;
-  while (f->state == LPA_FLOW_RUNNING && f->interim && now_us >= f->ivl_start_us + ivl_us)
-    emit_interval(s, f, f->ivl_start_us + ivl_us);
-}
-
-void lpa_flow_totals(struct lpa_session *s, const struct lpa_flow *f, uint64_t end_us,
-                     struct lpa_report *r) {
-  (void)s;
-  memset(r, 0, sizeof(*r));
-  r->kind = LPA_REPORT_FINAL;
-  fill(r, f, f->start_us, end_us, f->bytes);
-  if (f->proto == LPA_PROTO_UDP && f->dir == LPA_DIR_RX) {
-    r->jitter_us = f->rx.jitter_us16 / 16;
-    r->packets = f->rx.max_seq;
-    r->lost = lpa_udp_lost(&f->rx);
-    r->out_of_order = f->rx.out_of_order;
-  } else if (f->proto == LPA_PROTO_UDP) {
-    r->packets = f->seq;
-  }
+  while (f->state == LPA_FLOW_RUNNING && f->interim && now_us >= f->ivl.at_us + ivl_us)
+    flow_report(s, f, LPA_REPORT_INTERVAL, f->ivl.at_us + ivl_us);
 }
 
 void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, uint64_t end_us) {
-  struct lpa_report r;
   if (f->state != LPA_FLOW_RUNNING) return;
   if (end_us < f->start_us) end_us = f->start_us;
   /* The last, partial interval, unless it is a sliver (the FIN datagram, the last ACK) that
    * would print a meaningless rate; its bytes are in the final report. */
   lpa_flow_interval(s, f, end_us);
-  if (f->interim && end_us >= f->ivl_start_us + LAST_INTERVAL_MIN_US)
-    emit_interval(s, f, end_us);
-  lpa_flow_totals(s, f, end_us, &r);
+  if (f->interim && end_us >= f->ivl.at_us + LAST_INTERVAL_MIN_US)
+    flow_report(s, f, LPA_REPORT_INTERVAL, end_us);
   f->state = LPA_FLOW_DONE;
-  lpa_report_emit(s, &r);
+  flow_report(s, f, LPA_REPORT_FINAL, end_us);
 }

@@ -49,6 +49,54 @@ void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq, uint6
   f->len = rq->buf_len;
 }
 
+#if LPA_CLIENT
+/* Client: the test header for s->cfg into t->hdr (flags: the protocol's own bits) and the
+ * forward flow on t->conn with the config's limits. */
+void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, uint64_t now) {
+  struct i2_state *t = I2(s);
+  struct i2_request *rq = &t->req;
+  const struct lpa_config *cfg = &s->cfg;
+  struct lpa_flow *f = &t->fwd;
+  if (cfg->mode == LPA_MODE_DUAL) flags |= I2_VERSION1 | I2_RUN_NOW;
+  if (cfg->mode == LPA_MODE_TRADEOFF) flags |= I2_VERSION1;
+  if (cfg->mode == LPA_MODE_REVERSE) {
+    flags |= I2_VERSION2;
+    rq->upper = I2_UPPER_REVERSE;
+  }
+  rq->flags = flags;
+  rq->back_port = cfg->back_port;
+  rq->buf_len = cfg->len;
+  rq->amount = cfg->amount_bytes != 0 ? (int32_t)(cfg->amount_bytes & 0x7FFFFFFFu)
+                                      : -(int32_t)((cfg->duration_ms + 9u) / 10u);
+  rq->rate_bps = cfg->rate_bps;
+  lpa_i2_put_request(t->hdr, rq);
+  lpa_flow_init(f, t->conn, LPA_DIR_TX, cfg->proto);
+  f->amount = cfg->amount_bytes;
+  if (f->amount == 0) f->end_us = now + cfg->duration_ms * 1000ull;
+  f->rate_bps = cfg->rate_bps;
+  f->len = cfg->len;
+  /* -R: the server sends for the test's time; give up 2 s after it (iperf2's slop). */
+  t->deadline_us = f->end_us != 0 ? f->end_us + 2000000u : UINT64_MAX;
+}
+#endif
+
+#if LPA_SERVER
+/* Server: a session for a test the listener ls received, or NULL when all are in use. */
+struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind,
+                                    const struct lpa_proto_ops *ops) {
+  struct lpa_session *s = lpa_session_new(&ls->cfg, ls->fn, ls->arg);
+  struct i2_state *t;
+  if (s == NULL) return NULL;
+  s->cfg.proto = proto;
+  s->ops = ops;
+  t = I2(s);
+  memset(t, 0, sizeof(*t));
+  t->kind = kind;
+  t->parent = ls;
+  return s;
+}
+#endif
+
 static void close_conn(struct lpa_conn **c) {
   if (*c != NULL) lpa_net_close(*c);
   *c = NULL;
@@ -74,27 +122,6 @@ void lpa_i2_fail(struct lpa_session *s, const char *why) {
 }
 
 
-static void report_start(struct lpa_session *s, uint8_t dir) {
-  struct lpa_report r;
-  memset(&r, 0, sizeof(r));
-  r.kind = LPA_REPORT_START;
-  r.dir = dir;
-  lpa_report_emit(s, &r);
-}
-
-/* Sends what a sending flow may send now; finishes it when its limit is reached. */
-static void pump(struct lpa_session *s, struct lpa_flow *f, uint64_t now) {
-  int r;
-  if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) return;
-  r = lpa_flow_tcp_pump(f, now);
-  if (r < 0) {
-    lpa_i2_fail(s, "connection broken while sending");
-  } else if (r > 0) {
-    lpa_flow_finish(s, f, now);
-    if (f->conn != NULL) lpa_net_tcp_shutdown_tx(f->conn);
-  }
-}
-
 static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
 
 #if LPA_SERVER
@@ -107,30 +134,48 @@ static int flows_done(const struct i2_state *t) {
 enum { TT_HEADER = 0, TT_RUN, TT_BACK_PENDING };
 static const struct lpa_proto_ops tcp_test_ops;
 
+/* Sends what a sending flow may send now; finishes it when its limit is reached. */
+static void pump(struct lpa_session *s, struct lpa_flow *f, uint64_t now) {
+  int r;
+  if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) return;
+  r = lpa_flow_tcp_pump(f, now);
+  if (r < 0) {
+    lpa_i2_fail(s, "connection broken");
+  } else if (r > 0) {
+    lpa_flow_finish(s, f, now);
+    if (f->conn != NULL) lpa_net_tcp_shutdown_tx(f->conn);
+  }
+}
+
 static void tcp_test_connect_back(struct lpa_session *s) {
   struct i2_state *t = I2(s);
-  t->back = lpa_net_tcp_connect(&t->back_ip, t->req.back_port, s);
-  if (t->back == NULL) lpa_i2_fail(s, "cannot connect back to the client (-d/-r)");
+  t->back = lpa_net_tcp_connect(&s->peer, t->req.back_port, s);
+  if (t->back == NULL) lpa_i2_fail(s, "cannot connect back");
   else t->phase = TT_BACK_PENDING;
+}
+
+/* Our sending flow (-d/-r on the connection back, -R/--full-duplex on the test's own). */
+static void tcp_test_send(struct lpa_session *s, struct lpa_conn *c, uint64_t now) {
+  struct i2_state *t = I2(s);
+  lpa_flow_open(s, &t->rev, c, LPA_DIR_TX, LPA_PROTO_TCP, now);
+  lpa_i2_sender_limits(&t->rev, &t->req, now);
+  pump(s, &t->rev, now);
 }
 
 /* The whole header is in: decide what the test is and answer it. */
 static void tcp_test_begin(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   struct i2_request *rq = &t->req;
-  lpa_i2_get_request(t->hdr, t->hdr_have, rq);
+  lpa_i2_get_request(t->hdr, t->hdr_seen < I2_HDR_KEEP ? t->hdr_seen : I2_HDR_KEEP, rq);
   t->phase = TT_RUN;
   if (((rq->flags & I2_EXTEND) && !(rq->flags & I2_VERSION2)) || (rq->flags & I2_PEERDETECT)) {
     static const uint8_t ack[28] = {0, 0, 0, 2, 0, 0, 0, 28, 0, 0, 0, 0, 0, 2, 0, 1, 0, 8, 0, 3};
     (void)lpa_net_tcp_send(t->conn, ack, sizeof(ack), 0);
   }
+  if (!LPA_IPERF2_BIDIR) return;
   if ((rq->flags & I2_VERSION2) && (rq->upper & (I2_UPPER_REVERSE | I2_UPPER_FULLDUPLEX))) {
-    lpa_flow_init(&t->rev, t->conn, LPA_DIR_TX, LPA_PROTO_TCP);
-    lpa_i2_sender_limits(&t->rev, rq, now);
-    report_start(s, LPA_DIR_TX);
-    lpa_flow_start(s, &t->rev, now);
     if (rq->upper & I2_UPPER_REVERSE) t->fwd.state = LPA_FLOW_DONE; /* nothing comes our way */
-    pump(s, &t->rev, now);
+    tcp_test_send(s, t->conn, now);
   } else if ((rq->flags & I2_VERSION1) && (rq->flags & I2_RUN_NOW)) {
     tcp_test_connect_back(s);
   }
@@ -139,7 +184,7 @@ static void tcp_test_begin(struct lpa_session *s, uint64_t now) {
 static void tcp_test_end_forward(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   lpa_flow_finish(s, &t->fwd, now);
-  if (t->phase == TT_RUN && (t->req.flags & I2_VERSION1) && !(t->req.flags & I2_RUN_NOW) &&
+  if (LPA_IPERF2_BIDIR && t->phase == TT_RUN && (t->req.flags & I2_VERSION1) && !(t->req.flags & I2_RUN_NOW) &&
       t->back == NULL && t->rev.state == LPA_FLOW_IDLE) {
     close_conn(&t->conn);
     tcp_test_connect_back(s); /* tradeoff: our turn now */
@@ -155,7 +200,7 @@ static void tcp_test_maybe_end(struct lpa_session *s) {
 static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
   struct i2_state *t = I2(s);
   uint64_t now = lpa_now_us();
-  if (c != t->conn) { /* the -d/-r connection: the client's listener sends nothing */
+  if (LPA_IPERF2_BIDIR && c != t->conn) { /* the -d/-r connection: the client's listener sends nothing */
     if (n == 0) {
       lpa_flow_finish(s, &t->rev, now);
       tcp_test_maybe_end(s);
@@ -165,44 +210,37 @@ static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8
   if (n == 0) {
     tcp_test_end_forward(s, now);
     if (t->rev.conn != c || t->rev.state != LPA_FLOW_RUNNING) close_conn(&t->conn);
-    if (t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING && (t->req.upper & I2_UPPER_REVERSE))
+    if (LPA_IPERF2_BIDIR && t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING &&
+        (t->req.upper & I2_UPPER_REVERSE))
       lpa_flow_finish(s, &t->rev, now); /* -R: the client hung up, we are done sending */
     tcp_test_maybe_end(s);
     return;
   }
   while (n != 0 && t->phase == TT_HEADER) {
-    if (t->hdr_seen < 4) {
-      t->hdr[t->hdr_seen++] = *d++;
-      n--;
-      t->hdr_have = (uint8_t)t->hdr_seen;
-      if (t->hdr_seen == 4) {
-        uint32_t fl = lpa_get32(t->hdr);
-        if (!(fl & (I2_VERSION1 | I2_VERSION2 | I2_EXTEND)) || (fl & I2_BOUNCEBACK)) {
-          lpa_flow_rx(&t->fwd, 4, now); /* no header: the four bytes were data */
-          t->hdr_have = 0;
-          t->phase = TT_RUN;
-        } else if (fl & I2_LEN_BIT) {
-          t->hdr_need = (uint16_t)((fl & 0x1FEu) >> 1);
-          if (t->hdr_need < 24) t->hdr_need = 24;
-        } else {
-          t->hdr_need = (uint16_t)(((fl & (I2_VERSION1 | I2_EXTEND)) ? 24 : 0) +
-                                   ((fl & (I2_VERSION2 | I2_EXTEND)) ? 36 : 0));
-        }
+    /* The flags word, then the rest of the length it implies; the first I2_HDR_KEEP bytes are
+     * kept for parsing, the rest skipped. */
+    size_t take = (t->hdr_seen < 4 ? 4u : t->hdr_need) - t->hdr_seen;
+    if (take > n) take = n;
+    if (t->hdr_seen < I2_HDR_KEEP)
+      memcpy(t->hdr + t->hdr_seen, d,
+             take < (size_t)(I2_HDR_KEEP - t->hdr_seen) ? take : (size_t)(I2_HDR_KEEP - t->hdr_seen));
+    t->hdr_seen = (uint16_t)(t->hdr_seen + take);
+    d += take;
+    n -= take;
+    if (t->hdr_seen == 4 && t->hdr_need == 0) {
+      uint32_t fl = lpa_get32(t->hdr);
+      if (!(fl & (I2_VERSION1 | I2_VERSION2 | I2_EXTEND)) || (fl & I2_BOUNCEBACK)) {
+        lpa_flow_rx(&t->fwd, 4, now); /* no header: the four bytes were data */
+        t->phase = TT_RUN;
+      } else if (fl & I2_LEN_BIT) {
+        t->hdr_need = (uint16_t)((fl & 0x1FEu) >> 1);
+        if (t->hdr_need < 24) t->hdr_need = 24;
+      } else {
+        t->hdr_need = (uint16_t)(((fl & (I2_VERSION1 | I2_EXTEND)) ? 24 : 0) +
+                                 ((fl & (I2_VERSION2 | I2_EXTEND)) ? 36 : 0));
       }
-    } else {
-      size_t take = t->hdr_need - t->hdr_seen;
-      if (take > n) take = n;
-      if (t->hdr_seen < I2_HDR_KEEP) {
-        size_t keep = I2_HDR_KEEP - t->hdr_seen;
-        if (keep > take) keep = take;
-        memcpy(t->hdr + t->hdr_seen, d, keep);
-        t->hdr_have = (uint8_t)(t->hdr_seen + keep);
-      }
-      t->hdr_seen = (uint16_t)(t->hdr_seen + take);
-      d += take;
-      n -= take;
     }
-    if (t->hdr_seen >= 4 && t->hdr_seen == t->hdr_need) tcp_test_begin(s, now);
+    if (t->hdr_seen == t->hdr_need) tcp_test_begin(s, now);
   }
   if (n != 0 && t->fwd.state == LPA_FLOW_RUNNING) lpa_flow_rx(&t->fwd, n, now);
 }
@@ -212,15 +250,11 @@ static void tcp_test_connected(struct lpa_session *s, struct lpa_conn *c, int ok
   uint64_t now = lpa_now_us();
   if (!ok) {
     t->back = NULL;
-    lpa_i2_fail(s, "the client refused the connection back (-d/-r)");
+    lpa_i2_fail(s, "connection back refused");
     return;
   }
   t->phase = TT_RUN;
-  lpa_flow_init(&t->rev, c, LPA_DIR_TX, LPA_PROTO_TCP);
-  lpa_i2_sender_limits(&t->rev, &t->req, now);
-  report_start(s, LPA_DIR_TX);
-  lpa_flow_start(s, &t->rev, now);
-  pump(s, &t->rev, now);
+  tcp_test_send(s, c, now);
 }
 
 static void tcp_test_sendable(struct lpa_session *s, struct lpa_conn *c) {
@@ -233,10 +267,9 @@ static void tcp_test_error(struct lpa_session *s, struct lpa_conn *c) {
   struct i2_state *t = I2(s);
   if (c == t->conn) t->conn = NULL;
   if (c == t->back) t->back = NULL;
-  if (t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING)
-    lpa_i2_fail(s, "connection reset by the client");
-  else if (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn)
-    lpa_i2_fail(s, "connection reset by the client");
+  if ((t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING) ||
+      (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn))
+    lpa_i2_fail(s, "connection reset");
   else
     lpa_i2_close_all(s);
 }
@@ -244,12 +277,12 @@ static void tcp_test_error(struct lpa_session *s, struct lpa_conn *c) {
 static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   if (t->phase == TT_HEADER && now >= t->deadline_us) {
-    lpa_i2_fail(s, "no test header within 4 s");
+    lpa_i2_fail(s, "no test header");
     return;
   }
   lpa_flow_interval(s, &t->fwd, now);
   lpa_flow_interval(s, &t->rev, now);
-  pump(s, &t->rev, now);
+  if (LPA_IPERF2_BIDIR) pump(s, &t->rev, now);
   if (!s->used || t->kind == 0) return;
   if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_us > IDLE_TIMEOUT_US) {
     lpa_i2_fail(s, "no data for 30 s");
@@ -259,35 +292,25 @@ static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
 }
 
 static const struct lpa_proto_ops tcp_test_ops = {
-    NULL, tcp_test_connected, tcp_test_recv, tcp_test_sendable, tcp_test_error, NULL,
-    tcp_test_tick, test_stop};
+    NULL, LPA_IPERF2_BIDIR ? tcp_test_connected : NULL, tcp_test_recv,
+    LPA_IPERF2_BIDIR ? tcp_test_sendable : NULL, tcp_test_error, NULL, tcp_test_tick, test_stop};
 
 /* ---- server: the listener ---- */
 
 static void listener_accept(struct lpa_session *ls, struct lpa_conn *c) {
-  struct lpa_session *s;
+  struct lpa_session *s = lpa_i2_test_new(ls, LPA_PROTO_TCP, I2_TCP_TEST, &tcp_test_ops);
   struct i2_state *t;
-  struct lpa_config cfg = ls->cfg;
   uint64_t now = lpa_now_us();
-  cfg.proto = LPA_PROTO_TCP;
-  s = lpa_session_new(&cfg, ls->fn, ls->arg);
   if (s == NULL) { /* busy: the client sees a reset, the running tests go on */
     lpa_net_close(c);
     return;
   }
   t = I2(s);
-  memset(t, 0, sizeof(*t));
-  t->kind = I2_TCP_TEST;
-  t->parent = ls;
   t->conn = c;
   t->deadline_us = now + HEADER_TIMEOUT_US;
-  s->ops = &tcp_test_ops;
   lpa_net_set_owner(c, s);
   lpa_net_peer(c, &s->peer, &s->peer_port);
-  ip_addr_copy(t->back_ip, s->peer);
-  lpa_flow_init(&t->fwd, c, LPA_DIR_RX, LPA_PROTO_TCP);
-  report_start(s, LPA_DIR_RX);
-  lpa_flow_start(s, &t->fwd, now);
+  lpa_flow_open(s, &t->fwd, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
 }
 
 static void listener_udp(struct lpa_session *ls, struct lpa_conn *c, const uint8_t *d, size_t n,
@@ -329,7 +352,8 @@ enum { TC_CONNECTING = 0, TC_RUN, TC_FLUSH, TC_WAIT_BACK };
 
 static void tcp_client_maybe_end(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
-  int want_back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
+  int want_back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL ||
+                                       s->cfg.mode == LPA_MODE_TRADEOFF);
   if (t->fwd.state == LPA_FLOW_RUNNING || t->rev.state == LPA_FLOW_RUNNING) return;
   if (t->phase == TC_FLUSH || t->phase == TC_CONNECTING) return;
   if (want_back && t->rev.state == LPA_FLOW_IDLE) {
@@ -342,71 +366,47 @@ static void tcp_client_maybe_end(struct lpa_session *s, uint64_t now) {
   lpa_i2_close_all(s);
 }
 
-static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
-  struct i2_state *t = I2(s);
-  struct i2_request rq;
-  uint64_t now = lpa_now_us();
-  if (!ok) {
-    t->conn = NULL;
-    lpa_i2_fail(s, "connect failed");
-    return;
-  }
-  memset(&rq, 0, sizeof(rq));
-  rq.flags = I2_EXTEND | I2_LEN_BIT | (I2_TCP_HDR_LEN << 1);
-  if (s->cfg.mode == LPA_MODE_DUAL) rq.flags |= I2_VERSION1 | I2_RUN_NOW;
-  if (s->cfg.mode == LPA_MODE_TRADEOFF) rq.flags |= I2_VERSION1;
-  if (s->cfg.mode == LPA_MODE_REVERSE) {
-    rq.flags |= I2_VERSION2;
-    rq.upper = I2_UPPER_REVERSE;
-  }
-  rq.back_port = s->cfg.back_port;
-  rq.buf_len = s->cfg.len;
-  rq.amount = s->cfg.amount_bytes != 0 ? (int32_t)(s->cfg.amount_bytes & 0x7FFFFFFFu)
-                                       : -(int32_t)((s->cfg.duration_ms + 9u) / 10u);
-  rq.rate_bps = s->cfg.rate_bps;
-  lpa_i2_put_request(t->hdr, &rq);
-  t->req = rq;
-  t->phase = TC_RUN;
-  lpa_flow_init(&t->fwd, c, LPA_DIR_TX, LPA_PROTO_TCP);
-  t->fwd.head = t->hdr;
-  t->fwd.head_len = I2_TCP_HDR_LEN;
-  if (s->cfg.mode == LPA_MODE_REVERSE) {
-    /* Only the header goes out (it fits any empty send buffer); the data comes back on this
-     * connection. */
-    if (lpa_net_tcp_send(c, t->hdr, I2_TCP_HDR_LEN, 0) != I2_TCP_HDR_LEN) {
-      lpa_i2_fail(s, "cannot send the test header");
-      return;
-    }
-    t->fwd.state = LPA_FLOW_DONE;
-    lpa_flow_init(&t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP);
-    report_start(s, LPA_DIR_RX);
-    lpa_flow_start(s, &t->rev, now);
-    /* The server sends for the test's time; give up 2 s after it (iperf2's slop). */
-    t->deadline_us = s->cfg.amount_bytes != 0 ? 0 : now + s->cfg.duration_ms * 1000ull + 2000000u;
-    return;
-  }
-  t->fwd.amount = s->cfg.amount_bytes;
-  if (s->cfg.amount_bytes == 0) t->fwd.end_us = now + s->cfg.duration_ms * 1000ull;
-  t->fwd.rate_bps = s->cfg.rate_bps;
-  t->fwd.len = s->cfg.len;
-  report_start(s, LPA_DIR_TX);
-  lpa_flow_start(s, &t->fwd, now);
-  pump(s, &t->fwd, now);
-}
-
 static void tcp_client_pump(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   int r;
   if (t->fwd.state != LPA_FLOW_RUNNING || t->fwd.dir != LPA_DIR_TX) return;
   r = lpa_flow_tcp_pump(&t->fwd, now);
   if (r < 0) {
-    lpa_i2_fail(s, "connection broken while sending");
+    lpa_i2_fail(s, "connection broken");
   } else if (r > 0 && t->phase == TC_RUN) {
     /* Everything is queued: the test ends when the server has it all (or closes). */
     lpa_net_tcp_shutdown_tx(t->conn);
     t->phase = TC_FLUSH;
     t->deadline_us = now + 10000000u;
   }
+}
+
+static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
+  struct i2_state *t = I2(s);
+  uint64_t now = lpa_now_us();
+  int reverse = LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE;
+  if (!ok) {
+    t->conn = NULL;
+    lpa_i2_fail(s, "connect failed");
+    return;
+  }
+  lpa_i2_client_setup(s, I2_EXTEND | I2_LEN_BIT | (I2_TCP_HDR_LEN << 1), now);
+  t->phase = TC_RUN;
+  /* The header goes first and is not data; it fits any empty send buffer. With -R only the
+   * header goes out, and the data comes back on this connection. */
+  if (lpa_net_tcp_send(c, t->hdr, I2_TCP_HDR_LEN, reverse ? 0 : LPA_SEND_MORE) != I2_TCP_HDR_LEN) {
+    lpa_i2_fail(s, "cannot send the header");
+    return;
+  }
+  if (reverse) {
+    t->fwd.state = LPA_FLOW_DONE;
+    lpa_flow_open(s, &t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
+    return;
+  }
+  t->fwd.head_sent = I2_TCP_HDR_LEN;
+  lpa_report_start(s, LPA_DIR_TX);
+  lpa_flow_start(s, &t->fwd, now);
+  tcp_client_pump(s, now);
 }
 
 static void tcp_client_flushed(struct lpa_session *s, uint64_t now) {
@@ -420,10 +420,11 @@ static void tcp_client_recv(struct lpa_session *s, struct lpa_conn *c, const uin
   struct i2_state *t = I2(s);
   uint64_t now = lpa_now_us();
   (void)d;
-  if (c == t->conn && s->cfg.mode != LPA_MODE_REVERSE) { /* the server's header ack, then EOF */
+  if (c == t->conn && (!LPA_IPERF2_BIDIR || s->cfg.mode != LPA_MODE_REVERSE)) {
+    /* the server's header ack, then EOF */
     if (n == 0) {
       if (t->phase == TC_FLUSH) tcp_client_flushed(s, now);
-      else if (t->fwd.state == LPA_FLOW_RUNNING) lpa_i2_fail(s, "the server closed the connection");
+      else if (t->fwd.state == LPA_FLOW_RUNNING) lpa_i2_fail(s, "closed by the server");
       if (s->used && t->kind != 0) close_conn(&t->conn);
     }
     return;
@@ -449,9 +450,7 @@ static void tcp_client_accept(struct lpa_session *s, struct lpa_conn *c) {
   t->back = c;
   lpa_net_set_owner(c, s);
   close_conn(&t->tcp_listen); /* one connection back per test */
-  lpa_flow_init(&t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP);
-  report_start(s, LPA_DIR_RX);
-  lpa_flow_start(s, &t->rev, now);
+  lpa_flow_open(s, &t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
   if (t->phase == TC_WAIT_BACK) t->phase = TC_RUN;
 }
 
@@ -460,7 +459,7 @@ static void tcp_client_error(struct lpa_session *s, struct lpa_conn *c) {
   if (c == t->conn) t->conn = NULL;
   if (c == t->back) t->back = NULL;
   if (c == t->tcp_listen) t->tcp_listen = NULL;
-  lpa_i2_fail(s, "connection reset by the server");
+  lpa_i2_fail(s, "connection reset");
 }
 
 static void tcp_client_tick(struct lpa_session *s, uint64_t now) {
@@ -471,9 +470,9 @@ static void tcp_client_tick(struct lpa_session *s, uint64_t now) {
   if (!s->used || t->kind == 0) return;
   if (t->phase == TC_FLUSH && (lpa_net_tcp_unacked(t->conn) == 0 || now >= t->deadline_us)) {
     tcp_client_flushed(s, now);
-  } else if (t->phase == TC_WAIT_BACK && now >= t->deadline_us) {
-    lpa_i2_fail(s, "expected reverse connect did not occur");
-  } else if (s->cfg.mode == LPA_MODE_REVERSE && t->deadline_us != 0 && now >= t->deadline_us) {
+  } else if (LPA_IPERF2_BIDIR && t->phase == TC_WAIT_BACK && now >= t->deadline_us) {
+    lpa_i2_fail(s, "no connection back");
+  } else if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE && now >= t->deadline_us) {
     lpa_flow_finish(s, &t->rev, now);
     lpa_i2_close_all(s);
   } else if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > IDLE_TIMEOUT_US) {
@@ -487,7 +486,7 @@ static void tcp_client_sendable(struct lpa_session *s, struct lpa_conn *c) {
 }
 
 static const struct lpa_proto_ops tcp_client_ops = {
-    tcp_client_accept, tcp_client_connected, tcp_client_recv, tcp_client_sendable,
+    LPA_IPERF2_BIDIR ? tcp_client_accept : NULL, tcp_client_connected, tcp_client_recv, tcp_client_sendable,
     tcp_client_error, NULL, tcp_client_tick, test_stop};
 #endif
 
@@ -504,6 +503,7 @@ int lpa_iperf2_start(struct lpa_session *s) {
 #endif
   }
 #if LPA_CLIENT
+  if (!LPA_IPERF2_BIDIR && s->cfg.mode != LPA_MODE_ONEWAY) return LPA_EINVAL;
   ip_addr_copy(s->peer, s->cfg.peer);
   s->peer_port = s->cfg.port;
   if (s->cfg.proto == LPA_PROTO_UDP) {

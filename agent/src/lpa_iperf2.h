@@ -39,7 +39,6 @@ enum i2_kind { I2_LISTENER = 1, I2_TCP_TEST, I2_UDP_TEST, I2_TCP_CLIENT, I2_UDP_
 struct i2_state {
   uint8_t kind;       /* enum i2_kind */
   uint8_t phase;      /* per kind, see the .c files */
-  uint8_t hdr_have;
   uint16_t hdr_need;  /* header length once the flags word is in */
   uint16_t hdr_seen;
   uint8_t hdr[I2_HDR_KEEP];
@@ -51,7 +50,6 @@ struct i2_state {
   struct lpa_flow fwd;         /* client to server */
   struct lpa_flow rev;         /* server to client (-d, -r, -R) */
   uint64_t deadline_us;        /* the current phase gives up at this time */
-  ip_addr_t back_ip;
   /* UDP end of test: a receiver answers FINs with its report for a while; a sender repeats its
    * FIN until a report comes back. */
   uint8_t use64;           /* the sender numbers datagrams with 64 bits */
@@ -72,6 +70,9 @@ void lpa_i2_get_request(const uint8_t *hdr, size_t len, struct i2_request *rq);
 void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq, uint64_t now_us);
 /* Ends a session whose flows are all done: closes what is open, reports DONE. */
 void lpa_i2_close_all(struct lpa_session *s);
+void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, uint64_t now);
+struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind,
+                                    const struct lpa_proto_ops *ops);
 void lpa_i2_fail(struct lpa_session *s, const char *why);
 
 #if LPA_UDP

@@ -15,9 +15,9 @@
 #define UDP_IDLE_US 30000000u
 
 /* Sequence number of a datagram; returns 1 for a FIN (negative number, absolute value in seq). */
-static int parse_seq(const struct i2_state *t, const uint8_t *d, uint64_t *seq) {
+static int parse_seq(int use64, const uint8_t *d, uint64_t *seq) {
   uint32_t id = lpa_get32(d), id2 = lpa_get32(d + 12);
-  if (id2 == 0xFFFFFFFFu || t->use64) {
+  if (id2 == 0xFFFFFFFFu || use64) {
     int64_t v = (int64_t)(((uint64_t)id2 << 32) | id);
     *seq = (uint64_t)(v < 0 ? -v : v);
     return v < 0;
@@ -37,7 +37,8 @@ static size_t put_prefix(uint8_t *h, int64_t seq) {
 
 static void report_build(uint8_t *r, const struct lpa_flow *f) {
   uint64_t dur = f->last_us - f->start_us;
-  uint64_t lost = lpa_udp_lost(&f->rx), pkts = f->rx.max_seq, j = f->rx.jitter_us16 / 16;
+  uint64_t lost = lpa_udp_lost(&f->rx), pkts = f->rx.max_seq;
+  uint32_t j = f->rx.jitter_us16 / 16;
   memset(r, 0, I2_REPORT_LEN);
   lpa_put32(r + 16, I2_VERSION1 | I2_SEQNO64B);
   lpa_put32(r + 20, (uint32_t)(f->bytes >> 32));
@@ -85,14 +86,6 @@ static int report_parse(struct lpa_session *s, const uint8_t *d, size_t n) {
   return 1;
 }
 
-static void report_start(struct lpa_session *s, uint8_t dir) {
-  struct lpa_report r;
-  memset(&r, 0, sizeof(r));
-  r.kind = LPA_REPORT_START;
-  r.dir = dir;
-  lpa_report_emit(s, &r);
-}
-
 /* Receiver: one datagram of flow f; the report goes back through c to from:port (c NULL: no
  * report, as for -R where iperf2 has no FIN exchange). */
 static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c,
@@ -102,10 +95,10 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
   uint64_t seq;
   int fin;
   if (n < I2_UDP_PREFIX) return;
-  fin = parse_seq(t, d, &seq);
+  fin = parse_seq(t->use64, d, &seq);
   if (f->state == LPA_FLOW_IDLE) {
     if (fin) return; /* the end of an earlier test */
-    report_start(s, LPA_DIR_RX);
+    lpa_report_start(s, LPA_DIR_RX);
     lpa_flow_start(s, f, at);
   }
   if (f->state == LPA_FLOW_RUNNING) {
@@ -143,7 +136,7 @@ static int tx_fin_step(struct lpa_session *s, struct lpa_flow *f, const ip_addr_
   if (t->tx_done) return 1;
   if (now < t->tx_fin_next_us) return 0;
   if (t->tx_fins >= FIN_TRIES) {
-    lpa_report_error(s, "no report of the last datagram from the peer");
+    lpa_report_error(s, "no report from the peer");
     t->tx_done = 1;
     return 1;
   }
@@ -188,13 +181,10 @@ static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, ui
   if (rq->rate_bps == 0) rq->rate_bps = 1048576u;
   if (rq->buf_len == 0 || rq->buf_len > LPA_UDP_MAX_LEN) rq->buf_len = 1470;
   if (rq->buf_len < I2_UDP_PREFIX) rq->buf_len = I2_UDP_PREFIX;
-  if ((rq->flags & I2_VERSION2) && (rq->upper & I2_UPPER_REVERSE)) {
+  if (LPA_IPERF2_BIDIR && (rq->flags & I2_VERSION2) && (rq->upper & I2_UPPER_REVERSE)) {
     /* -R: we send to the client's own port; its header datagrams are not data. */
-    lpa_flow_init(&t->rev, t->parent != NULL ? I2(t->parent)->udp_listen : NULL, LPA_DIR_TX,
-                  LPA_PROTO_UDP);
+    lpa_flow_open(s, &t->rev, I2(t->parent)->udp_listen, LPA_DIR_TX, LPA_PROTO_UDP, at);
     lpa_i2_sender_limits(&t->rev, rq, at);
-    report_start(s, LPA_DIR_TX);
-    lpa_flow_start(s, &t->rev, at);
     t->fwd.state = LPA_FLOW_DONE;
     t->rx_linger_us = at;
   }
@@ -204,20 +194,17 @@ static void udp_start_back(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   t->back = lpa_net_udp_open(0, &s->peer, t->req.back_port, s);
   if (t->back == NULL) {
-    lpa_i2_fail(s, "cannot open the UDP flow back to the client (-d/-r)");
+    lpa_i2_fail(s, "cannot send back");
     return;
   }
-  lpa_flow_init(&t->rev, t->back, LPA_DIR_TX, LPA_PROTO_UDP);
+  lpa_flow_open(s, &t->rev, t->back, LPA_DIR_TX, LPA_PROTO_UDP, now);
   lpa_i2_sender_limits(&t->rev, &t->req, now);
-  report_start(s, LPA_DIR_TX);
-  lpa_flow_start(s, &t->rev, now);
 }
 
 void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
                             const ip_addr_t *from, uint16_t port, uint64_t at) {
   struct lpa_session *s = NULL;
   struct i2_state *t;
-  struct lpa_config cfg;
   uint64_t seq;
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
@@ -229,29 +216,23 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
     }
   }
   if (s == NULL) {
-    struct i2_state probe;
-    memset(&probe, 0, sizeof(probe));
-    if (n < I2_UDP_MIN_LEN || parse_seq(&probe, d, &seq)) return; /* not the start of a test */
-    cfg = ls->cfg;
-    cfg.proto = LPA_PROTO_UDP;
-    s = lpa_session_new(&cfg, ls->fn, ls->arg);
+    if (n < I2_UDP_MIN_LEN || parse_seq(0, d, &seq)) return; /* not the start of a test */
+    s = lpa_i2_test_new(ls, LPA_PROTO_UDP, I2_UDP_TEST, &udp_test_ops);
     if (s == NULL) return; /* busy: the client gets no report and says so */
     t = I2(s);
-    memset(t, 0, sizeof(*t));
-    t->kind = I2_UDP_TEST;
-    t->parent = ls;
-    s->ops = &udp_test_ops;
     ip_addr_copy(s->peer, *from);
     s->peer_port = port;
     lpa_flow_init(&t->fwd, NULL, LPA_DIR_RX, LPA_PROTO_UDP);
     udp_test_begin(s, d, n, at);
-    if ((t->req.flags & I2_VERSION1) && (t->req.flags & I2_RUN_NOW)) udp_start_back(s, at);
+    if (LPA_IPERF2_BIDIR && (t->req.flags & I2_VERSION1) && (t->req.flags & I2_RUN_NOW))
+      udp_start_back(s, at);
   }
   t = I2(s);
-  if (t->fwd.state == LPA_FLOW_DONE && t->rev.state != LPA_FLOW_IDLE && t->rev.conn != t->back)
+  if (LPA_IPERF2_BIDIR && t->fwd.state == LPA_FLOW_DONE && t->rev.state != LPA_FLOW_IDLE &&
+      t->rev.conn != t->back)
     return; /* -R: the client's header datagrams */
   rx_datagram(s, &t->fwd, I2(ls)->udp_listen, d, n, from, port, at);
-  if (t->fwd.state == LPA_FLOW_DONE && (t->req.flags & I2_VERSION1) &&
+  if (LPA_IPERF2_BIDIR && t->fwd.state == LPA_FLOW_DONE && (t->req.flags & I2_VERSION1) &&
       !(t->req.flags & I2_RUN_NOW) && t->rev.state == LPA_FLOW_IDLE)
     udp_start_back(s, at); /* tradeoff: our turn */
 }
@@ -271,11 +252,12 @@ static void udp_test_tick(struct lpa_session *s, uint64_t now) {
   int reverse = t->rev.conn != NULL && t->rev.conn != t->back;
   lpa_flow_interval(s, &t->fwd, now);
   lpa_flow_interval(s, &t->rev, now);
-  udp_sender_tick(s, &t->rev, reverse ? &s->peer : NULL, reverse ? s->peer_port : 0, !reverse,
-                  now);
+  if (LPA_IPERF2_BIDIR)
+    udp_sender_tick(s, &t->rev, reverse ? &s->peer : NULL, reverse ? s->peer_port : 0, !reverse,
+                    now);
   if (!s->used || t->kind == 0) return;
   if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_us > UDP_IDLE_US) {
-    lpa_i2_fail(s, "no datagram for 30 s");
+    lpa_i2_fail(s, "no data for 30 s");
     return;
   }
   if (t->fwd.state == LPA_FLOW_DONE && now >= t->rx_linger_us &&
@@ -285,7 +267,8 @@ static void udp_test_tick(struct lpa_session *s, uint64_t now) {
 }
 
 static const struct lpa_proto_ops udp_test_ops = {
-    NULL, NULL, NULL, NULL, NULL, udp_test_on_udp, udp_test_tick, udp_stop};
+    NULL, NULL, NULL, NULL, NULL, LPA_IPERF2_BIDIR ? udp_test_on_udp : NULL, udp_test_tick,
+    udp_stop};
 
 #endif /* LPA_SERVER */
 
@@ -296,22 +279,23 @@ static void udp_client_on_udp(struct lpa_session *s, struct lpa_conn *c, const u
                               size_t n, const ip_addr_t *from, uint16_t port, uint64_t at) {
   struct i2_state *t = I2(s);
   if (c == t->conn) {
-    if (s->cfg.mode == LPA_MODE_REVERSE) {
+    if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
       rx_datagram(s, &t->rev, NULL, d, n, from, port, at);
       return;
     }
     if (t->fwd.state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, d, n)) t->tx_done = 1;
     return;
   }
-  if (c == t->back) rx_datagram(s, &t->rev, c, d, n, from, port, at);
+  if (LPA_IPERF2_BIDIR && c == t->back) rx_datagram(s, &t->rev, c, d, n, from, port, at);
 }
 
 static void udp_client_tick(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
-  int want_back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
+  int want_back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL ||
+                                       s->cfg.mode == LPA_MODE_TRADEOFF);
   lpa_flow_interval(s, &t->fwd, now);
   lpa_flow_interval(s, &t->rev, now);
-  if (s->cfg.mode == LPA_MODE_REVERSE) {
+  if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
     /* Repeat the request until data comes (the first datagrams may meet no listener yet). */
     if (t->rev.state == LPA_FLOW_IDLE && now >= t->tx_fin_next_us) {
       uint8_t h[I2_UDP_HDR_LEN];
@@ -320,7 +304,7 @@ static void udp_client_tick(struct lpa_session *s, uint64_t now) {
       n = data_head(t, &t->fwd, h, now);
       (void)lpa_net_udp_send(t->conn, h, n, t->fwd.len, NULL, 0);
       t->tx_fin_next_us = now + 20000u;
-      if (t->tx_fins++ > 100) lpa_i2_fail(s, "no data from the server (-R)");
+      if (t->tx_fins++ > 100) lpa_i2_fail(s, "no data from the server");
     } else if (t->rev.state == LPA_FLOW_RUNNING && now >= t->deadline_us) {
       lpa_flow_finish(s, &t->rev, now);
     } else if (t->rev.state == LPA_FLOW_DONE && now >= t->rx_linger_us) {
@@ -332,11 +316,11 @@ static void udp_client_tick(struct lpa_session *s, uint64_t now) {
   if (!s->used || t->kind == 0 || !t->tx_done) return;
   if (want_back && t->rev.state == LPA_FLOW_IDLE) {
     if (t->deadline_us == 0) t->deadline_us = now + 3000000u;
-    if (now >= t->deadline_us) lpa_i2_fail(s, "expected reverse flow did not occur");
+    if (now >= t->deadline_us) lpa_i2_fail(s, "no flow back");
     return;
   }
-  if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > 3000000u)
-    lpa_i2_fail(s, "the flow back stopped without a FIN");
+  if (LPA_IPERF2_BIDIR && t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > 3000000u)
+    lpa_i2_fail(s, "flow back stopped");
   else if (t->rev.state != LPA_FLOW_RUNNING && now >= t->rx_linger_us)
     lpa_i2_close_all(s);
 }
@@ -346,30 +330,15 @@ static const struct lpa_proto_ops udp_client_ops = {
 
 int lpa_i2_udp_client_start(struct lpa_session *s) {
   struct i2_state *t = I2(s);
-  struct i2_request rq;
   uint64_t now = lpa_now_us();
+  int back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF);
   if (s->cfg.len < I2_UDP_MIN_LEN) return LPA_EINVAL;
   t->kind = I2_UDP_CLIENT;
   s->ops = &udp_client_ops;
-  memset(&rq, 0, sizeof(rq));
-  rq.flags = I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1);
-  if (s->cfg.mode == LPA_MODE_DUAL) rq.flags |= I2_VERSION1 | I2_RUN_NOW;
-  if (s->cfg.mode == LPA_MODE_TRADEOFF) rq.flags |= I2_VERSION1;
-  if (s->cfg.mode == LPA_MODE_REVERSE) {
-    rq.flags |= I2_VERSION2 | 0x20000000u; /* UDPTESTS: the upper flags are meaningful */
-    rq.upper = I2_UPPER_REVERSE;
-  }
-  rq.back_port = s->cfg.back_port;
-  rq.buf_len = s->cfg.len;
-  rq.amount = s->cfg.amount_bytes != 0 ? (int32_t)(s->cfg.amount_bytes & 0x7FFFFFFFu)
-                                       : -(int32_t)((s->cfg.duration_ms + 9u) / 10u);
-  rq.rate_bps = s->cfg.rate_bps;
-  lpa_i2_put_request(t->hdr, &rq);
-  t->req = rq;
   t->use64 = 1;
   t->conn = lpa_net_udp_open(0, &s->cfg.peer, s->cfg.port, s);
   if (t->conn == NULL) return LPA_ENET;
-  if (s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF) {
+  if (back) {
     t->back = lpa_net_udp_open(s->cfg.back_port, NULL, 0, s);
     if (t->back == NULL) {
       lpa_net_close(t->conn);
@@ -377,21 +346,17 @@ int lpa_i2_udp_client_start(struct lpa_session *s) {
       return LPA_ENET;
     }
   }
-  lpa_flow_init(&t->fwd, t->conn, LPA_DIR_TX, LPA_PROTO_UDP);
-  t->fwd.len = s->cfg.len;
+  /* UDPTESTS with -R: the upper flags are meaningful. */
+  lpa_i2_client_setup(s, I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
+                             (s->cfg.mode == LPA_MODE_REVERSE ? 0x20000000u : 0), now);
   lpa_flow_init(&t->rev, t->back, LPA_DIR_RX, LPA_PROTO_UDP); /* -d/-r: the server's flow */
-  if (s->cfg.mode == LPA_MODE_REVERSE) {
+  if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
     lpa_flow_init(&t->rev, t->conn, LPA_DIR_RX, LPA_PROTO_UDP);
     t->fwd.state = LPA_FLOW_DONE;
     t->tx_done = 1;
-    t->deadline_us = s->cfg.amount_bytes != 0 ? UINT64_MAX
-                                              : now + s->cfg.duration_ms * 1000ull + 2000000u;
     return 0;
   }
-  t->fwd.rate_bps = s->cfg.rate_bps;
-  t->fwd.amount = s->cfg.amount_bytes;
-  if (s->cfg.amount_bytes == 0) t->fwd.end_us = now + s->cfg.duration_ms * 1000ull;
-  report_start(s, LPA_DIR_TX);
+  lpa_report_start(s, LPA_DIR_TX);
   lpa_flow_start(s, &t->fwd, now);
   return 0;
 }

@@ -166,7 +166,7 @@ static void rx_first(struct lpa_session *s, struct i3_test *t, uint64_t now) {
   t->rx_seen = 1;
   t->run_us = now;
   for (i = 0; i < t->nstreams; i++)
-    if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.start_us = t->st[i].f.ivl_start_us = now;
+    if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.start_us = t->st[i].f.ivl.at_us = now;
   lpa_flow_start(s, &t->sum, now);
 }
 
@@ -233,7 +233,6 @@ void lpa_i3_sum_sync(struct i3_test *t) {
     if (f->last_us > last) last = f->last_us;
   }
   if (t->nstreams != 0) rx.jitter_us16 = (uint32_t)(jit / t->nstreams);
-  sum->ivl_bytes += bytes - sum->bytes;
   sum->bytes = bytes;
   sum->seq = seq;
   sum->rx = rx;

@@ -3,6 +3,14 @@
  * allocate; every read is checked against the text's length, and nesting is capped. */
 #include <string.h>
 
+/* Only the iperf3 module uses this file: a build without it (LPA_IPERF3 0, from -D or
+ * lpa_config.h as lpa_opts.h reads them) compiles it to nothing. lpa_opts.h itself is not
+ * included: the unit test builds this file without lwIP's headers. */
+#ifdef LPA_HAVE_CONFIG_H
+#include "lpa_config.h"
+#endif
+#if !defined(LPA_IPERF3) || LPA_IPERF3
+
 #include "lpa_json.h"
 
 /* ---- reader ---- */
@@ -549,3 +557,7 @@ long lpa_jw_finish(struct lpa_jw *w) {
   if (w->failed || w->depth != 0) return LPA_JSON_ESYNTAX;
   return (long)w->len;
 }
+
+#else
+typedef int lpa_json_not_selected; /* ISO C wants something in every translation unit */
+#endif /* LPA_IPERF3 */

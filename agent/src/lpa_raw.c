@@ -277,6 +277,9 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   /* Stay below TCP_SND_QUEUELEN instead of letting tcp_write fail: a segment costs one pbuf,
    * or two without a copy (header + reference), plus one for the tail of the last segment. */
   mss = tcp_mss(pcb) != 0 ? tcp_mss(pcb) : 536u;
+  /* A reference shorter than a segment would cost a pbuf of the queue for a fraction of a
+   * segment (a short LPA_PATTERN_LEN, a small -l): copy it, lwIP fills segments with copies. */
+  if (len < mss) flags &= ~LPA_SEND_STATIC;
   per_seg = (flags & LPA_SEND_STATIC) ? 2u : 1u;
   queue_room = (int)TCP_SND_QUEUELEN - (int)tcp_sndqueuelen(pcb) - 1;
   if (queue_room < (int)per_seg) return 0;
