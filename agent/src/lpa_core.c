@@ -55,7 +55,8 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const c
   struct lpa_report r;
   memset(&r, 0, sizeof(r));
   r.kind = kind;
-  r.dir = dir;
+  r.dir = dir & 1u;
+  r.stream = (uint8_t)(dir >> 1);
   r.text = text;
   lpa_report_emit(s, &r);
 }

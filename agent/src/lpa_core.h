@@ -59,6 +59,7 @@ struct lpa_flow {
   uint8_t dir;   /* enum lpa_dir */
   uint8_t proto; /* enum lpa_proto */
   uint8_t state; /* enum lpa_flow_state */
+  uint8_t stream; /* lpa_report.stream: 1 for a test's second connection (LPA_SECOND) */
   uint8_t interim; /* interval reports wanted */
   uint64_t start_us;
   uint64_t last_us;  /* last data sent or received */
@@ -88,6 +89,9 @@ void lpa_report_emit(struct lpa_session *s, struct lpa_report *r);
 /* A report without numbers: START (of direction dir), ERROR (text), DONE. */
 void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const char *text);
 #define lpa_report_start(s, dir) lpa_report_simple((s), LPA_REPORT_START, (dir), NULL)
+/* Or'ed into the dir argument of lpa_flow_init/open and lpa_report_start: the flow is the
+ * test's second connection (iperf2 -d/-r back, --full-duplex), reported with stream 1. */
+#define LPA_SECOND 2u
 #define lpa_report_error(s, text) lpa_report_simple((s), LPA_REPORT_ERROR, 0, (text))
 
 /* Flows. start: the clock of the flow begins (interval reports count from the session start).

@@ -9,7 +9,8 @@
 void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto) {
   memset(f, 0, sizeof(*f));
   f->conn = c;
-  f->dir = dir;
+  f->dir = dir & 1u;
+  f->stream = (uint8_t)(dir >> 1);
   f->proto = proto;
 }
 
@@ -136,6 +137,7 @@ static void flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind,
   memset(&r, 0, sizeof(r));
   r.kind = kind;
   r.dir = f->dir;
+  r.stream = f->stream;
   r.start_ms = (uint32_t)((m.at_us - f->start_us) / 1000u);
   r.end_ms = (uint32_t)((end_us - f->start_us) / 1000u);
   r.bytes = now.bytes - m.bytes;

@@ -157,7 +157,9 @@ static void tcp_test_connect_back(struct lpa_session *s) {
 /* Our sending flow (-d/-r on the connection back, -R/--full-duplex on the test's own). */
 static void tcp_test_send(struct lpa_session *s, struct lpa_conn *c, uint64_t now) {
   struct i2_state *t = I2(s);
-  lpa_flow_open(s, &t->rev, c, LPA_DIR_TX, LPA_PROTO_TCP, now);
+  /* Only -R sends alone; -d/-r and --full-duplex have a forward flow with its own lines. */
+  uint8_t second = c != t->conn || (t->req.upper & I2_UPPER_FULLDUPLEX) ? LPA_SECOND : 0;
+  lpa_flow_open(s, &t->rev, c, LPA_DIR_TX | second, LPA_PROTO_TCP, now);
   lpa_i2_sender_limits(&t->rev, &t->req, now);
   pump(s, &t->rev, now);
 }
@@ -450,7 +452,7 @@ static void tcp_client_accept(struct lpa_session *s, struct lpa_conn *c) {
   t->back = c;
   lpa_net_set_owner(c, s);
   close_conn(&t->tcp_listen); /* one connection back per test */
-  lpa_flow_open(s, &t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
+  lpa_flow_open(s, &t->rev, c, LPA_DIR_RX | LPA_SECOND, LPA_PROTO_TCP, now);
   if (t->phase == TC_WAIT_BACK) t->phase = TC_RUN;
 }
 

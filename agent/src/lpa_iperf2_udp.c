@@ -57,9 +57,10 @@ static void report_build(uint8_t *r, const struct lpa_flow *f) {
   lpa_put32(r + 120, (uint32_t)(pkts >> 32));
 }
 
-/* The peer's report on our sending flow. Reads the 2.0.13+ layout (at +16) or the 2.0.5-era
- * one (at +12); anything else is not a report. */
-static int report_parse(struct lpa_session *s, const uint8_t *d, size_t n) {
+/* The peer's report on our sending flow f. Reads the 2.0.13+ layout (at +16) or the
+ * 2.0.5-era one (at +12); anything else is not a report. */
+static int report_parse(struct lpa_session *s, const struct lpa_flow *f, const uint8_t *d,
+                        size_t n) {
   struct lpa_report r;
   size_t at = 16;
   uint32_t flags, sec, usec;
@@ -71,7 +72,8 @@ static int report_parse(struct lpa_session *s, const uint8_t *d, size_t n) {
   hi = at == 16 && n >= 124 && (flags & I2_SEQNO64B);
   memset(&r, 0, sizeof(r));
   r.kind = LPA_REPORT_PEER;
-  r.dir = LPA_DIR_RX;
+  r.dir = LPA_DIR_TX; /* our flow, as the peer received it (lpa.h) */
+  r.stream = f->stream;
   r.bytes = ((uint64_t)lpa_get32(d + at + 4) << 32) | lpa_get32(d + at + 8);
   sec = lpa_get32(d + at + 12);
   usec = lpa_get32(d + at + 16);
@@ -98,7 +100,7 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
   fin = parse_seq(t->use64, d, &seq);
   if (f->state == LPA_FLOW_IDLE) {
     if (fin) return; /* the end of an earlier test */
-    lpa_report_start(s, LPA_DIR_RX);
+    lpa_report_start(s, LPA_DIR_RX | (f->stream ? LPA_SECOND : 0));
     lpa_flow_start(s, f, at);
   }
   if (f->state == LPA_FLOW_RUNNING) {
@@ -197,7 +199,7 @@ static void udp_start_back(struct lpa_session *s, uint64_t now) {
     lpa_i2_fail(s, "cannot send back");
     return;
   }
-  lpa_flow_open(s, &t->rev, t->back, LPA_DIR_TX, LPA_PROTO_UDP, now);
+  lpa_flow_open(s, &t->rev, t->back, LPA_DIR_TX | LPA_SECOND, LPA_PROTO_UDP, now);
   lpa_i2_sender_limits(&t->rev, &t->req, now);
 }
 
@@ -243,7 +245,7 @@ static void udp_test_on_udp(struct lpa_session *s, struct lpa_conn *c, const uin
   (void)from;
   (void)port;
   (void)at;
-  if (c == t->back && t->rev.state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, d, n))
+  if (c == t->back && t->rev.state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, &t->rev, d, n))
     t->tx_done = 1;
 }
 
@@ -283,7 +285,8 @@ static void udp_client_on_udp(struct lpa_session *s, struct lpa_conn *c, const u
       rx_datagram(s, &t->rev, NULL, d, n, from, port, at);
       return;
     }
-    if (t->fwd.state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, d, n)) t->tx_done = 1;
+    if (t->fwd.state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, &t->fwd, d, n))
+      t->tx_done = 1;
     return;
   }
   if (LPA_IPERF2_BIDIR && c == t->back) rx_datagram(s, &t->rev, c, d, n, from, port, at);
@@ -349,7 +352,7 @@ int lpa_i2_udp_client_start(struct lpa_session *s) {
   /* UDPTESTS with -R: the upper flags are meaningful. */
   lpa_i2_client_setup(s, I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
                              (s->cfg.mode == LPA_MODE_REVERSE ? 0x20000000u : 0), now);
-  lpa_flow_init(&t->rev, t->back, LPA_DIR_RX, LPA_PROTO_UDP); /* -d/-r: the server's flow */
+  lpa_flow_init(&t->rev, t->back, LPA_DIR_RX | LPA_SECOND, LPA_PROTO_UDP); /* -d/-r back */
   if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
     lpa_flow_init(&t->rev, t->conn, LPA_DIR_RX, LPA_PROTO_UDP);
     t->fwd.state = LPA_FLOW_DONE;

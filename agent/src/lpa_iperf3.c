@@ -350,7 +350,8 @@ int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir) {
     return -1;
   memset(&r, 0, sizeof(r));
   r.kind = LPA_REPORT_PEER;
-  r.dir = peer_dir;
+  /* A PEER report names this side's direction (lpa.h): the peer measured the other end. */
+  r.dir = peer_dir == LPA_DIR_RX ? LPA_DIR_TX : LPA_DIR_RX;
   for (i = 0; i < 128 && lpa_json_index(&arr, i, &st) == 0; i++) {
     if (lpa_json_type(&st) != LPA_JSON_OBJECT) return -1;
     if (lpa_json_get_int(&st, "bytes", &x) < 0 || x < 0) return -1;
