@@ -50,11 +50,14 @@ static void report_build(uint8_t *r, const struct lpa_flow *f) {
   lpa_put32(r + 44, (uint32_t)pkts);
   lpa_put32(r + 48, (uint32_t)(j / 1000000u));
   lpa_put32(r + 52, (uint32_t)(j % 1000000u));
-  lpa_put32(r + 104, dur != 0 ? (uint32_t)(pkts * 1000000u / dur) : 0);
-  lpa_put32(r + 108, 1);
-  lpa_put32(r + 112, (uint32_t)(lost >> 32));
-  lpa_put32(r + 116, (uint32_t)(f->rx.out_of_order >> 32));
-  lpa_put32(r + 120, (uint32_t)(pkts >> 32));
+  /* Six (s, us) transit pairs fill 56..103 (zero: no trip-times), so cntTransit is at 104,
+   * cntIPG 108, IPGsum 112 and the high words 116..127 -- what a stock 2.1.8 client reads
+   * (protocols/iperf2.md's table puts them 4 bytes early). */
+  lpa_put32(r + 108, dur != 0 ? (uint32_t)(pkts * 1000000u / dur) : 0);
+  lpa_put32(r + 112, 1);
+  lpa_put32(r + 116, (uint32_t)(lost >> 32));
+  lpa_put32(r + 120, (uint32_t)(f->rx.out_of_order >> 32));
+  lpa_put32(r + 124, (uint32_t)(pkts >> 32));
 }
 
 /* The peer's report on our sending flow f. Reads the 2.0.13+ layout (at +16) or the
@@ -69,7 +72,7 @@ static int report_parse(struct lpa_session *s, const struct lpa_flow *f, const u
   else if (n >= 12 + 40 && (lpa_get32(d + 12) & I2_VERSION1)) at = 12;
   else return 0;
   flags = lpa_get32(d + at);
-  hi = at == 16 && n >= 124 && (flags & I2_SEQNO64B);
+  hi = at == 16 && n >= I2_REPORT_LEN && (flags & I2_SEQNO64B);
   memset(&r, 0, sizeof(r));
   r.kind = LPA_REPORT_PEER;
   r.dir = LPA_DIR_TX; /* our flow, as the peer received it (lpa.h) */
@@ -79,9 +82,9 @@ static int report_parse(struct lpa_session *s, const struct lpa_flow *f, const u
   usec = lpa_get32(d + at + 16);
   if (sec > 86400u * 30u || usec >= 1000000u) return 0;
   r.end_ms = sec * 1000u + usec / 1000u;
-  r.lost = lpa_get32(d + at + 20) | (hi ? (uint64_t)lpa_get32(d + 112) << 32 : 0);
-  r.out_of_order = lpa_get32(d + at + 24) | (hi ? (uint64_t)lpa_get32(d + 116) << 32 : 0);
-  r.packets = lpa_get32(d + at + 28) | (hi ? (uint64_t)lpa_get32(d + 120) << 32 : 0);
+  r.lost = lpa_get32(d + at + 20) | (hi ? (uint64_t)lpa_get32(d + 116) << 32 : 0);
+  r.out_of_order = lpa_get32(d + at + 24) | (hi ? (uint64_t)lpa_get32(d + 120) << 32 : 0);
+  r.packets = lpa_get32(d + at + 28) | (hi ? (uint64_t)lpa_get32(d + 124) << 32 : 0);
   r.jitter_us = lpa_get32(d + at + 32) * 1000000u + lpa_get32(d + at + 36);
   if (sec != 0 || usec != 0) r.bps = r.bytes * 8000000u / ((uint64_t)sec * 1000000u + usec);
   lpa_report_emit(s, &r);
