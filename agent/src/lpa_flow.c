@@ -48,15 +48,17 @@ int lpa_flow_tcp_pump(struct lpa_flow *f, uint64_t now_us) {
   if (f->state != LPA_FLOW_RUNNING) return f->state == LPA_FLOW_DONE;
   for (;;) {
     uint64_t left;
-    size_t chunk = f->len != 0 && f->len < LPA_PATTERN_LEN ? f->len : LPA_PATTERN_LEN;
+    size_t chunk = (size_t)LPA_PATTERN_LEN * LPA_PATTERN_SENDS;
     long n;
     if (limit_reached(f, now_us)) return 1;
     if (paced_wait(f, now_us)) return 0;
+    if (f->len != 0 && f->len < chunk) chunk = f->len;
     if (f->amount != 0) {
       left = f->amount - f->bytes - f->head_sent;
       if (left < chunk) chunk = (size_t)left;
     }
-    n = lpa_net_tcp_send(f->conn, lpa_pattern, chunk, LPA_SEND_STATIC | LPA_SEND_MORE);
+    n = lpa_net_tcp_send(f->conn, lpa_pattern, chunk,
+                         LPA_SEND_PATTERN | LPA_SEND_STATIC | LPA_SEND_MORE);
     if (n < 0) return -1;
     if (n == 0) return 0;
     lpa_flow_rx(f, (size_t)n, now_us);

@@ -474,7 +474,8 @@ static void tcp_client_tick(struct lpa_session *s, uint64_t now) {
     tcp_client_flushed(s, now);
   } else if (LPA_IPERF2_BIDIR && t->phase == TC_WAIT_BACK && now >= t->deadline_us) {
     lpa_i2_fail(s, "no connection back");
-  } else if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE && now >= t->deadline_us) {
+  } else if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE && t->phase != TC_CONNECTING &&
+             now >= t->deadline_us) { /* the deadline is set once connected */
     lpa_flow_finish(s, &t->rev, now);
     lpa_i2_close_all(s);
   } else if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > IDLE_TIMEOUT_US) {

@@ -29,6 +29,11 @@ struct lpa_conn *lpa_net_tcp_connect(const ip_addr_t *ip, uint16_t port, void *o
 #define LPA_SEND_MORE 1u   /* more data follows at once (no PSH) */
 #define LPA_SEND_STATIC 2u /* data stays valid and unchanged forever: the back end may keep a
                             * reference instead of copying it */
+#define LPA_SEND_PATTERN 4u /* data is lpa_pattern and len may be up to LPA_PATTERN_SENDS times
+                             * its size: send len bytes of it repeated, in one call of the API
+                             * where it gathers (netconn vectors, sendmsg), so a short pattern
+                             * does not cost a call per LPA_PATTERN_LEN bytes */
+#define LPA_PATTERN_SENDS 8
 /* Queue up to len bytes; returns how many were taken (0 when the send buffer is full:
  * lpa_core_on_sendable() follows when there is room), or a negative value on a broken
  * connection. */

@@ -279,7 +279,7 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   mss = tcp_mss(pcb) != 0 ? tcp_mss(pcb) : 536u;
   /* A reference shorter than a segment would cost a pbuf of the queue for a fraction of a
    * segment (a short LPA_PATTERN_LEN, a small -l): copy it, lwIP fills segments with copies. */
-  if (len < mss) flags &= ~LPA_SEND_STATIC;
+  if ((flags & LPA_SEND_PATTERN ? (size_t)LPA_PATTERN_LEN : len) < mss) flags &= ~LPA_SEND_STATIC;
   per_seg = (flags & LPA_SEND_STATIC) ? 2u : 1u;
   queue_room = (int)TCP_SND_QUEUELEN - (int)tcp_sndqueuelen(pcb) - 1;
   if (queue_room < (int)per_seg) return 0;
@@ -287,12 +287,25 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   if (len == 0) return 0;
   wflags = (flags & LPA_SEND_STATIC) ? 0 : TCP_WRITE_FLAG_COPY;
   if (flags & LPA_SEND_MORE) wflags |= TCP_WRITE_FLAG_MORE;
-  err = tcp_write(pcb, data, (u16_t)len, wflags);
-  if (err == ERR_MEM) {
+  if (flags & LPA_SEND_PATTERN) { /* the pattern, repeated: one write per LPA_PATTERN_LEN */
+    size_t done = 0;
+    while (done < len) {
+      size_t piece = len - done < LPA_PATTERN_LEN ? len - done : LPA_PATTERN_LEN;
+      err = tcp_write(pcb, data, (u16_t)piece, wflags);
+      if (err != ERR_OK) break;
+      done += piece;
+    }
+    if (done == 0 && err != ERR_MEM) return -1;
+    len = done;
+  } else {
+    err = tcp_write(pcb, data, (u16_t)len, wflags);
+    if (err != ERR_OK && err != ERR_MEM) return -1;
+    if (err == ERR_MEM) len = 0;
+  }
+  if (len == 0) {
     if (c->dirty == 0) mark_dirty(c); /* what is queued must still go out */
     return 0;
   }
-  if (err != ERR_OK) return -1;
   if (flags & LPA_SEND_MORE) mark_dirty(c);
   else tcp_output(pcb);
   return (long)len;

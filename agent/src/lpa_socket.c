@@ -207,7 +207,22 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   ssize_t n;
   if (c == NULL || c->type != CONN_TCP) return -1;
   if (len == 0) return 0;
-  n = lwip_send(c->fd, data, len, f); /* sockets always copy: LPA_SEND_STATIC cannot help */
+  if (flags & LPA_SEND_PATTERN) { /* one gathered call, not one per LPA_PATTERN_LEN */
+    struct iovec v[LPA_PATTERN_SENDS];
+    struct msghdr m;
+    size_t left = len;
+    memset(&m, 0, sizeof(m));
+    while (left != 0 && m.msg_iovlen < LPA_PATTERN_SENDS) {
+      v[m.msg_iovlen].iov_base = (void *)(uintptr_t)data;
+      v[m.msg_iovlen].iov_len = left < LPA_PATTERN_LEN ? left : LPA_PATTERN_LEN;
+      left -= v[m.msg_iovlen++].iov_len;
+    }
+    m.msg_iov = v;
+    len -= left;
+    n = lwip_sendmsg(c->fd, &m, f);
+  } else {
+    n = lwip_send(c->fd, data, len, f); /* sockets always copy: LPA_SEND_STATIC cannot help */
+  }
   if (n < 0) {
     if (!would_block()) return -1;
     n = 0;

@@ -355,11 +355,12 @@ def parse_agent(lines):
     return out
 
 
-def agent_finals(parsed):
-    """Whole-test rows (from 0.00, the last such row of each id and kind): dict
-    (id, peer) -> row."""
+def agent_finals(parsed, min_end=0.5):
+    """Whole-test rows (from 0.00 to at least min_end s, the last such row of each id and
+    kind): dict (id, peer) -> row. In iperf2's layout a first interval "0.00-1.00" looks like
+    a whole test of 1 s: give min_end near the test's length to tell them apart."""
     res = {}
     for r in parsed["rows"]:
-        if r["start"] == 0.0 and r["end"] > 0.5:
+        if r["start"] == 0.0 and r["end"] >= min_end:
             res[(r["id"], r["peer"])] = r
     return res

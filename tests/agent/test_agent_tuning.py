@@ -55,12 +55,12 @@ def measure(exe, direction):
                            timeout=SECONDS + 30)
             check(r.rc == 0, "iperf -c failed", r.describe())
             p = al.parse_agent(host.lines())
-            fin = al.agent_finals(p)
+            fin = al.agent_finals(p, 0.9 * SECONDS)
             deadline = time.monotonic() + 10
             while not fin and time.monotonic() < deadline:
                 time.sleep(0.2)
                 p = al.parse_agent(host.lines())
-                fin = al.agent_finals(p)
+                fin = al.agent_finals(p, 0.9 * SECONDS)
             check(fin, "the agent printed no final line", "\n".join(host.lines()[-20:]))
             return list(fin.values())[-1]["bps"] / 1e6
         s = topo.start_b([al.IPERF2, "-s", "-f", "B"], timeout=SECONDS + 40)
@@ -72,7 +72,7 @@ def measure(exe, direction):
         check(rc >= 0, "the agent refused the client command: %s" % out)
         deadline = time.monotonic() + SECONDS + 20
         while not any(r["end"] >= 0.9 * SECONDS for r in
-                      al.agent_finals(al.parse_agent(host.lines())).values()):
+                      al.agent_finals(al.parse_agent(host.lines()), 0.9 * SECONDS).values()):
             check(time.monotonic() < deadline, "the agent printed no final line",
                   "\n".join(host.lines()[-20:]))
             time.sleep(0.2)

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""The board agent's iperf2 protocol through lwIP on a TAP device whose link is emulated at
+100 Mbit/s per direction, against stock iperf 2.1.8 and linkperf, both roles, per back end.
+
+Every case compares numbers two programs printed about the same bytes:
+- TCP goodput: the byte counts both sides print agree within 1% (the agent prints 3
+  significant digits), and the receiver's rate is at most the link model, 100 Mbit/s x 1460 /
+  1514 (lwIP sends no TCP options, so every frame carries 1460 bytes), and at least 85% of it
+  (a shared machine's scheduling costs a few percent; the measured ratio is printed).
+- UDP: loss is injected on the emulated link (2% of lwIP's ingress for the agent as server,
+  of its egress for the agent as client), and the loss the receiver reports equals the number
+  of frames the link dropped -- exactly for the raw back end; the thread back ends may also lose
+  datagrams in lwIP's own UDP mailbox (no counter sees those), at most 0.5%.
+- Dual (-d) runs both directions at once over the full-duplex emulated link: each stays under
+  the model and together they use at least 80% of it (each one's ACKs queue behind the other's
+  data). Tradeoff (-r) runs them one after the other, each a plain test. -R: the agent sends.
+- The agent as client: its own final line against the stock server's, and for UDP the
+  server's report the agent shows ("Server Report:") against the server's own line.
+The raw back end (NO_SYS 1) runs the whole matrix; netconn and socket a subset (TCP and UDP
+both roles, dual), since their protocol code is the same."""
+import re
+import time
+
+import agentlib as al
+import iperf2lib
+import lptest
+from lptest import check
+
+suite = lptest.Suite("agent_iperf2", needs_iperf3=False)
+
+# raw: NO_SYS 1 with a 64-segment window and send buffer (lwip_nosys_w64): goodput is checked
+# against the link model, which the 8-segment MCU window cannot reach.
+PROGRAMS = {"raw": "lpa-host-raw-w64", "netconn": "lpa-host-netconn",
+            "socket": "lpa-host-socket"}
+RATE = 100e6
+MODEL_BPS = RATE * 1460 / 1514
+GOODPUT_FLOOR = 0.85
+MIN_END = 2.5  # seconds: every test runs 3
+UDP_LOSS_PCT = 2
+PC_PORT = 5001
+
+
+def near(a, b, tol):
+    return abs(a - b) <= tol * max(abs(a), abs(b), 1)
+
+
+class Env:
+    """One back end's host program on an emulated 100 Mbit/s link; the agent's console lines
+    since the current case began are parsed on demand."""
+
+    def __init__(self, topo, name, host):
+        self.topo, self.name, self.host = topo, name, host
+        self.thread = name != "raw"
+        self.mark = len(host.lines())
+
+    def begin(self):
+        self.mark = len(self.host.lines())
+
+    def agent(self):
+        return al.parse_agent(self.host.lines()[self.mark:])
+
+    def wait_finals(self, want, timeout=20.0):
+        """Waits until the agent printed `want` whole-test rows (own and peer) since begin();
+        every test here runs 3 s, so a row from 0.00 to 2.5 s or more is a whole test."""
+        deadline = time.monotonic() + timeout
+        while True:
+            p = self.agent()
+            fin = al.agent_finals(p, MIN_END)
+            if len(fin) >= want:
+                time.sleep(0.3)  # a peer report may follow its own final
+                return self.agent(), al.agent_finals(self.agent(), MIN_END)
+            check(time.monotonic() < deadline, "the agent printed %d of %d final lines" % (
+                len(fin), want), "\n".join(self.host.lines()[self.mark:][-30:]))
+            time.sleep(0.1)
+
+    def ctx(self, *more):
+        return more + ("agent:\n" + "\n".join(self.host.lines()[self.mark:][-30:]),)
+
+
+def agent_row(env, p, fin, direction, peer=False):
+    """The agent's whole-test row for its receiving ("rx") or sending ("tx") side."""
+    ids = [i for i, c in p["conns"].items() if c["dir"] == direction]
+    check(ids, "the agent printed no %s connection" % direction, *env.ctx())
+    row = fin.get((ids[-1], peer))
+    check(row is not None, "no %s%s final row from the agent" % (
+        direction, " peer" if peer else ""), *env.ctx())
+    return row
+
+
+def check_goodput(env, what, bps, *ctx):
+    """The link model is a ceiling nothing may pass (1% for the rate's own rounding); below it
+    a shared 2-core machine can lose a few percent to scheduling, so the floor is loose."""
+    check(GOODPUT_FLOOR * MODEL_BPS <= bps <= 1.01 * MODEL_BPS,
+          "%s: %.2f Mbit/s, the link model says %.2f" % (what, bps / 1e6, MODEL_BPS / 1e6),
+          *env.ctx(*ctx))
+
+
+def check_pair(env, what, fwd_bps, back_bps, at_once, *ctx):
+    """Both directions of -d / -r. One after the other (-r), each is a plain test. At once
+    (-d), each direction's ACKs queue behind the other's data, so how the two share depends on
+    the windows: each stays under the model and together they use 80% of the duplex link."""
+    if not at_once:
+        check_goodput(env, what + " forward", fwd_bps, *ctx)
+        check_goodput(env, what + " back", back_bps, *ctx)
+        return
+    for name, bps in (("forward", fwd_bps), ("back", back_bps)):
+        check(0 < bps <= 1.01 * MODEL_BPS, "%s %s: %.2f Mbit/s, over the link model %.2f" % (
+            what, name, bps / 1e6, MODEL_BPS / 1e6), *env.ctx(*ctx))
+    check(fwd_bps + back_bps >= 1.6 * MODEL_BPS, "%s: %.2f + %.2f Mbit/s use less than 80%% "
+          "of the duplex link (model %.2f each way)" % (
+              what, fwd_bps / 1e6, back_bps / 1e6, MODEL_BPS / 1e6), *env.ctx(*ctx))
+
+
+def check_bytes(env, what, agent_bytes, other_bytes, *ctx):
+    check(other_bytes > 0 and near(agent_bytes, other_bytes, 0.01),
+          "%s: the agent printed %d bytes, the peer %d" % (what, agent_bytes, other_bytes),
+          *env.ctx(*ctx))
+
+
+def check_loss(env, what, lost, total, dropped, *ctx):
+    """Reported loss vs the frames the emulated link dropped."""
+    check(dropped > 0, "%s: the link dropped nothing (the test would prove nothing)" % what,
+          *env.ctx(*ctx))
+    if env.thread:
+        check(dropped <= lost <= dropped + 0.005 * total,
+              "%s: %d/%d lost reported, the link dropped %d" % (what, lost, total, dropped),
+              *env.ctx(*ctx))
+    else:
+        check(lost == dropped, "%s: %d/%d lost reported, the link dropped %d" % (
+            what, lost, total, dropped), *env.ctx(*ctx))
+
+
+def pc_rows(out):
+    p = iperf2lib.parse(out)
+    return p, iperf2lib.finals(p), iperf2lib.finals(p, report=True)
+
+
+def stock_client(env, args, timeout=40):
+    env.begin()
+    argv = [al.IPERF2, "-c", env.topo.lwip_ip, "-f", "B"] + [str(a) for a in args]
+    r = env.topo.run_b(argv, timeout=timeout)
+    check(r.rc == 0, "stock client failed", r.describe())
+    return r
+
+
+def own_conn(p, forward):
+    """The stock client's forward connection (it connected to port 5001) or the one back."""
+    for cid, c in p["conns"].items():
+        if (c["rport"] == PC_PORT) == forward and not c["star"]:
+            return cid
+    for cid, c in p["conns"].items():  # 2.1.8 marks reverse-role rows with *
+        if (c["rport"] == PC_PORT) == forward:
+            return cid
+    return None
+
+
+# ------------------------------------------------------------ the agent as server
+
+def server_tcp(env, extra=(), what="TCP"):
+    r = stock_client(env, ["-t", 3] + list(extra))
+    p, fin, _ = pc_rows(r.out)
+    ap, afin = env.wait_finals(1)
+    row = agent_row(env, ap, afin, "rx")
+    pc = [v for (star, _id), v in fin.items()]
+    check(pc, "the stock client printed no result", r.describe())
+    check_bytes(env, what, row["bytes"], pc[-1]["bytes"], r.describe())
+    check_goodput(env, what + " (agent receiving)", row["bps"], r.describe())
+    print("      %s/%s: agent %.2f Mbit/s (%.1f%% of the model), client %.2f" % (
+        env.name, what, row["bps"] / 1e6, 100 * row["bps"] / MODEL_BPS, pc[-1]["rate"] * 8 / 1e6))
+
+
+def server_udp(env, extra=(), what="UDP"):
+    env.host.command("link loss %d rx" % UDP_LOSS_PCT)
+    before = env.host.link()
+    try:
+        r = stock_client(env, ["-u", "-b", "20M", "-t", 3] + list(extra))
+    finally:
+        env.host.command("link loss 0")
+    after = env.host.link()
+    dropped = after["dropped_rx"] - before["dropped_rx"]
+    p, fin, rep = pc_rows(r.out)
+    ap, afin = env.wait_finals(1)
+    row = agent_row(env, ap, afin, "rx")
+    check(rep, "no Server Report reached the stock client", r.describe())
+    srv = list(rep.values())[-1]
+    check((srv["lost"], srv["total"]) == (row["lost"], row["total"]),
+          "%s: the client's Server Report says %d/%d, the agent printed %d/%d" % (
+              what, srv["lost"], srv["total"], row["lost"], row["total"]), *env.ctx(r.describe()))
+    sent = list(p["sent"].values())
+    check(sent and abs(srv["total"] - sent[-1]) <= 1,
+          "%s: %d datagrams accounted, the client sent %s (one of them the FIN)" % (
+              what, srv["total"], sent), *env.ctx(r.describe()))
+    check_loss(env, what, row["lost"], row["total"], dropped, r.describe())
+    print("      %s/%s: %d/%d lost, link dropped %d, jitter %.3f ms" % (
+        env.name, what, row["lost"], row["total"], dropped, row["jitter_ms"]))
+
+
+def server_two_way(env, flag, what):
+    """-d (at once) or -r (one after the other): forward and back both measured."""
+    r = stock_client(env, ["-t", 3, flag], timeout=50)
+    p, fin, _ = pc_rows(r.out)
+    ap, afin = env.wait_finals(2, timeout=30)
+    fwd_id, back_id = own_conn(p, True), own_conn(p, False)
+    check(fwd_id is not None and back_id is not None, "%s: the client shows no connection "
+          "back" % what, r.describe())
+    pc_fwd = [v for (star, i), v in fin.items() if i == fwd_id]
+    pc_back = [v for (star, i), v in fin.items() if i == back_id]
+    check(pc_fwd and pc_back, "%s: the stock client printed no result per direction" % what,
+          r.describe())
+    rx, tx = agent_row(env, ap, afin, "rx"), agent_row(env, ap, afin, "tx")
+    check_bytes(env, what + " forward", rx["bytes"], pc_fwd[-1]["bytes"], r.describe())
+    check_bytes(env, what + " back", tx["bytes"], pc_back[-1]["bytes"], r.describe())
+    check_pair(env, what, rx["bps"], pc_back[-1]["rate"] * 8, flag == "-d", r.describe())
+    print("      %s/%s: forward %.2f, back %.2f Mbit/s" % (
+        env.name, what, rx["bps"] / 1e6, pc_back[-1]["rate"] * 8 / 1e6))
+
+
+def server_reverse(env):
+    r = stock_client(env, ["-t", 3, "-R"])
+    p, fin, _ = pc_rows(r.out)
+    ap, afin = env.wait_finals(1)
+    tx = agent_row(env, ap, afin, "tx")
+    pc = list(fin.values())
+    check(pc, "-R: the stock client printed no result", r.describe())
+    check_bytes(env, "-R", tx["bytes"], pc[-1]["bytes"], r.describe())
+    check_goodput(env, "-R (client receiving)", pc[-1]["rate"] * 8, r.describe())
+
+
+def server_udp_dual(env):
+    r = stock_client(env, ["-u", "-b", "20M", "-t", 3, "-d"], timeout=50)
+    p, fin, rep = pc_rows(r.out)
+    ap, afin = env.wait_finals(3, timeout=30)  # own rx, own tx, the client's report on it
+    rx, tx = agent_row(env, ap, afin, "rx"), agent_row(env, ap, afin, "tx")
+    peer = agent_row(env, ap, afin, "tx", peer=True)
+    check(rep, "UDP -d: no Server Report at the client", r.describe())
+    srv = list(rep.values())[-1]
+    check((srv["lost"], srv["total"]) == (rx["lost"], rx["total"]),
+          "UDP -d forward: Server Report %d/%d, agent %d/%d" % (
+              srv["lost"], srv["total"], rx["lost"], rx["total"]), *env.ctx(r.describe()))
+    back = [v for v in fin.values() if "total" in v]
+    check(back, "UDP -d: the client printed no receive row for the flow back", r.describe())
+    check((back[-1]["lost"], back[-1]["total"]) == (peer["lost"], peer["total"]),
+          "UDP -d back: the client measured %d/%d, the agent was told %d/%d" % (
+              back[-1]["lost"], back[-1]["total"], peer["lost"], peer["total"]),
+          *env.ctx(r.describe()))
+    check(near(tx["bytes"], back[-1]["bytes"], 0.01), "UDP -d back: agent sent %d, client "
+          "got %d bytes" % (tx["bytes"], back[-1]["bytes"]), *env.ctx(r.describe()))
+
+
+def linkperf_client(env, udp):
+    env.begin()
+    args = [lptest.LINKPERF, "--iperf2", "-c", env.topo.lwip_ip, "-t", 3, "-f", "B"]
+    if udp:
+        args += ["-u", "-b", "20M"]
+    r = env.topo.run_b(args, timeout=40)
+    check(r.rc == 0, "linkperf --iperf2 -c failed", r.describe())
+    p, fin, rep = pc_rows(r.out)
+    ap, afin = env.wait_finals(1)
+    row = agent_row(env, ap, afin, "rx")
+    if udp:
+        check(rep, "linkperf got no Server Report from the agent", r.describe())
+        srv = list(rep.values())[-1]
+        check((srv["lost"], srv["total"]) == (row["lost"], row["total"]) and row["lost"] == 0,
+              "linkperf UDP: report %d/%d, agent %d/%d" % (
+                  srv["lost"], srv["total"], row["lost"], row["total"]), *env.ctx(r.describe()))
+    else:
+        pc = list(fin.values())
+        check(pc, "linkperf printed no result", r.describe())
+        check_bytes(env, "linkperf TCP", row["bytes"], pc[-1]["bytes"], r.describe())
+        check_goodput(env, "linkperf TCP (agent receiving)", row["bps"], r.describe())
+
+
+# ------------------------------------------------------------ the agent as client
+
+def pc_server(env, argv, udp):
+    s = env.topo.start_b(argv, timeout=60)
+    deadline = time.monotonic() + 10
+    while not lptest.port_bound(PC_PORT, udp=udp, pid=s.pid):
+        check(time.monotonic() < deadline and s.alive(), "the PC server did not bind",
+              s.tail())
+        time.sleep(0.05)
+    return s
+
+
+def agent_client(env, opts, want, server=None, udp=False, timeout=30):
+    """Runs `iperf -c PC opts` on the agent's console against a PC server (stock iperf -s by
+    default); returns (agent parse, agent finals, server parse, server finals, server reports)."""
+    server = server or [al.IPERF2, "-s", "-f", "B"] + (["-u"] if udp else [])
+    s = pc_server(env, server, udp)
+    try:
+        env.begin()
+        rc, out = env.host.command("iperf -c %s %s" % (env.topo.pc_ip, opts))
+        check(rc >= 0, "the agent refused 'iperf -c %s': %s" % (opts, out))
+        ap, afin = env.wait_finals(want, timeout=timeout)
+        time.sleep(0.5)  # the server prints its summary after the close
+    finally:
+        s.kill()
+    p, fin, rep = pc_rows(s.stdout)
+    return ap, afin, p, fin, rep
+
+
+def client_tcp(env, server=None, what="client TCP"):
+    ap, afin, p, fin, _ = agent_client(env, "-t 3", 1, server=server)
+    tx = agent_row(env, ap, afin, "tx")
+    pc = list(fin.values())
+    check(pc, "%s: the PC server printed no result" % what, *env.ctx())
+    check_bytes(env, what, tx["bytes"], pc[-1]["bytes"])
+    check_goodput(env, what + " (PC receiving)", pc[-1]["rate"] * 8)
+    print("      %s/%s: PC received %.2f Mbit/s" % (env.name, what, pc[-1]["rate"] * 8 / 1e6))
+
+
+def client_udp(env, server=None, what="client UDP"):
+    env.host.command("link loss %d tx" % UDP_LOSS_PCT)
+    before = env.host.link()
+    try:
+        ap, afin, p, fin, _ = agent_client(env, "-u -b 20M -t 3", 2, server=server, udp=True)
+    finally:
+        env.host.command("link loss 0")
+    after = env.host.link()
+    # The FIN exchange sends a few frames after the data; count drops up to its end.
+    dropped = after["dropped_tx"] - before["dropped_tx"]
+    peer = agent_row(env, ap, afin, "tx", peer=True)
+    srv = [v for v in fin.values() if "total" in v]
+    check(srv, "%s: the PC server printed no UDP result" % what, *env.ctx())
+    check((srv[-1]["lost"], srv[-1]["total"]) == (peer["lost"], peer["total"]),
+          "%s: the server printed %d/%d, the agent shows %d/%d from its report" % (
+              what, srv[-1]["lost"], srv[-1]["total"], peer["lost"], peer["total"]), *env.ctx())
+    check(dropped > 0 and peer["lost"] == dropped,
+          "%s: the server reports %d lost, the link dropped %d" % (what, peer["lost"], dropped),
+          *env.ctx())
+    print("      %s/%s: %d/%d lost = link drops %d" % (env.name, what, peer["lost"],
+                                                    peer["total"], dropped))
+
+
+def client_two_way(env, flag, what):
+    ap, afin, p, fin, _ = agent_client(env, "-t 3 " + flag, 2, timeout=40)
+    tx, rx = agent_row(env, ap, afin, "tx"), agent_row(env, ap, afin, "rx")
+    rows = [v for (star, i), v in fin.items() if isinstance(i, int)]  # not the [SUM] row
+    check(len(rows) >= 2, "%s: the stock server printed %d results" % (what, len(rows)),
+          *env.ctx())
+    got = sorted(r["bytes"] for r in rows[-2:])
+    mine = sorted([tx["bytes"], rx["bytes"]])
+    check(near(got[0], mine[0], 0.01) and near(got[1], mine[1], 0.01),
+          "%s: the server printed %s bytes, the agent %s" % (what, got, mine), *env.ctx())
+    srv_rx = [r for r in rows[-2:] if r["bytes"] and near(r["bytes"], tx["bytes"], 0.01)]
+    check(srv_rx, "%s: no server row matches what the agent sent" % what, *env.ctx())
+    check_pair(env, what, srv_rx[0]["rate"] * 8, rx["bps"], flag == "-d")
+
+
+def client_reverse(env, udp):
+    opts = "-t 3 -R" + (" -u -b 20M" if udp else "")
+    ap, afin, p, fin, _ = agent_client(env, opts, 1, udp=udp)
+    rx = agent_row(env, ap, afin, "rx")
+    rows = list(fin.values())
+    check(rows, "-R: the stock server printed no result", *env.ctx())
+    check_bytes(env, "client -R", rx["bytes"], rows[-1]["bytes"])
+    if udp:
+        check(rx["lost"] == 0, "client -R UDP: %d lost on a clean link" % rx["lost"], *env.ctx())
+    else:
+        check_goodput(env, "client -R (agent receiving)", rx["bps"])
+
+
+# ------------------------------------------------------------ cases
+
+def run_backend(name, full):
+    exe = al.host_program(PROGRAMS[name])
+    link = ["--rate", "%d" % RATE]
+    with al.Topology(tag="i2" + name[:3], net=80) as topo:
+        topo.pin_neighbor()
+        topo.ping(3, interval=0.1)  # lwIP learns the PC's address before data flows
+        host = topo.start_host(exe, args=link, cmds=["iperf -s"])
+        env = Env(topo, name, host)
+        server_tcp(env)
+        server_udp(env)
+        server_two_way(env, "-d", "-d")
+        if full:
+            server_two_way(env, "-r", "-r")
+            server_reverse(env)
+            server_udp_dual(env)
+            linkperf_client(env, udp=False)
+            linkperf_client(env, udp=True)
+        check(host.proc.alive(), "the host program died", host.proc.tail(25))
+    with al.Topology(tag="i2c" + name[:3], net=81) as topo:
+        topo.pin_neighbor()
+        host = topo.start_host(exe, args=link)
+        env = Env(topo, name, host)
+        topo.ping(3, interval=0.1)
+        client_tcp(env)
+        client_udp(env)
+        client_two_way(env, "-d", "client -d")
+        if full:
+            client_two_way(env, "-r", "client -r")
+            client_reverse(env, udp=False)
+            client_reverse(env, udp=True)
+            client_tcp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-f", "B"],
+                       what="client TCP vs linkperf")
+            client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
+                       what="client UDP vs linkperf")
+
+
+def make_case(name, full):
+    def case():
+        run_backend(name, full)
+    case.__name__ = name
+    case.__doc__ = ("%s back end at 100 Mbit/s: the agent serving stock iperf 2.1.8%s and as "
+                    "client of a stock server%s" % (
+                        name, " and linkperf (TCP, UDP with loss, -d, -r, -R, UDP -d)" if full
+                        else " (TCP, UDP with loss, -d)",
+                        " and linkperf (TCP, UDP with loss, -d, -r, -R TCP/UDP)" if full
+                        else " (TCP, UDP with loss, -d)"))
+    return case
+
+
+for _name in PROGRAMS:
+    suite.case(make_case(_name, _name == "raw"))
+
+
+if __name__ == "__main__":
+    al.preflight(programs=[al.host_program(p) for p in PROGRAMS.values()],
+                 tools=(al.IPERF2,))
+    suite.main()
