@@ -154,9 +154,10 @@ def register(suite, pair, tag):
             if pair.server == "iperf3" and extra:
                 # A stock 3.12 server sending in -R mode does not stop at -n by itself: it
                 # sends until the client's TEST_END arrives (seen: 1026 datagrams when the
-                # client is the slower sanitizer build). The linkperf receiver still stops
-                # at exactly -n, checked below.
-                check(1024 <= snd["packets"] <= 1024 + 16, "stock -R sender packets %r" % snd["packets"],
+                # client is the slower sanitizer build, 1041 on a loaded 2-core machine: at
+                # 20 Mbit/s every 0.4 ms of delay is a datagram). The linkperf receiver still
+                # stops at exactly -n, checked below.
+                check(1024 <= snd["packets"] <= 1024 + 128, "stock -R sender packets %r" % snd["packets"],
                       r.context())
             else:
                 eq(snd["bytes"], 1048576, "sender bytes " + " ".join(extra), r.context())
