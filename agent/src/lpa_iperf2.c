@@ -9,6 +9,8 @@ struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 
 #define HEADER_TIMEOUT_US 4000000u  /* iperf2's server waits 4 s for the flags word */
 #define IDLE_TIMEOUT_US 30000000u   /* a test with no data for this long is over */
+#define BACK_TRIES 20              /* -d/-r: connections back tried 50 ms apart (1 s) */
+#define BACK_RETRY_US 50000u
 #define BACK_SLOP_US 3000000u       /* how long a -d/-r client waits for the connection back */
 
 static uint16_t get16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
@@ -251,8 +253,11 @@ static void tcp_test_connected(struct lpa_session *s, struct lpa_conn *c, int ok
   struct i2_state *t = I2(s);
   uint64_t now = lpa_now_us();
   if (!ok) {
+    /* A stock client starts its -d listener in a thread of its own: a connection back within
+     * a millisecond of the header can find it not listening yet. Try again for a while. */
     t->back = NULL;
-    lpa_i2_fail(s, "connection back refused");
+    if (++t->back_tries < BACK_TRIES) t->deadline_us = now + BACK_RETRY_US;
+    else lpa_i2_fail(s, "connection back refused");
     return;
   }
   t->phase = TT_RUN;
@@ -282,6 +287,9 @@ static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
     lpa_i2_fail(s, "no test header");
     return;
   }
+  if (LPA_IPERF2_BIDIR && t->phase == TT_BACK_PENDING && t->back == NULL &&
+      now >= t->deadline_us)
+    tcp_test_connect_back(s); /* the retry after a refusal */
   lpa_flow_interval(s, &t->fwd, now);
   lpa_flow_interval(s, &t->rev, now);
   if (LPA_IPERF2_BIDIR) pump(s, &t->rev, now);

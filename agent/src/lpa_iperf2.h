@@ -55,6 +55,7 @@ struct i2_state {
   uint8_t use64;           /* the sender numbers datagrams with 64 bits */
   uint8_t rx_reports;      /* reports sent */
   uint8_t tx_fins;         /* FINs sent */
+  uint8_t back_tries;      /* TCP -d/-r: connections back refused so far */
   uint8_t tx_done;         /* the FIN exchange of our sending flow is over */
   uint64_t rx_linger_us;   /* keep answering FINs until then */
   uint64_t tx_fin_next_us;
