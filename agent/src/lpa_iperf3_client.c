@@ -137,7 +137,12 @@ static int cli_state(struct lpa_session *s, uint8_t b, uint64_t now) {
   case I3_TEST_START:
     return 0;
   case I3_TEST_RUNNING:
-    if (t->phase != PH_STREAMS || t->nstreams != t->parallel || !t->st[t->nstreams - 1].ok) break;
+    /* The server answers a UDP stream's hello over UDP and then says TEST_START/RUNNING over
+     * TCP; a thread back end may read the control connection first. The server would not be
+     * running without the stream, so the last stream counts as ready. */
+    if (t->phase == PH_STREAMS && t->nstreams == t->parallel && !t->st[t->nstreams - 1].ok)
+      t->st[t->nstreams - 1].ok = 1;
+    if (t->phase != PH_STREAMS || t->nstreams != t->parallel) break;
     lpa_i3_run(s, t->reverse ? LPA_DIR_RX : LPA_DIR_TX, now);
     if (!t->reverse && lpa_i3_pump(s, now) < 0) return -1;
     return 0;
