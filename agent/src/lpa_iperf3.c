@@ -373,6 +373,14 @@ int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir) {
   return 0;
 }
 
+/* The index of the data stream on connection c, or -1. */
+int lpa_i3_find_stream(const struct i3_test *t, const struct lpa_conn *c) {
+  int i;
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].conn == c) return i;
+  return -1;
+}
+
 #if LPA_SERVER
 
 /* ---- server: one test ---- */
@@ -530,13 +538,6 @@ static int srv_item(struct lpa_session *s, uint8_t rd) {
   return -1;
 }
 
-static int find_stream(const struct i3_test *t, const struct lpa_conn *c) {
-  int i;
-  for (i = 0; i < t->nstreams; i++)
-    if (t->st[i].conn == c) return i;
-  return -1;
-}
-
 static int find_pending(const struct i3_test *t, const struct lpa_conn *c) {
   int i;
   for (i = 0; i < LPA_MAX_STREAMS; i++)
@@ -595,7 +596,7 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
     }
     return;
   }
-  i = find_stream(t, c);
+  i = lpa_i3_find_stream(t, c);
   if (i >= 0) {
     struct lpa_flow *f = &t->st[i].f;
     if (n == 0) { /* the client closed a data stream: nothing more comes on it */
@@ -611,7 +612,7 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
   if (i >= 0) {
     size_t take = I3_COOKIE_LEN - t->pend[i].have;
     srv_pending_rx(s, i, d, n < take ? n : take);
-    if (n > take && s->used && I3(s) == t && (i = find_stream(t, c)) >= 0)
+    if (n > take && s->used && I3(s) == t && (i = lpa_i3_find_stream(t, c)) >= 0)
       lpa_i3_rx(s, &t->st[i].f, n - take, lpa_now_us());
   }
 }
@@ -635,7 +636,7 @@ static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
     t->pend[i].conn = NULL;
     return;
   }
-  if ((i = find_stream(t, c)) >= 0) {
+  if ((i = lpa_i3_find_stream(t, c)) >= 0) {
     t->st[i].conn = NULL;
     t->st[i].f.conn = NULL;
     if (t->phase == PH_RUNNING) lpa_i3_fail(s, "an iperf3 data connection was reset");

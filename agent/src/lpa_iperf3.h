@@ -133,6 +133,8 @@ void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, 
 int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush);
 uint64_t lpa_i3_tx_end(const struct i3_test *t, uint64_t now);
 int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir);
+/* The index of the data stream on connection c, or -1. */
+int lpa_i3_find_stream(const struct i3_test *t, const struct lpa_conn *c);
 void lpa_i3_report_start(struct lpa_session *s, uint8_t dir);
 
 #if LPA_CLIENT

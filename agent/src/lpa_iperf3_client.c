@@ -196,13 +196,6 @@ static int cli_item(struct lpa_session *s, uint8_t rd) {
   return -1;
 }
 
-static int find_stream(const struct i3_test *t, const struct lpa_conn *c) {
-  int i;
-  for (i = 0; i < t->nstreams; i++)
-    if (t->st[i].conn == c) return i;
-  return -1;
-}
-
 static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   struct i3_test *t = I3(s);
   uint64_t now = lpa_now_us();
@@ -220,7 +213,7 @@ static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
     (void)lpa_i3_send(s, t->cookie, I3_COOKIE_LEN);
     return;
   }
-  i = find_stream(t, c);
+  i = lpa_i3_find_stream(t, c);
   if (i < 0) return;
   if (!ok) {
     t->st[i].conn = NULL;
@@ -253,7 +246,7 @@ static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
     else lpa_i3_fail(s, "the iperf3 server closed the control connection");
     return;
   }
-  if ((i = find_stream(t, c)) < 0) return;
+  if ((i = lpa_i3_find_stream(t, c)) < 0) return;
   if (n == 0) {
     t->st[i].conn = NULL;
     t->st[i].f.conn = NULL;
@@ -268,7 +261,7 @@ static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
 static void cli_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
                     const ip_addr_t *from, uint16_t port, uint64_t at) {
   struct i3_test *t = I3(s);
-  int i = find_stream(t, c);
+  int i = lpa_i3_find_stream(t, c);
   (void)from;
   (void)port;
   if (i < 0) return;
@@ -296,7 +289,7 @@ static void cli_error(struct lpa_session *s, struct lpa_conn *c) {
     else lpa_i3_fail(s, "the iperf3 control connection was reset");
     return;
   }
-  if ((i = find_stream(t, c)) < 0) return;
+  if ((i = lpa_i3_find_stream(t, c)) < 0) return;
   t->st[i].conn = NULL;
   t->st[i].f.conn = NULL;
   if (t->phase <= PH_RUNNING) lpa_i3_fail(s, "an iperf3 data connection was reset");
