@@ -27,6 +27,7 @@ struct lpa_proto_ops {
 struct lpa_session {
   uint8_t used;
   uint8_t index;
+  void *state; /* the protocol module's per-session state */
   struct lpa_config cfg;
   const struct lpa_proto_ops *ops;
   lpa_report_fn fn; /* borrowed from the starter (a server's tests inherit it) */

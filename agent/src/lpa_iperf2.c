@@ -13,33 +13,40 @@ struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 #define BACK_RETRY_US 50000u
 #define BACK_SLOP_US 3000000u       /* how long a -d/-r client waits for the connection back */
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-
+/* The header as 15 big-endian words: flags, numThreads, port, buffer length, winband, amount,
+ * then the 2.1 extension (type, length, upper flags, version, reserved, rate low, rate high).
+ * Built and read as host-order words in one loop each (smaller than a call per field). */
 void lpa_i2_put_request(uint8_t *h, const struct i2_request *rq) {
-  memset(h, 0, I2_TCP_HDR_LEN);
-  lpa_put32(h + 0, rq->flags);
-  lpa_put32(h + 4, 1);                      /* numThreads */
-  lpa_put32(h + 8, rq->back_port);
-  lpa_put32(h + 12, rq->buf_len);
-  lpa_put32(h + 20, (uint32_t)rq->amount);
-  h[32] = (uint8_t)(rq->upper >> 8);        /* extension: upper flags */
-  h[33] = (uint8_t)rq->upper;
-  lpa_put32(h + 36, 0x00020001u);           /* speaks as 2.1.8: what peers check features by */
-  lpa_put32(h + 40, 0x00080003u);
-  lpa_put32(h + 48, (uint32_t)rq->rate_bps);
-  lpa_put32(h + 52, (uint32_t)(rq->rate_bps >> 32) << 8);
+  uint32_t w[I2_TCP_HDR_LEN / 4];
+  int i;
+  memset(w, 0, sizeof(w));
+  w[0] = rq->flags;
+  w[1] = 1;                        /* numThreads */
+  w[2] = rq->back_port;
+  w[3] = rq->buf_len;
+  w[5] = (uint32_t)rq->amount;
+  w[8] = (uint32_t)rq->upper << 16; /* extension: upper flags */
+  w[9] = 0x00020001u;              /* speaks as 2.1.8: what peers check features by */
+  w[10] = 0x00080003u;
+  w[12] = (uint32_t)rq->rate_bps;
+  w[13] = (uint32_t)(rq->rate_bps >> 32) << 8;
+  for (i = 0; i < I2_TCP_HDR_LEN / 4; i++) lpa_put32(h + 4 * i, w[i]);
 }
 
 void lpa_i2_get_request(const uint8_t *h, size_t len, struct i2_request *rq) {
+  uint32_t w[I2_TCP_HDR_LEN / 4];
+  size_t i;
+  memset(w, 0, sizeof(w));
   memset(rq, 0, sizeof(*rq));
   if (len < 24) return;
-  rq->flags = lpa_get32(h);
-  rq->back_port = (uint16_t)lpa_get32(h + 8);
-  rq->buf_len = lpa_get32(h + 12);
-  rq->amount = (int32_t)lpa_get32(h + 20);
+  for (i = 0; i < I2_TCP_HDR_LEN / 4 && 4 * i + 4 <= len; i++) w[i] = lpa_get32(h + 4 * i);
+  rq->flags = w[0];
+  rq->back_port = (uint16_t)w[2];
+  rq->buf_len = w[3];
+  rq->amount = (int32_t)w[5];
   if ((rq->flags & I2_EXTEND) && len >= I2_TCP_HDR_LEN) {
-    rq->upper = get16(h + 32);
-    rq->rate_bps = lpa_get32(h + 48) | ((uint64_t)(lpa_get32(h + 52) >> 8) << 32);
+    rq->upper = (uint16_t)(w[8] >> 16);
+    rq->rate_bps = w[12] | ((uint64_t)(w[13] >> 8) << 32);
   }
 }
 
@@ -91,7 +98,7 @@ struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8
   if (s == NULL) return NULL;
   s->cfg.proto = proto;
   s->ops = ops;
-  t = I2(s);
+  s->state = t = &lpa_i2[s->index];
   memset(t, 0, sizeof(*t));
   t->kind = kind;
   t->parent = ls;
@@ -504,7 +511,7 @@ static const struct lpa_proto_ops tcp_client_ops = {
 /* ---- entry ---- */
 
 int lpa_iperf2_start(struct lpa_session *s) {
-  struct i2_state *t = I2(s);
+  struct i2_state *t = s->state = &lpa_i2[s->index];
   memset(t, 0, sizeof(*t));
   if (s->cfg.role == LPA_ROLE_SERVER) {
 #if LPA_SERVER

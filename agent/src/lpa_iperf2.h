@@ -63,7 +63,7 @@ struct i2_state {
 };
 
 extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
-#define I2(s) (&lpa_i2[(s)->index])
+#define I2(s) ((struct i2_state *)(s)->state)
 
 void lpa_i2_put_request(uint8_t *hdr, const struct i2_request *rq);
 void lpa_i2_get_request(const uint8_t *hdr, size_t len, struct i2_request *rq);

@@ -35,58 +35,64 @@ static size_t put_prefix(uint8_t *h, int64_t seq) {
   return I2_UDP_PREFIX;
 }
 
+/* The server report, built as host-order words and written big-endian in one loop (smaller
+ * than a store per field). */
 static void report_build(uint8_t *r, const struct lpa_flow *f) {
+  uint32_t w[I2_REPORT_LEN / 4];
   uint64_t dur = f->last_us - f->start_us;
-  uint64_t lost = lpa_udp_lost(&f->rx), pkts = f->rx.max_seq;
+  uint64_t lost = lpa_udp_lost(&f->rx), pkts = f->rx.max_seq, ooo = f->rx.out_of_order;
   uint32_t j = f->rx.jitter_us16 / 16;
-  memset(r, 0, I2_REPORT_LEN);
-  lpa_put32(r + 16, I2_VERSION1 | I2_SEQNO64B);
-  lpa_put32(r + 20, (uint32_t)(f->bytes >> 32));
-  lpa_put32(r + 24, (uint32_t)f->bytes);
-  lpa_put32(r + 28, (uint32_t)(dur / 1000000u));
-  lpa_put32(r + 32, (uint32_t)(dur % 1000000u));
-  lpa_put32(r + 36, (uint32_t)lost);
-  lpa_put32(r + 40, (uint32_t)f->rx.out_of_order);
-  lpa_put32(r + 44, (uint32_t)pkts);
-  lpa_put32(r + 48, (uint32_t)(j / 1000000u));
-  lpa_put32(r + 52, (uint32_t)(j % 1000000u));
-  /* Six (s, us) transit pairs fill 56..103 (zero: no trip-times), so cntTransit is at 104,
-   * cntIPG 108, IPGsum 112 and the high words 116..127 -- what a stock 2.1.8 client reads
-   * (protocols/iperf2.md's table puts them 4 bytes early). */
-  lpa_put32(r + 108, dur != 0 ? (uint32_t)(pkts * 1000000u / dur) : 0);
-  lpa_put32(r + 112, 1);
-  lpa_put32(r + 116, (uint32_t)(lost >> 32));
-  lpa_put32(r + 120, (uint32_t)(f->rx.out_of_order >> 32));
-  lpa_put32(r + 124, (uint32_t)(pkts >> 32));
+  int i;
+  memset(w, 0, sizeof(w));
+  w[4] = I2_VERSION1 | I2_SEQNO64B;
+  w[5] = (uint32_t)(f->bytes >> 32);
+  w[6] = (uint32_t)f->bytes;
+  w[7] = (uint32_t)(dur / 1000000u);
+  w[8] = (uint32_t)(dur % 1000000u);
+  w[9] = (uint32_t)lost;
+  w[10] = (uint32_t)ooo;
+  w[11] = (uint32_t)pkts;
+  w[12] = j / 1000000u;
+  w[13] = j % 1000000u;
+  /* Six (s, us) transit pairs fill words 14..25 (zero: no trip-times), so cntTransit is word
+   * 26 (byte 104), cntIPG 27, IPGsum 28 and the high words 29..31 (bytes 116..127) -- what a
+   * stock 2.1.8 client reads (protocols/iperf2.md's table puts them 4 bytes early). */
+  w[27] = dur != 0 ? (uint32_t)(pkts * 1000000u / dur) : 0;
+  w[28] = 1;
+  w[29] = (uint32_t)(lost >> 32);
+  w[30] = (uint32_t)(ooo >> 32);
+  w[31] = (uint32_t)(pkts >> 32);
+  for (i = 0; i < I2_REPORT_LEN / 4; i++) lpa_put32(r + 4 * i, w[i]);
 }
 
 /* The peer's report on our sending flow f. Reads the 2.0.13+ layout (at +16) or the
- * 2.0.5-era one (at +12); anything else is not a report. */
+ * 2.0.5-era one (at +12); anything else is not a report. Words: flags, bytes high, bytes low,
+ * seconds, microseconds, lost, out of order, datagrams, jitter s, jitter us; 2.0.13+ with
+ * 64-bit sequence numbers adds the high words of lost, out of order, datagrams at 116. */
 static int report_parse(struct lpa_session *s, const struct lpa_flow *f, const uint8_t *d,
                         size_t n) {
   struct lpa_report r;
-  size_t at = 16;
-  uint32_t flags, sec, usec;
-  int hi;
+  uint32_t w[13];
+  size_t at;
+  int i;
   if (n >= 16 + 40 && (lpa_get32(d + 16) & I2_VERSION1)) at = 16;
   else if (n >= 12 + 40 && (lpa_get32(d + 12) & I2_VERSION1)) at = 12;
   else return 0;
-  flags = lpa_get32(d + at);
-  hi = at == 16 && n >= I2_REPORT_LEN && (flags & I2_SEQNO64B);
+  for (i = 0; i < 10; i++) w[i] = lpa_get32(d + at + 4 * i);
+  for (i = 10; i < 13; i++)
+    w[i] = at == 16 && n >= I2_REPORT_LEN && (w[0] & I2_SEQNO64B) ? lpa_get32(d + 76 + 4 * i) : 0;
+  if (w[3] > 86400u * 30u || w[4] >= 1000000u) return 0;
   memset(&r, 0, sizeof(r));
   r.kind = LPA_REPORT_PEER;
   r.dir = LPA_DIR_TX; /* our flow, as the peer received it (lpa.h) */
   r.stream = f->stream;
-  r.bytes = ((uint64_t)lpa_get32(d + at + 4) << 32) | lpa_get32(d + at + 8);
-  sec = lpa_get32(d + at + 12);
-  usec = lpa_get32(d + at + 16);
-  if (sec > 86400u * 30u || usec >= 1000000u) return 0;
-  r.end_ms = sec * 1000u + usec / 1000u;
-  r.lost = lpa_get32(d + at + 20) | (hi ? (uint64_t)lpa_get32(d + 116) << 32 : 0);
-  r.out_of_order = lpa_get32(d + at + 24) | (hi ? (uint64_t)lpa_get32(d + 120) << 32 : 0);
-  r.packets = lpa_get32(d + at + 28) | (hi ? (uint64_t)lpa_get32(d + 124) << 32 : 0);
-  r.jitter_us = lpa_get32(d + at + 32) * 1000000u + lpa_get32(d + at + 36);
-  if (sec != 0 || usec != 0) r.bps = r.bytes * 8000000u / ((uint64_t)sec * 1000000u + usec);
+  r.bytes = ((uint64_t)w[1] << 32) | w[2];
+  r.end_ms = w[3] * 1000u + w[4] / 1000u;
+  r.lost = ((uint64_t)w[10] << 32) | w[5];
+  r.out_of_order = ((uint64_t)w[11] << 32) | w[6];
+  r.packets = ((uint64_t)w[12] << 32) | w[7];
+  r.jitter_us = w[8] * 1000000u + w[9];
+  if (w[3] != 0 || w[4] != 0) r.bps = r.bytes * 8000000u / ((uint64_t)w[3] * 1000000u + w[4]);
   lpa_report_emit(s, &r);
   return 1;
 }
