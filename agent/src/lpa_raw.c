@@ -171,13 +171,7 @@ static void on_err(void *arg, err_t err) {
 
 /* Every half second: a write that failed for lack of segments or heap gets another chance
  * even when no ACK is due to trigger on_sent. */
-static err_t on_poll(void *arg, struct tcp_pcb *pcb) {
-  struct lpa_conn *c = (struct lpa_conn *)arg;
-  aborted_pcb = NULL;
-  if (c != NULL && c->type == CONN_TCP) lpa_core_on_sendable(c->owner, c);
-  flush();
-  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
-}
+static err_t on_poll(void *arg, struct tcp_pcb *pcb) { return on_sent(arg, pcb, 0); }
 
 static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
@@ -287,20 +281,17 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   if (len == 0) return 0;
   wflags = (flags & LPA_SEND_STATIC) ? 0 : TCP_WRITE_FLAG_COPY;
   if (flags & LPA_SEND_MORE) wflags |= TCP_WRITE_FLAG_MORE;
-  if (flags & LPA_SEND_PATTERN) { /* the pattern, repeated: one write per LPA_PATTERN_LEN */
-    size_t done = 0;
+  { /* the pattern repeated (one write per LPA_PATTERN_LEN), or the data in one write */
+    size_t done = 0, most = (flags & LPA_SEND_PATTERN) ? (size_t)LPA_PATTERN_LEN : len;
+    err = ERR_OK;
     while (done < len) {
-      size_t piece = len - done < LPA_PATTERN_LEN ? len - done : LPA_PATTERN_LEN;
+      size_t piece = len - done < most ? len - done : most;
       err = tcp_write(pcb, data, (u16_t)piece, wflags);
       if (err != ERR_OK) break;
       done += piece;
     }
     if (done == 0 && err != ERR_MEM) return -1;
     len = done;
-  } else {
-    err = tcp_write(pcb, data, (u16_t)len, wflags);
-    if (err != ERR_OK && err != ERR_MEM) return -1;
-    if (err == ERR_MEM) len = 0;
   }
   if (len == 0) {
     if (c->dirty == 0) mark_dirty(c); /* what is queued must still go out */
