@@ -24,7 +24,6 @@ struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn 
     s->cfg = *cfg;
     s->fn = fn;
     s->arg = arg;
-    s->start_us = lpa_now_us();
     return s;
   }
   return NULL;
@@ -63,7 +62,8 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const c
 
 /* Events from the back end: owner is the session that opened (or accepted) the connection. */
 #define SESSION(owner) ((struct lpa_session *)(owner))
-#define LIVE(s, h) ((s) != NULL && (s)->used && (s)->ops != NULL && (s)->ops->h != NULL)
+/* A free session has no ops (lpa_session_end clears them), so ops alone says it is live. */
+#define LIVE(s, h) ((s) != NULL && (s)->ops != NULL && (s)->ops->h != NULL)
 
 void lpa_core_on_accept(void *owner, struct lpa_conn *c) {
   struct lpa_session *s = SESSION(owner);
@@ -161,7 +161,10 @@ int lpa_start(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
 #if LPA_IPERF3
     if (c.dialect == LPA_DIALECT_IPERF3) err = lpa_iperf3_start(s);
 #endif
-    if (err) s->used = 0; /* nothing was reported yet: free silently */
+    if (err) { /* nothing was reported yet: free silently */
+      s->used = 0;
+      s->ops = NULL;
+    }
     else err = s->index;
   }
   lpa_net_unlock();

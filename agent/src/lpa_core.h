@@ -34,7 +34,6 @@ struct lpa_session {
   void *arg;
   ip_addr_t peer;
   uint16_t peer_port;
-  uint64_t start_us; /* report times count from here */
 };
 
 enum lpa_flow_state { LPA_FLOW_IDLE = 0, LPA_FLOW_RUNNING = 1, LPA_FLOW_DONE = 2 };

@@ -133,6 +133,21 @@ void lpa_i2_fail(struct lpa_session *s, const char *why) {
 
 static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
 
+/* A TCP connection of a test broke (c is already gone). A client always reports it; a server
+ * only when the connection still carried a flow (a client that resets after its last byte
+ * ends the test normally). */
+static void tcp_error(struct lpa_session *s, struct lpa_conn *c) {
+  struct i2_state *t = I2(s);
+  if (c == t->conn) t->conn = NULL;
+  if (c == t->back) t->back = NULL;
+  if (c == t->tcp_listen) t->tcp_listen = NULL;
+  if (t->kind == I2_TCP_CLIENT || (t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING) ||
+      (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn))
+    lpa_i2_fail(s, "connection reset");
+  else
+    lpa_i2_close_all(s);
+}
+
 #if LPA_SERVER
 /* ---- server: one TCP test ---- */
 
@@ -277,17 +292,6 @@ static void tcp_test_sendable(struct lpa_session *s, struct lpa_conn *c) {
   if (s->used && I2(s)->kind != 0) tcp_test_maybe_end(s);
 }
 
-static void tcp_test_error(struct lpa_session *s, struct lpa_conn *c) {
-  struct i2_state *t = I2(s);
-  if (c == t->conn) t->conn = NULL;
-  if (c == t->back) t->back = NULL;
-  if ((t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING) ||
-      (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn))
-    lpa_i2_fail(s, "connection reset");
-  else
-    lpa_i2_close_all(s);
-}
-
 static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   if (t->phase == TT_HEADER && now >= t->deadline_us) {
@@ -310,7 +314,7 @@ static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
 
 static const struct lpa_proto_ops tcp_test_ops = {
     NULL, LPA_IPERF2_BIDIR ? tcp_test_connected : NULL, tcp_test_recv,
-    LPA_IPERF2_BIDIR ? tcp_test_sendable : NULL, tcp_test_error, NULL, tcp_test_tick, test_stop};
+    LPA_IPERF2_BIDIR ? tcp_test_sendable : NULL, tcp_error, NULL, tcp_test_tick, test_stop};
 
 /* ---- server: the listener ---- */
 
@@ -471,14 +475,6 @@ static void tcp_client_accept(struct lpa_session *s, struct lpa_conn *c) {
   if (t->phase == TC_WAIT_BACK) t->phase = TC_RUN;
 }
 
-static void tcp_client_error(struct lpa_session *s, struct lpa_conn *c) {
-  struct i2_state *t = I2(s);
-  if (c == t->conn) t->conn = NULL;
-  if (c == t->back) t->back = NULL;
-  if (c == t->tcp_listen) t->tcp_listen = NULL;
-  lpa_i2_fail(s, "connection reset");
-}
-
 static void tcp_client_tick(struct lpa_session *s, uint64_t now) {
   struct i2_state *t = I2(s);
   lpa_flow_interval(s, &t->fwd, now);
@@ -505,7 +501,7 @@ static void tcp_client_sendable(struct lpa_session *s, struct lpa_conn *c) {
 
 static const struct lpa_proto_ops tcp_client_ops = {
     LPA_IPERF2_BIDIR ? tcp_client_accept : NULL, tcp_client_connected, tcp_client_recv, tcp_client_sendable,
-    tcp_client_error, NULL, tcp_client_tick, test_stop};
+    tcp_error, NULL, tcp_client_tick, test_stop};
 #endif
 
 /* ---- entry ---- */
@@ -521,28 +517,38 @@ int lpa_iperf2_start(struct lpa_session *s) {
 #endif
   }
 #if LPA_CLIENT
-  if (!LPA_IPERF2_BIDIR && s->cfg.mode != LPA_MODE_ONEWAY) return LPA_EINVAL;
-  ip_addr_copy(s->peer, s->cfg.peer);
-  s->peer_port = s->cfg.port;
-  if (s->cfg.proto == LPA_PROTO_UDP) {
+  {
+    /* The connection to the server, and for -d/-r where the server's flow comes back: a
+     * listener (TCP) or a bound endpoint (UDP) on the back port. */
+    int udp = s->cfg.proto == LPA_PROTO_UDP;
+    int back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
+    if ((!LPA_IPERF2_BIDIR && s->cfg.mode != LPA_MODE_ONEWAY) || (!LPA_UDP && udp) ||
+        (udp && s->cfg.len < I2_UDP_MIN_LEN))
+      return LPA_EINVAL;
+    ip_addr_copy(s->peer, s->cfg.peer);
+    s->peer_port = s->cfg.port;
+    if (back && LPA_IPERF2_BIDIR) {
+      if (udp) t->back = lpa_net_udp_open(s->cfg.back_port, NULL, 0, s);
+      else t->tcp_listen = lpa_net_tcp_listen(s->cfg.back_port, s);
+      if (t->back == NULL && t->tcp_listen == NULL) return LPA_ENET;
+    }
+    t->conn = udp ? lpa_net_udp_open(0, &s->peer, s->peer_port, s)
+                  : lpa_net_tcp_connect(&s->peer, s->peer_port, s);
+    if (t->conn == NULL) {
+      close_conn(&t->back);
+      close_conn(&t->tcp_listen);
+      return LPA_ENET;
+    }
 #if LPA_UDP
-    return lpa_i2_udp_client_start(s);
-#else
-    return LPA_EINVAL;
+    if (udp) {
+      lpa_i2_udp_client_start(s);
+      return 0;
+    }
 #endif
+    t->kind = I2_TCP_CLIENT;
+    s->ops = &tcp_client_ops;
+    return 0;
   }
-  t->kind = I2_TCP_CLIENT;
-  s->ops = &tcp_client_ops;
-  if (s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF) {
-    t->tcp_listen = lpa_net_tcp_listen(s->cfg.back_port, s);
-    if (t->tcp_listen == NULL) return LPA_ENET;
-  }
-  t->conn = lpa_net_tcp_connect(&s->cfg.peer, s->cfg.port, s);
-  if (t->conn == NULL) {
-    close_conn(&t->tcp_listen);
-    return LPA_ENET;
-  }
-  return 0;
 #else
   return LPA_EINVAL;
 #endif

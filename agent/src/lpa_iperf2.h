@@ -77,7 +77,7 @@ struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8
 void lpa_i2_fail(struct lpa_session *s, const char *why);
 
 #if LPA_UDP
-int lpa_i2_udp_client_start(struct lpa_session *s);
+void lpa_i2_udp_client_start(struct lpa_session *s);
 void lpa_i2_udp_listener_rx(struct lpa_session *listener, const uint8_t *data, size_t len,
                             const ip_addr_t *from, uint16_t from_port, uint64_t at_us);
 #endif

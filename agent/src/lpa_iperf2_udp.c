@@ -340,24 +340,14 @@ static void udp_client_tick(struct lpa_session *s, uint64_t now) {
 static const struct lpa_proto_ops udp_client_ops = {
     NULL, NULL, NULL, NULL, NULL, udp_client_on_udp, udp_client_tick, udp_stop};
 
-int lpa_i2_udp_client_start(struct lpa_session *s) {
+/* After lpa_iperf2_start opened t->conn (and t->back for -d/-r): the header, the flows, the
+ * first datagrams at the next tick. */
+void lpa_i2_udp_client_start(struct lpa_session *s) {
   struct i2_state *t = I2(s);
   uint64_t now = lpa_now_us();
-  int back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF);
-  if (s->cfg.len < I2_UDP_MIN_LEN) return LPA_EINVAL;
   t->kind = I2_UDP_CLIENT;
   s->ops = &udp_client_ops;
   t->use64 = 1;
-  t->conn = lpa_net_udp_open(0, &s->cfg.peer, s->cfg.port, s);
-  if (t->conn == NULL) return LPA_ENET;
-  if (back) {
-    t->back = lpa_net_udp_open(s->cfg.back_port, NULL, 0, s);
-    if (t->back == NULL) {
-      lpa_net_close(t->conn);
-      t->conn = NULL;
-      return LPA_ENET;
-    }
-  }
   /* UDPTESTS with -R: the upper flags are meaningful. */
   lpa_i2_client_setup(s, I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
                              (s->cfg.mode == LPA_MODE_REVERSE ? 0x20000000u : 0), now);
@@ -366,11 +356,10 @@ int lpa_i2_udp_client_start(struct lpa_session *s) {
     lpa_flow_init(&t->rev, t->conn, LPA_DIR_RX, LPA_PROTO_UDP);
     t->fwd.state = LPA_FLOW_DONE;
     t->tx_done = 1;
-    return 0;
+    return;
   }
   lpa_report_start(s, LPA_DIR_TX);
   lpa_flow_start(s, &t->fwd, now);
-  return 0;
 }
 #endif /* LPA_CLIENT */
 
