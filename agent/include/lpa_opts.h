@@ -123,17 +123,24 @@
 #error "LPA_IPERF3_JSON_MAX must be 512..65535"
 #endif
 
-/* Microsecond clock for jitter and pacing. The default has the 1 ms resolution of sys_now();
- * give the board a better one (a free-running timer, DWT->CYCCNT) with -DLPA_NOW_US=fn. */
+/* Millisecond clock for test times, deadlines, pacing and reports. The agent keeps times in
+ * 32 bits and compares them modulo 2^32, so a clock that wraps (sys_now() after 49.7 days) is
+ * fine. */
+#ifndef LPA_NOW_MS
+#define LPA_NOW_MS() ((uint32_t)sys_now())
+#endif
+/* Microsecond clock for UDP arrival times (jitter: only differences count, modulo 2^32). The
+ * default has the 1 ms resolution of sys_now(); give the board a better one (a free-running
+ * timer, DWT->CYCCNT) with -DLPA_NOW_US=fn. */
 #ifndef LPA_NOW_US
-#define LPA_NOW_US() ((uint64_t)sys_now() * 1000u)
+#define LPA_NOW_US() ((uint32_t)sys_now() * 1000u)
 #endif
 /* Wall clock in microseconds since 1970 for the timestamps in UDP datagrams. Receivers compute
  * jitter from differences only, but iperf 2.1 seeds its filter with 0, so a sender whose clock is
  * far from the receiver's shows seconds of jitter for the first few hundred datagrams. Give
- * boards with SNTP or an RTC their real time here; the default is LPA_NOW_US(). */
+ * boards with SNTP or an RTC their real time here; the default is sys_now() in microseconds. */
 #ifndef LPA_WALL_US
-#define LPA_WALL_US() LPA_NOW_US()
+#define LPA_WALL_US() ((uint64_t)sys_now() * 1000u)
 #endif
 
 /* Agent thread of the netconn and socket back ends. */

@@ -11,7 +11,7 @@ static uint8_t started;
 /* Zero bytes are as good a payload as iperf's digits, and cost nothing to generate. */
 const uint8_t lpa_pattern[LPA_PATTERN_LEN];
 
-uint64_t lpa_now_us(void) { return LPA_NOW_US(); }
+lpa_ms_t lpa_now_ms(void) { return LPA_NOW_MS(); }
 
 struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
   int i;
@@ -93,13 +93,13 @@ void lpa_core_on_error(void *owner, struct lpa_conn *c) {
 }
 
 void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len,
-                     const ip_addr_t *from, uint16_t from_port, uint64_t arrival_us) {
+                     const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us) {
   struct lpa_session *s = SESSION(owner);
   if (LIVE(s, on_udp)) s->ops->on_udp(s, c, data, len, from, from_port, arrival_us);
 }
 
 void lpa_core_tick(void) {
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
     struct lpa_session *s = &sessions[i];
@@ -127,7 +127,8 @@ static int config_complete(struct lpa_config *c) {
   if (c->back_port == 0) c->back_port = c->port;
   if (c->duration_ms == 0 && c->amount_bytes == 0) c->duration_ms = 10000;
   if (c->interval_ms == 0) c->interval_ms = LPA_DEFAULT_INTERVAL_MS;
-  if (c->interval_ms < 100) return LPA_EINVAL;
+  if (c->interval_ms < 100 || (c->interval_ms > 86400000u && c->interval_ms != LPA_INTERVAL_NONE))
+    return LPA_EINVAL;
   if (c->proto == LPA_PROTO_UDP) {
     if (c->rate_bps == 0) c->rate_bps = 1048576u - 48576u * i3;
     if (c->len == 0) c->len = 1470u - 10u * i3;

@@ -3,10 +3,19 @@
 #ifndef LPA_CORE_H
 #define LPA_CORE_H
 
+#include "lwip/sys.h" /* sys_now(): the default clocks of lpa_opts.h */
 #include "lpa.h"
 #include "lpa_net.h"
 
 struct lpa_session;
+
+/* Agent time: milliseconds of LPA_NOW_MS() in 32 bits, compared modulo 2^32 with LPA_DUE (the
+ * clock may wrap; nothing the agent compares is more than 24 days apart, a test lasts at most
+ * a day). 32-bit times are much smaller code on a Cortex-M than 64-bit microseconds, which are
+ * kept only where iperf needs them: UDP arrival times for jitter, the senders' stamps. */
+typedef uint32_t lpa_ms_t;
+#define LPA_DUE(now, t) ((int32_t)((uint32_t)(now) - (uint32_t)(t)) >= 0) /* t has come */
+#define LPA_LATER(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0) /* a after b */
 
 /* A protocol module's handlers for one session; any may be NULL. */
 struct lpa_proto_ops {
@@ -16,8 +25,8 @@ struct lpa_proto_ops {
   void (*on_sendable)(struct lpa_session *s, struct lpa_conn *c);
   void (*on_error)(struct lpa_session *s, struct lpa_conn *c);
   void (*on_udp)(struct lpa_session *s, struct lpa_conn *c, const uint8_t *data, size_t len,
-                 const ip_addr_t *from, uint16_t from_port, uint64_t arrival_us);
-  void (*tick)(struct lpa_session *s, uint64_t now_us);
+                 const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us);
+  void (*tick)(struct lpa_session *s, lpa_ms_t now);
   /* lpa_stop(): end the test now (final reports) or close the listener; must end the session. */
   void (*stop)(struct lpa_session *s);
 };
@@ -43,14 +52,15 @@ struct lpa_udp_rx {
   uint64_t max_seq;        /* highest sequence number seen */
   uint64_t lost_raw;       /* gaps seen, before late arrivals are taken back */
   uint64_t out_of_order;
-  int64_t prev_transit_us;
+  uint32_t prev_transit_us; /* arrival - sent stamp, modulo 2^32 */
   uint32_t jitter_us16;    /* running jitter, microseconds x 16 (RFC 1889 filter) */
   uint8_t seen;
 };
 
 /* A flow's counters at the start of the current interval (reports show the differences). */
 struct lpa_flow_mark {
-  uint64_t at_us, bytes, seq, lost, ooo;
+  lpa_ms_t at_ms;
+  uint64_t bytes, seq, lost, ooo;
 };
 
 /* One direction of data on one connection or UDP endpoint. */
@@ -61,12 +71,12 @@ struct lpa_flow {
   uint8_t state; /* enum lpa_flow_state */
   uint8_t stream; /* lpa_report.stream: 1 for a test's second connection (LPA_SECOND) */
   uint8_t interim; /* interval reports wanted */
-  uint64_t start_us;
-  uint64_t last_us;  /* last data sent or received */
+  lpa_ms_t start_ms;
+  lpa_ms_t last_ms;  /* last data sent or received */
   uint64_t bytes;
   struct lpa_flow_mark ivl;
   /* sender */
-  uint64_t end_us;   /* stop sending at this time (0: no time limit) */
+  uint32_t limit_ms; /* stop sending this long after the start (0: no time limit) */
   uint64_t amount;   /* stop after this many bytes (0: no byte limit) */
   uint64_t rate_bps; /* 0: as fast as the stack takes it */
   uint32_t len;      /* bytes per write / datagram */
@@ -82,7 +92,7 @@ struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn 
 void lpa_session_end(struct lpa_session *s);
 /* The session in slot index, or NULL when the slot is free (for walking the table). */
 struct lpa_session *lpa_session_at(int index);
-uint64_t lpa_now_us(void);
+lpa_ms_t lpa_now_ms(void);
 
 /* Reports: fills session, dialect, proto and peer, then calls the session's callback. */
 void lpa_report_emit(struct lpa_session *s, struct lpa_report *r);
@@ -95,31 +105,34 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const c
 #define lpa_report_error(s, text) lpa_report_simple((s), LPA_REPORT_ERROR, 0, (text))
 
 /* Flows. start: the clock of the flow begins (interval reports count from the session start).
- * A sender's limits: end_us / amount / rate_bps / len set by the caller before start. */
+ * A sender's limits: limit_ms / amount / rate_bps / len set by the caller. */
 void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto);
-void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us);
+void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
 /* init, a START report of dir, start: a sender's limits can still be set before its pump. */
 void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
-                   uint8_t proto, uint64_t now_us);
+                   uint8_t proto, lpa_ms_t now);
 /* TCP sender: write until the stack is full, the rate says wait, or a limit is reached.
  * Returns 1 when the flow has sent everything it will send, 0 otherwise, -1 on a broken
  * connection. */
-int lpa_flow_tcp_pump(struct lpa_flow *f, uint64_t now_us);
+int lpa_flow_tcp_pump(struct lpa_flow *f, lpa_ms_t now);
 /* UDP sender: datagrams due by now, each with the head built by make_head (which returns its
- * length, at most LPA_UDP_HEAD_MAX). Returns 1 when the limit is reached, 0 otherwise. */
-typedef size_t (*lpa_udp_head_fn)(void *ctx, struct lpa_flow *f, uint8_t *head, uint64_t now_us);
-int lpa_flow_udp_pump(struct lpa_flow *f, uint64_t now_us, lpa_udp_head_fn make_head, void *ctx,
+ * length, at most LPA_UDP_HEAD_MAX, with the sender's stamp from LPA_WALL_US()). Returns 1 when
+ * the limit is reached, 0 otherwise. */
+typedef size_t (*lpa_udp_head_fn)(void *ctx, struct lpa_flow *f, uint8_t *head);
+int lpa_flow_udp_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
                       const ip_addr_t *to, uint16_t to_port);
 /* Receivers. */
-void lpa_flow_rx(struct lpa_flow *f, size_t bytes, uint64_t now_us);
-/* A UDP datagram: seq counts from 1 (iperf2) or 1 (iperf3); sent_us is the sender's stamp. */
-void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, int64_t sent_us, uint64_t arrival_us);
+void lpa_flow_rx(struct lpa_flow *f, size_t bytes, lpa_ms_t now);
+/* A UDP datagram: seq counts from 1 (iperf2 and iperf3); sent_us is the sender's stamp and
+ * arrival_us ours, both modulo 2^32 (only transit differences count). lpa_flow_rx counts its
+ * bytes. */
+void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, uint32_t sent_us, uint32_t arrival_us);
 /* Lost datagrams as iperf reports them: gaps minus late arrivals, never negative. */
 uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx);
 /* Emits an interval report when the flow's interval has elapsed (call from tick). */
-void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us);
+void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
 /* Emits the last partial interval (if any) and the final report; the flow becomes DONE. */
-void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, uint64_t end_us);
+void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t end);
 
 /* Protocol modules: start a server or client for s->cfg (set s->ops); 0 or LPA_E*. */
 int lpa_iperf2_start(struct lpa_session *s);

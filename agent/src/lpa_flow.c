@@ -4,7 +4,7 @@
 
 #include "lpa_core.h"
 
-#define LAST_INTERVAL_MIN_US 20000u
+#define LAST_INTERVAL_MIN_MS 20u
 
 void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto) {
   memset(f, 0, sizeof(*f));
@@ -14,38 +14,40 @@ void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t 
   f->proto = proto;
 }
 
-void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us) {
+void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   f->state = LPA_FLOW_RUNNING;
-  f->start_us = now_us;
-  f->last_us = now_us;
+  f->start_ms = now;
+  f->last_ms = now;
   memset(&f->ivl, 0, sizeof(f->ivl));
-  f->ivl.at_us = now_us;
+  f->ivl.at_ms = now;
   f->interim = s->cfg.interval_ms != LPA_INTERVAL_NONE;
 }
 
 void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
-                   uint8_t proto, uint64_t now_us) {
+                   uint8_t proto, lpa_ms_t now) {
   lpa_flow_init(f, c, dir, proto);
   lpa_report_start(s, dir);
-  lpa_flow_start(s, f, now_us);
+  lpa_flow_start(s, f, now);
 }
 
-/* May a sender send now? 1: its limit is reached, -1: not yet (pacing: the time the next byte
- * is due, from the bytes already sent at rate_bps; the product stays far below 2^64 for any
- * test shorter than days at 10 Gbit/s), 0: yes. One function for both pumps (code size). */
-static int flow_gate(const struct lpa_flow *f, uint64_t now_us) {
+/* May a sender send now? 1: its limit is reached, -1: not yet (pacing: the bytes sent so far
+ * are due at rate_bps after elapsed ms; both products stay far below 2^64 for a day at
+ * 10 Gbit/s), 0: yes. One function for both pumps (code size). */
+static int flow_gate(const struct lpa_flow *f, lpa_ms_t now) {
   uint64_t sent = f->bytes + f->head_sent;
-  if ((f->end_us != 0 && now_us >= f->end_us) || (f->amount != 0 && sent >= f->amount)) return 1;
-  return f->rate_bps != 0 && now_us < f->start_us + sent * 8000000u / f->rate_bps ? -1 : 0;
+  uint32_t elapsed = now - f->start_ms;
+  if ((f->limit_ms != 0 && elapsed >= f->limit_ms) || (f->amount != 0 && sent >= f->amount))
+    return 1;
+  return f->rate_bps != 0 && (uint64_t)elapsed * f->rate_bps < sent * 8000u ? -1 : 0;
 }
 
-int lpa_flow_tcp_pump(struct lpa_flow *f, uint64_t now_us) {
+int lpa_flow_tcp_pump(struct lpa_flow *f, lpa_ms_t now) {
   if (f->state != LPA_FLOW_RUNNING) return f->state == LPA_FLOW_DONE;
   for (;;) {
     uint64_t left;
     size_t chunk = (size_t)LPA_PATTERN_LEN * LPA_PATTERN_SENDS;
     long n;
-    int gate = flow_gate(f, now_us);
+    int gate = flow_gate(f, now);
     if (gate != 0) return gate > 0;
     if (f->len != 0 && f->len < chunk) chunk = f->len;
     if (f->amount != 0) {
@@ -56,44 +58,44 @@ int lpa_flow_tcp_pump(struct lpa_flow *f, uint64_t now_us) {
                          LPA_SEND_PATTERN | LPA_SEND_STATIC | LPA_SEND_MORE);
     if (n < 0) return -1;
     if (n == 0) return 0;
-    lpa_flow_rx(f, (size_t)n, now_us);
+    lpa_flow_rx(f, (size_t)n, now);
   }
 }
 
-int lpa_flow_udp_pump(struct lpa_flow *f, uint64_t now_us, lpa_udp_head_fn make_head, void *ctx,
+int lpa_flow_udp_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
                       const ip_addr_t *to, uint16_t to_port) {
   uint8_t head[LPA_UDP_HEAD_MAX];
   int n;
   if (f->state != LPA_FLOW_RUNNING) return f->state == LPA_FLOW_DONE;
   for (n = 0; n < LPA_UDP_BURST; n++) {
     size_t head_len;
-    int gate = flow_gate(f, now_us);
+    int gate = flow_gate(f, now);
     if (gate != 0) return gate > 0;
     f->seq++;
-    head_len = make_head(ctx, f, head, now_us);
+    head_len = make_head(ctx, f, head);
     if (lpa_net_udp_send(f->conn, head, head_len, f->len, to, to_port) != 0) {
       f->seq--; /* no buffer: this datagram goes out next tick with the same number */
       f->send_errors++;
       return 0;
     }
-    lpa_flow_rx(f, f->len, now_us);
+    lpa_flow_rx(f, f->len, now);
   }
   return 0;
 }
 
-void lpa_flow_rx(struct lpa_flow *f, size_t bytes, uint64_t now_us) {
+void lpa_flow_rx(struct lpa_flow *f, size_t bytes, lpa_ms_t now) {
   f->bytes += bytes;
-  f->last_us = now_us;
+  f->last_ms = now;
 }
 
-void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, int64_t sent_us, uint64_t arrival_us) {
+void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, uint32_t sent_us, uint32_t arrival_us) {
   struct lpa_udp_rx *rx = &f->rx;
-  int64_t transit = (int64_t)arrival_us - sent_us;
+  uint32_t transit = arrival_us - sent_us;
   /* RFC 1889 jitter, J += (|D| - J) / 16, kept as 16 J in integers. The first datagram only
    * seeds the transit time (iperf 2.1 seeds it with 0 and so adds the clock offset / 16). */
   if (rx->seen) {
-    int64_t d = transit - rx->prev_transit_us;
-    uint32_t ad = (uint32_t)(d < 0 ? -d : d);
+    int32_t d = (int32_t)(transit - rx->prev_transit_us);
+    uint32_t ad = d < 0 ? 0u - (uint32_t)d : (uint32_t)d;
     rx->jitter_us16 = rx->jitter_us16 + ad - (rx->jitter_us16 + 8) / 16;
   }
   rx->prev_transit_us = transit;
@@ -106,7 +108,6 @@ void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, int64_t sent_us, uint64_t
     rx->lost_raw += seq - rx->max_seq - 1;
     rx->max_seq = seq;
   }
-  f->last_us = arrival_us;
 }
 
 uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx) {
@@ -117,15 +118,15 @@ uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx) {
  * the whole test (FINAL). Counters are read as differences from the interval's start marks; the
  * whole test's marks are zero. The counters a flow does not keep stay zero (a TCP flow's
  * datagrams, a sender's loss and jitter), so every report copies all of them unconditionally. */
-static void flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, uint64_t end_us) {
+static void flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lpa_ms_t end) {
   struct lpa_report r;
   struct lpa_flow_mark m = f->ivl, now;
-  uint64_t dur;
+  uint32_t dur;
   if (kind == LPA_REPORT_FINAL) {
     memset(&m, 0, sizeof(m));
-    m.at_us = f->start_us;
+    m.at_ms = f->start_ms;
   }
-  now.at_us = end_us;
+  now.at_ms = end;
   now.bytes = f->bytes;
   now.seq = f->dir == LPA_DIR_RX ? f->rx.max_seq : f->seq;
   now.lost = lpa_udp_lost(&f->rx);
@@ -134,11 +135,11 @@ static void flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind,
   r.kind = kind;
   r.dir = f->dir;
   r.stream = f->stream;
-  r.start_ms = (uint32_t)((m.at_us - f->start_us) / 1000u);
-  r.end_ms = (uint32_t)((end_us - f->start_us) / 1000u);
+  r.start_ms = m.at_ms - f->start_ms;
+  r.end_ms = end - f->start_ms;
   r.bytes = now.bytes - m.bytes;
-  dur = end_us - m.at_us; /* never negative: callers keep end_us at or after the marks */
-  r.bps = dur != 0 ? r.bytes * 8000000u / dur : 0;
+  dur = end - m.at_ms; /* never negative: callers keep end at or after the marks */
+  r.bps = dur != 0 ? r.bytes * 8000u / dur : 0;
   r.packets = now.seq - m.seq;
   r.jitter_us = f->rx.jitter_us16 / 16;
   r.lost = now.lost - m.lost;
@@ -147,20 +148,20 @@ static void flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind,
   lpa_report_emit(s, &r);
 }
 
-void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, uint64_t now_us) {
-  uint64_t ivl_us = (uint64_t)s->cfg.interval_ms * 1000u;
-  while (f->state == LPA_FLOW_RUNNING && f->interim && now_us >= f->ivl.at_us + ivl_us)
-    flow_report(s, f, LPA_REPORT_INTERVAL, f->ivl.at_us + ivl_us);
+void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
+  uint32_t ivl = s->cfg.interval_ms;
+  while (f->state == LPA_FLOW_RUNNING && f->interim && LPA_DUE(now, f->ivl.at_ms + ivl))
+    flow_report(s, f, LPA_REPORT_INTERVAL, f->ivl.at_ms + ivl);
 }
 
-void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, uint64_t end_us) {
+void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t end) {
   if (f->state != LPA_FLOW_RUNNING) return;
-  if (end_us < f->start_us) end_us = f->start_us;
+  if (!LPA_DUE(end, f->start_ms)) end = f->start_ms;
   /* The last, partial interval, unless it is a sliver (the FIN datagram, the last ACK) that
    * would print a meaningless rate; its bytes are in the final report. */
-  lpa_flow_interval(s, f, end_us);
-  if (f->interim && end_us >= f->ivl.at_us + LAST_INTERVAL_MIN_US)
-    flow_report(s, f, LPA_REPORT_INTERVAL, end_us);
+  lpa_flow_interval(s, f, end);
+  if (f->interim && LPA_DUE(end, f->ivl.at_ms + LAST_INTERVAL_MIN_MS))
+    flow_report(s, f, LPA_REPORT_INTERVAL, end);
   f->state = LPA_FLOW_DONE;
-  flow_report(s, f, LPA_REPORT_FINAL, end_us);
+  flow_report(s, f, LPA_REPORT_FINAL, end);
 }

@@ -7,11 +7,11 @@
 
 struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 
-#define HEADER_TIMEOUT_US 4000000u  /* iperf2's server waits 4 s for the flags word */
-#define IDLE_TIMEOUT_US 30000000u   /* a test with no data for this long is over */
+#define HEADER_TIMEOUT_MS 4000u  /* iperf2's server waits 4 s for the flags word */
+#define IDLE_TIMEOUT_MS 30000u   /* a test with no data for this long is over */
 #define BACK_TRIES 20              /* -d/-r: connections back tried 50 ms apart (1 s) */
-#define BACK_RETRY_US 50000u
-#define BACK_SLOP_US 3000000u       /* how long a -d/-r client waits for the connection back */
+#define BACK_RETRY_MS 50u
+#define BACK_SLOP_MS 3000u       /* how long a -d/-r client waits for the connection back */
 
 /* The header as 15 big-endian words: flags, numThreads, port, buffer length, winband, amount,
  * then the 2.1 extension (type, length, upper flags, version, reserved, rate low, rate high).
@@ -50,18 +50,30 @@ void lpa_i2_get_request(const uint8_t *h, size_t len, struct i2_request *rq) {
   }
 }
 
-void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq, uint64_t now_us) {
-  if (rq->amount < 0) f->end_us = now_us + (uint64_t)(-(int64_t)rq->amount) * 10000u;
+void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq) {
+  /* amount < 0: a time in 10 ms units, up to 2^31 of them (kept below 2^32 ms) */
+  uint32_t cs = (uint32_t)(-(int64_t)rq->amount);
+  if (rq->amount < 0) f->limit_ms = cs > 429496729u ? 0xFFFFFFFFu : cs * 10u;
   else f->amount = (uint64_t)rq->amount;
-  if (f->amount == 0 && f->end_us == 0) f->end_us = now_us + 10000000u;
+  if (f->amount == 0 && f->limit_ms == 0) f->limit_ms = 10000u;
   f->rate_bps = rq->rate_bps;
   f->len = rq->buf_len;
+}
+
+/* A session's iperf2 state, cleared. Its timers start as "now" (times compare modulo 2^32:
+ * zero is not "long ago"). */
+static struct i2_state *state_new(struct lpa_session *s) {
+  struct i2_state *t = &lpa_i2[s->index];
+  memset(t, 0, sizeof(*t));
+  t->deadline = t->rx_linger = t->tx_fin_next = lpa_now_ms();
+  s->state = t;
+  return t;
 }
 
 #if LPA_CLIENT
 /* Client: the test header for s->cfg into t->hdr (flags: the protocol's own bits) and the
  * forward flow on t->conn with the config's limits. */
-void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, uint64_t now) {
+void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct i2_request *rq = &t->req;
   const struct lpa_config *cfg = &s->cfg;
@@ -81,11 +93,11 @@ void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, uint64_t now) {
   lpa_i2_put_request(t->hdr, rq);
   lpa_flow_init(f, t->conn, LPA_DIR_TX, cfg->proto);
   f->amount = cfg->amount_bytes;
-  if (f->amount == 0) f->end_us = now + cfg->duration_ms * 1000ull;
+  if (f->amount == 0) f->limit_ms = cfg->duration_ms;
   f->rate_bps = cfg->rate_bps;
   f->len = cfg->len;
   /* -R: the server sends for the test's time; give up 2 s after it (iperf2's slop). */
-  t->deadline_us = f->end_us != 0 ? f->end_us + 2000000u : UINT64_MAX;
+  t->deadline = now + f->limit_ms + 2000u; /* only when limit_ms is set */
 }
 #endif
 
@@ -98,8 +110,7 @@ struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8
   if (s == NULL) return NULL;
   s->cfg.proto = proto;
   s->ops = ops;
-  s->state = t = &lpa_i2[s->index];
-  memset(t, 0, sizeof(*t));
+  t = state_new(s);
   t->kind = kind;
   t->parent = ls;
   return s;
@@ -123,7 +134,7 @@ void lpa_i2_close_all(struct lpa_session *s) {
 
 void lpa_i2_fail(struct lpa_session *s, const char *why) {
   struct i2_state *t = I2(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   lpa_report_error(s, why);
   lpa_flow_finish(s, &t->fwd, now);
   lpa_flow_finish(s, &t->rev, now);
@@ -159,7 +170,7 @@ enum { TT_HEADER = 0, TT_RUN, TT_BACK_PENDING };
 static const struct lpa_proto_ops tcp_test_ops;
 
 /* Sends what a sending flow may send now; finishes it when its limit is reached. */
-static void pump(struct lpa_session *s, struct lpa_flow *f, uint64_t now) {
+static void pump(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   int r;
   if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) return;
   r = lpa_flow_tcp_pump(f, now);
@@ -179,17 +190,17 @@ static void tcp_test_connect_back(struct lpa_session *s) {
 }
 
 /* Our sending flow (-d/-r on the connection back, -R/--full-duplex on the test's own). */
-static void tcp_test_send(struct lpa_session *s, struct lpa_conn *c, uint64_t now) {
+static void tcp_test_send(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   /* Only -R sends alone; -d/-r and --full-duplex have a forward flow with its own lines. */
   uint8_t second = c != t->conn || (t->req.upper & I2_UPPER_FULLDUPLEX) ? LPA_SECOND : 0;
   lpa_flow_open(s, &t->rev, c, LPA_DIR_TX | second, LPA_PROTO_TCP, now);
-  lpa_i2_sender_limits(&t->rev, &t->req, now);
+  lpa_i2_sender_limits(&t->rev, &t->req);
   pump(s, &t->rev, now);
 }
 
 /* The whole header is in: decide what the test is and answer it. */
-static void tcp_test_begin(struct lpa_session *s, uint64_t now) {
+static void tcp_test_begin(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct i2_request *rq = &t->req;
   lpa_i2_get_request(t->hdr, t->hdr_seen < I2_HDR_KEEP ? t->hdr_seen : I2_HDR_KEEP, rq);
@@ -207,7 +218,7 @@ static void tcp_test_begin(struct lpa_session *s, uint64_t now) {
   }
 }
 
-static void tcp_test_end_forward(struct lpa_session *s, uint64_t now) {
+static void tcp_test_end_forward(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   lpa_flow_finish(s, &t->fwd, now);
   if (LPA_IPERF2_BIDIR && t->phase == TT_RUN && (t->req.flags & I2_VERSION1) && !(t->req.flags & I2_RUN_NOW) &&
@@ -225,7 +236,7 @@ static void tcp_test_maybe_end(struct lpa_session *s) {
 
 static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
   struct i2_state *t = I2(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   if (LPA_IPERF2_BIDIR && c != t->conn) { /* the -d/-r connection: the client's listener sends nothing */
     if (n == 0) {
       lpa_flow_finish(s, &t->rev, now);
@@ -273,12 +284,12 @@ static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8
 
 static void tcp_test_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   struct i2_state *t = I2(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   if (!ok) {
     /* A stock client starts its -d listener in a thread of its own: a connection back within
      * a millisecond of the header can find it not listening yet. Try again for a while. */
     t->back = NULL;
-    if (++t->back_tries < BACK_TRIES) t->deadline_us = now + BACK_RETRY_US;
+    if (++t->back_tries < BACK_TRIES) t->deadline = now + BACK_RETRY_MS;
     else lpa_i2_fail(s, "connection back refused");
     return;
   }
@@ -288,24 +299,24 @@ static void tcp_test_connected(struct lpa_session *s, struct lpa_conn *c, int ok
 
 static void tcp_test_sendable(struct lpa_session *s, struct lpa_conn *c) {
   struct i2_state *t = I2(s);
-  if (c == t->rev.conn) pump(s, &t->rev, lpa_now_us());
+  if (c == t->rev.conn) pump(s, &t->rev, lpa_now_ms());
   if (s->used && I2(s)->kind != 0) tcp_test_maybe_end(s);
 }
 
-static void tcp_test_tick(struct lpa_session *s, uint64_t now) {
+static void tcp_test_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  if (t->phase == TT_HEADER && now >= t->deadline_us) {
+  if (t->phase == TT_HEADER && LPA_DUE(now, t->deadline)) {
     lpa_i2_fail(s, "no test header");
     return;
   }
   if (LPA_IPERF2_BIDIR && t->phase == TT_BACK_PENDING && t->back == NULL &&
-      now >= t->deadline_us)
+      LPA_DUE(now, t->deadline))
     tcp_test_connect_back(s); /* the retry after a refusal */
   lpa_flow_interval(s, &t->fwd, now);
   lpa_flow_interval(s, &t->rev, now);
   if (LPA_IPERF2_BIDIR) pump(s, &t->rev, now);
   if (!s->used || t->kind == 0) return;
-  if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_us > IDLE_TIMEOUT_US) {
+  if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_ms > IDLE_TIMEOUT_MS) {
     lpa_i2_fail(s, "no data for 30 s");
     return;
   }
@@ -321,21 +332,21 @@ static const struct lpa_proto_ops tcp_test_ops = {
 static void listener_accept(struct lpa_session *ls, struct lpa_conn *c) {
   struct lpa_session *s = lpa_i2_test_new(ls, LPA_PROTO_TCP, I2_TCP_TEST, &tcp_test_ops);
   struct i2_state *t;
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   if (s == NULL) { /* busy: the client sees a reset, the running tests go on */
     lpa_net_close(c);
     return;
   }
   t = I2(s);
   t->conn = c;
-  t->deadline_us = now + HEADER_TIMEOUT_US;
+  t->deadline = now + HEADER_TIMEOUT_MS;
   lpa_net_set_owner(c, s);
   lpa_net_peer(c, &s->peer, &s->peer_port);
   lpa_flow_open(s, &t->fwd, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
 }
 
 static void listener_udp(struct lpa_session *ls, struct lpa_conn *c, const uint8_t *d, size_t n,
-                         const ip_addr_t *from, uint16_t port, uint64_t at) {
+                         const ip_addr_t *from, uint16_t port, uint32_t at) {
   (void)c;
 #if LPA_UDP
   lpa_i2_udp_listener_rx(ls, d, n, from, port, at);
@@ -371,7 +382,7 @@ static int start_listener(struct lpa_session *s) {
 
 enum { TC_CONNECTING = 0, TC_RUN, TC_FLUSH, TC_WAIT_BACK };
 
-static void tcp_client_maybe_end(struct lpa_session *s, uint64_t now) {
+static void tcp_client_maybe_end(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int want_back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL ||
                                        s->cfg.mode == LPA_MODE_TRADEOFF);
@@ -380,14 +391,14 @@ static void tcp_client_maybe_end(struct lpa_session *s, uint64_t now) {
   if (want_back && t->rev.state == LPA_FLOW_IDLE) {
     if (t->phase != TC_WAIT_BACK) {
       t->phase = TC_WAIT_BACK;
-      t->deadline_us = now + BACK_SLOP_US;
+      t->deadline = now + BACK_SLOP_MS;
     }
     return;
   }
   lpa_i2_close_all(s);
 }
 
-static void tcp_client_pump(struct lpa_session *s, uint64_t now) {
+static void tcp_client_pump(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int r;
   if (t->fwd.state != LPA_FLOW_RUNNING || t->fwd.dir != LPA_DIR_TX) return;
@@ -398,13 +409,13 @@ static void tcp_client_pump(struct lpa_session *s, uint64_t now) {
     /* Everything is queued: the test ends when the server has it all (or closes). */
     lpa_net_tcp_shutdown_tx(t->conn);
     t->phase = TC_FLUSH;
-    t->deadline_us = now + 10000000u;
+    t->deadline = now + 10000u;
   }
 }
 
 static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   struct i2_state *t = I2(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   int reverse = LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE;
   if (!ok) {
     t->conn = NULL;
@@ -430,7 +441,7 @@ static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int 
   tcp_client_pump(s, now);
 }
 
-static void tcp_client_flushed(struct lpa_session *s, uint64_t now) {
+static void tcp_client_flushed(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   lpa_flow_finish(s, &t->fwd, now);
   t->phase = TC_RUN;
@@ -439,7 +450,7 @@ static void tcp_client_flushed(struct lpa_session *s, uint64_t now) {
 
 static void tcp_client_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
   struct i2_state *t = I2(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   (void)d;
   if (c == t->conn && (!LPA_IPERF2_BIDIR || s->cfg.mode != LPA_MODE_REVERSE)) {
     /* the server's header ack, then EOF */
@@ -463,7 +474,7 @@ static void tcp_client_recv(struct lpa_session *s, struct lpa_conn *c, const uin
 
 static void tcp_client_accept(struct lpa_session *s, struct lpa_conn *c) {
   struct i2_state *t = I2(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   if (t->back != NULL || t->rev.state != LPA_FLOW_IDLE) {
     lpa_net_close(c);
     return;
@@ -475,28 +486,28 @@ static void tcp_client_accept(struct lpa_session *s, struct lpa_conn *c) {
   if (t->phase == TC_WAIT_BACK) t->phase = TC_RUN;
 }
 
-static void tcp_client_tick(struct lpa_session *s, uint64_t now) {
+static void tcp_client_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   lpa_flow_interval(s, &t->fwd, now);
   lpa_flow_interval(s, &t->rev, now);
   tcp_client_pump(s, now);
   if (!s->used || t->kind == 0) return;
-  if (t->phase == TC_FLUSH && (lpa_net_tcp_unacked(t->conn) == 0 || now >= t->deadline_us)) {
+  if (t->phase == TC_FLUSH && (lpa_net_tcp_unacked(t->conn) == 0 || LPA_DUE(now, t->deadline))) {
     tcp_client_flushed(s, now);
-  } else if (LPA_IPERF2_BIDIR && t->phase == TC_WAIT_BACK && now >= t->deadline_us) {
+  } else if (LPA_IPERF2_BIDIR && t->phase == TC_WAIT_BACK && LPA_DUE(now, t->deadline)) {
     lpa_i2_fail(s, "no connection back");
   } else if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE && t->phase != TC_CONNECTING &&
-             now >= t->deadline_us) { /* the deadline is set once connected */
+             t->fwd.limit_ms != 0 && LPA_DUE(now, t->deadline)) { /* set once connected */
     lpa_flow_finish(s, &t->rev, now);
     lpa_i2_close_all(s);
-  } else if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > IDLE_TIMEOUT_US) {
+  } else if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_ms > IDLE_TIMEOUT_MS) {
     lpa_i2_fail(s, "no data for 30 s");
   }
 }
 
 static void tcp_client_sendable(struct lpa_session *s, struct lpa_conn *c) {
   (void)c;
-  tcp_client_pump(s, lpa_now_us());
+  tcp_client_pump(s, lpa_now_ms());
 }
 
 static const struct lpa_proto_ops tcp_client_ops = {
@@ -507,8 +518,7 @@ static const struct lpa_proto_ops tcp_client_ops = {
 /* ---- entry ---- */
 
 int lpa_iperf2_start(struct lpa_session *s) {
-  struct i2_state *t = s->state = &lpa_i2[s->index];
-  memset(t, 0, sizeof(*t));
+  state_new(s);
   if (s->cfg.role == LPA_ROLE_SERVER) {
 #if LPA_SERVER
     return start_listener(s);
@@ -520,6 +530,7 @@ int lpa_iperf2_start(struct lpa_session *s) {
   {
     /* The connection to the server, and for -d/-r where the server's flow comes back: a
      * listener (TCP) or a bound endpoint (UDP) on the back port. */
+    struct i2_state *t = I2(s);
     int udp = s->cfg.proto == LPA_PROTO_UDP;
     int back = s->cfg.mode == LPA_MODE_DUAL || s->cfg.mode == LPA_MODE_TRADEOFF;
     if ((!LPA_IPERF2_BIDIR && s->cfg.mode != LPA_MODE_ONEWAY) || (!LPA_UDP && udp) ||

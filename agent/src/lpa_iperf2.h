@@ -49,7 +49,7 @@ struct i2_state {
   struct lpa_conn *tcp_listen, *udp_listen;
   struct lpa_flow fwd;         /* client to server */
   struct lpa_flow rev;         /* server to client (-d, -r, -R) */
-  uint64_t deadline_us;        /* the current phase gives up at this time */
+  lpa_ms_t deadline;           /* the current phase gives up at this time */
   /* UDP end of test: a receiver answers FINs with its report for a while; a sender repeats its
    * FIN until a report comes back. */
   uint8_t use64;           /* the sender numbers datagrams with 64 bits */
@@ -57,8 +57,8 @@ struct i2_state {
   uint8_t tx_fins;         /* FINs sent */
   uint8_t back_tries;      /* TCP -d/-r: connections back refused so far */
   uint8_t tx_done;         /* the FIN exchange of our sending flow is over */
-  uint64_t rx_linger_us;   /* keep answering FINs until then */
-  uint64_t tx_fin_next_us;
+  lpa_ms_t rx_linger;      /* keep answering FINs until then */
+  lpa_ms_t tx_fin_next;
   uint8_t report[I2_REPORT_LEN];
 };
 
@@ -68,10 +68,10 @@ extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 void lpa_i2_put_request(uint8_t *hdr, const struct i2_request *rq);
 void lpa_i2_get_request(const uint8_t *hdr, size_t len, struct i2_request *rq);
 /* Sender limits from a request (server side) or the config (client side). */
-void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq, uint64_t now_us);
+void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq);
 /* Ends a session whose flows are all done: closes what is open, reports DONE. */
 void lpa_i2_close_all(struct lpa_session *s);
-void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, uint64_t now);
+void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now);
 struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind,
                                     const struct lpa_proto_ops *ops);
 void lpa_i2_fail(struct lpa_session *s, const char *why);
@@ -79,7 +79,7 @@ void lpa_i2_fail(struct lpa_session *s, const char *why);
 #if LPA_UDP
 void lpa_i2_udp_client_start(struct lpa_session *s);
 void lpa_i2_udp_listener_rx(struct lpa_session *listener, const uint8_t *data, size_t len,
-                            const ip_addr_t *from, uint16_t from_port, uint64_t at_us);
+                            const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us);
 #endif
 
 #endif

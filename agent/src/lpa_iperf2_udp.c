@@ -8,11 +8,11 @@
 
 #if LPA_UDP
 
-#define FIN_GAP_US 10000u        /* a sender repeats its FIN every 10 ms ... */
+#define FIN_GAP_MS 10u           /* a sender repeats its FIN every 10 ms ... */
 #define FIN_TRIES 200            /* ... for 2 s, as iperf2 does */
-#define REPORT_LINGER_US 500000u /* a receiver answers late FINs for this long */
+#define REPORT_LINGER_MS 500u    /* a receiver answers late FINs for this long */
 #define REPORTS_MAX 9
-#define UDP_IDLE_US 30000000u
+#define UDP_IDLE_MS 30000u
 
 /* Sequence number of a datagram; returns 1 for a FIN (negative number, absolute value in seq). */
 static int parse_seq(int use64, const uint8_t *d, uint64_t *seq) {
@@ -39,7 +39,7 @@ static size_t put_prefix(uint8_t *h, int64_t seq) {
  * than a store per field). */
 static void report_build(uint8_t *r, const struct lpa_flow *f) {
   uint32_t w[I2_REPORT_LEN / 4];
-  uint64_t dur = f->last_us - f->start_us;
+  uint32_t dur = f->last_ms - f->start_ms; /* ms */
   uint64_t lost = lpa_udp_lost(&f->rx), pkts = f->rx.max_seq, ooo = f->rx.out_of_order;
   uint32_t j = f->rx.jitter_us16 / 16;
   int i;
@@ -47,8 +47,8 @@ static void report_build(uint8_t *r, const struct lpa_flow *f) {
   w[4] = I2_VERSION1 | I2_SEQNO64B;
   w[5] = (uint32_t)(f->bytes >> 32);
   w[6] = (uint32_t)f->bytes;
-  w[7] = (uint32_t)(dur / 1000000u);
-  w[8] = (uint32_t)(dur % 1000000u);
+  w[7] = dur / 1000u;
+  w[8] = dur % 1000u * 1000u;
   w[9] = (uint32_t)lost;
   w[10] = (uint32_t)ooo;
   w[11] = (uint32_t)pkts;
@@ -57,7 +57,7 @@ static void report_build(uint8_t *r, const struct lpa_flow *f) {
   /* Six (s, us) transit pairs fill words 14..25 (zero: no trip-times), so cntTransit is word
    * 26 (byte 104), cntIPG 27, IPGsum 28 and the high words 29..31 (bytes 116..127) -- what a
    * stock 2.1.8 client reads (protocols/iperf2.md's table puts them 4 bytes early). */
-  w[27] = dur != 0 ? (uint32_t)(pkts * 1000000u / dur) : 0;
+  w[27] = dur != 0 ? (uint32_t)(pkts * 1000u / dur) : 0;
   w[28] = 1;
   w[29] = (uint32_t)(lost >> 32);
   w[30] = (uint32_t)(ooo >> 32);
@@ -101,8 +101,9 @@ static int report_parse(struct lpa_session *s, const struct lpa_flow *f, const u
  * report, as for -R where iperf2 has no FIN exchange). */
 static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c,
                         const uint8_t *d, size_t n, const ip_addr_t *from, uint16_t port,
-                        uint64_t at) {
+                        uint32_t arrival_us) {
   struct i2_state *t = I2(s);
+  lpa_ms_t now = lpa_now_ms();
   uint64_t seq;
   int fin;
   if (n < I2_UDP_PREFIX) return;
@@ -110,27 +111,25 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
   if (f->state == LPA_FLOW_IDLE) {
     if (fin) return; /* the end of an earlier test */
     lpa_report_start(s, LPA_DIR_RX | (f->stream ? LPA_SECOND : 0));
-    lpa_flow_start(s, f, at);
+    lpa_flow_start(s, f, now);
   }
   if (f->state == LPA_FLOW_RUNNING) {
-    int64_t sent = (int64_t)lpa_get32(d + 4) * 1000000 + (int64_t)lpa_get32(d + 8);
-    lpa_flow_udp_rx(f, seq, sent, at);
-    lpa_flow_rx(f, n, at);
+    lpa_flow_udp_rx(f, seq, lpa_get32(d + 4) * 1000000u + lpa_get32(d + 8), arrival_us);
+    lpa_flow_rx(f, n, now);
     if (!fin) return;
-    lpa_flow_finish(s, f, at);
+    lpa_flow_finish(s, f, now);
     report_build(t->report, f);
   }
   if (f->state == LPA_FLOW_DONE && c != NULL && t->rx_reports < REPORTS_MAX) {
     (void)lpa_net_udp_send(c, t->report, I2_REPORT_LEN, I2_REPORT_LEN, from, port);
     t->rx_reports++;
-    t->rx_linger_us = at + REPORT_LINGER_US;
+    t->rx_linger = now + REPORT_LINGER_MS;
   }
 }
 
-static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h, uint64_t now) {
+static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
   struct i2_state *t = ctx;
   size_t n = I2_UDP_HDR_LEN < f->len ? I2_UDP_HDR_LEN : f->len;
-  (void)now;
   put_prefix(h, (int64_t)f->seq);
   if (t->kind == I2_UDP_CLIENT) memcpy(h + I2_UDP_PREFIX, t->hdr, n - I2_UDP_PREFIX);
   else n = I2_UDP_PREFIX; /* a server's flow back carries no header, like iperf2's */
@@ -140,28 +139,28 @@ static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h, uint64_t now)
 /* Sender: after the limit, FINs (the client's own, or the server's on a flow back) until the
  * peer's report arrives. Returns 1 when the exchange is over. */
 static int tx_fin_step(struct lpa_session *s, struct lpa_flow *f, const ip_addr_t *to,
-                       uint16_t port, uint64_t now) {
+                       uint16_t port, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   uint8_t h[I2_UDP_HDR_LEN];
   size_t n;
   if (t->tx_done) return 1;
-  if (now < t->tx_fin_next_us) return 0;
+  if (!LPA_DUE(now, t->tx_fin_next)) return 0;
   if (t->tx_fins >= FIN_TRIES) {
     lpa_report_error(s, "no report from the peer");
     t->tx_done = 1;
     return 1;
   }
   f->seq++; /* like iperf2: every FIN carries the next number, negated */
-  n = data_head(t, f, h, now);
+  n = data_head(t, f, h);
   put_prefix(h, -(int64_t)f->seq);
   (void)lpa_net_udp_send(f->conn, h, n, f->len, to, port);
   t->tx_fins++;
-  t->tx_fin_next_us = now + FIN_GAP_US;
+  t->tx_fin_next = now + FIN_GAP_MS;
   return 0;
 }
 
 static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_addr_t *to,
-                            uint16_t port, int fin_exchange, uint64_t now) {
+                            uint16_t port, int fin_exchange, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   if (f->state == LPA_FLOW_RUNNING) {
     if (lpa_flow_udp_pump(f, now, data_head, t, to, port)) lpa_flow_finish(s, f, now);
@@ -184,7 +183,7 @@ static void udp_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
 
 static const struct lpa_proto_ops udp_test_ops;
 
-static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, uint64_t at) {
+static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct i2_request *rq = &t->req;
   lpa_i2_get_request(d + I2_UDP_PREFIX, n - I2_UDP_PREFIX, rq);
@@ -194,14 +193,14 @@ static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, ui
   if (rq->buf_len < I2_UDP_PREFIX) rq->buf_len = I2_UDP_PREFIX;
   if (LPA_IPERF2_BIDIR && (rq->flags & I2_VERSION2) && (rq->upper & I2_UPPER_REVERSE)) {
     /* -R: we send to the client's own port; its header datagrams are not data. */
-    lpa_flow_open(s, &t->rev, I2(t->parent)->udp_listen, LPA_DIR_TX, LPA_PROTO_UDP, at);
-    lpa_i2_sender_limits(&t->rev, rq, at);
+    lpa_flow_open(s, &t->rev, I2(t->parent)->udp_listen, LPA_DIR_TX, LPA_PROTO_UDP, now);
+    lpa_i2_sender_limits(&t->rev, rq);
     t->fwd.state = LPA_FLOW_DONE;
-    t->rx_linger_us = at;
+    t->rx_linger = now;
   }
 }
 
-static void udp_start_back(struct lpa_session *s, uint64_t now) {
+static void udp_start_back(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   t->back = lpa_net_udp_open(0, &s->peer, t->req.back_port, s);
   if (t->back == NULL) {
@@ -209,13 +208,14 @@ static void udp_start_back(struct lpa_session *s, uint64_t now) {
     return;
   }
   lpa_flow_open(s, &t->rev, t->back, LPA_DIR_TX | LPA_SECOND, LPA_PROTO_UDP, now);
-  lpa_i2_sender_limits(&t->rev, &t->req, now);
+  lpa_i2_sender_limits(&t->rev, &t->req);
 }
 
 void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
-                            const ip_addr_t *from, uint16_t port, uint64_t at) {
+                            const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
   struct lpa_session *s = NULL;
   struct i2_state *t;
+  lpa_ms_t now = lpa_now_ms();
   uint64_t seq;
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
@@ -234,22 +234,22 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
     ip_addr_copy(s->peer, *from);
     s->peer_port = port;
     lpa_flow_init(&t->fwd, NULL, LPA_DIR_RX, LPA_PROTO_UDP);
-    udp_test_begin(s, d, n, at);
+    udp_test_begin(s, d, n, now);
     if (LPA_IPERF2_BIDIR && (t->req.flags & I2_VERSION1) && (t->req.flags & I2_RUN_NOW))
-      udp_start_back(s, at);
+      udp_start_back(s, now);
   }
   t = I2(s);
   if (LPA_IPERF2_BIDIR && t->fwd.state == LPA_FLOW_DONE && t->rev.state != LPA_FLOW_IDLE &&
       t->rev.conn != t->back)
     return; /* -R: the client's header datagrams */
-  rx_datagram(s, &t->fwd, I2(ls)->udp_listen, d, n, from, port, at);
+  rx_datagram(s, &t->fwd, I2(ls)->udp_listen, d, n, from, port, arrival_us);
   if (LPA_IPERF2_BIDIR && t->fwd.state == LPA_FLOW_DONE && (t->req.flags & I2_VERSION1) &&
       !(t->req.flags & I2_RUN_NOW) && t->rev.state == LPA_FLOW_IDLE)
-    udp_start_back(s, at); /* tradeoff: our turn */
+    udp_start_back(s, now); /* tradeoff: our turn */
 }
 
 static void udp_test_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
-                            const ip_addr_t *from, uint16_t port, uint64_t at) {
+                            const ip_addr_t *from, uint16_t port, uint32_t at) {
   struct i2_state *t = I2(s);
   (void)from;
   (void)port;
@@ -258,7 +258,7 @@ static void udp_test_on_udp(struct lpa_session *s, struct lpa_conn *c, const uin
     t->tx_done = 1;
 }
 
-static void udp_test_tick(struct lpa_session *s, uint64_t now) {
+static void udp_test_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int reverse = t->rev.conn != NULL && t->rev.conn != t->back;
   lpa_flow_interval(s, &t->fwd, now);
@@ -267,11 +267,11 @@ static void udp_test_tick(struct lpa_session *s, uint64_t now) {
     udp_sender_tick(s, &t->rev, reverse ? &s->peer : NULL, reverse ? s->peer_port : 0, !reverse,
                     now);
   if (!s->used || t->kind == 0) return;
-  if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_us > UDP_IDLE_US) {
+  if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_ms > UDP_IDLE_MS) {
     lpa_i2_fail(s, "no data for 30 s");
     return;
   }
-  if (t->fwd.state == LPA_FLOW_DONE && now >= t->rx_linger_us &&
+  if (t->fwd.state == LPA_FLOW_DONE && LPA_DUE(now, t->rx_linger) &&
       (t->rev.state == LPA_FLOW_IDLE || t->tx_done) &&
       !((t->req.flags & I2_VERSION1) && t->rev.state == LPA_FLOW_IDLE))
     lpa_i2_close_all(s);
@@ -287,7 +287,7 @@ static const struct lpa_proto_ops udp_test_ops = {
 /* ---- client ---- */
 
 static void udp_client_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
-                              size_t n, const ip_addr_t *from, uint16_t port, uint64_t at) {
+                              size_t n, const ip_addr_t *from, uint16_t port, uint32_t at) {
   struct i2_state *t = I2(s);
   if (c == t->conn) {
     if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
@@ -301,7 +301,7 @@ static void udp_client_on_udp(struct lpa_session *s, struct lpa_conn *c, const u
   if (LPA_IPERF2_BIDIR && c == t->back) rx_datagram(s, &t->rev, c, d, n, from, port, at);
 }
 
-static void udp_client_tick(struct lpa_session *s, uint64_t now) {
+static void udp_client_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int want_back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL ||
                                        s->cfg.mode == LPA_MODE_TRADEOFF);
@@ -309,17 +309,18 @@ static void udp_client_tick(struct lpa_session *s, uint64_t now) {
   lpa_flow_interval(s, &t->rev, now);
   if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
     /* Repeat the request until data comes (the first datagrams may meet no listener yet). */
-    if (t->rev.state == LPA_FLOW_IDLE && now >= t->tx_fin_next_us) {
+    if (t->rev.state == LPA_FLOW_IDLE && LPA_DUE(now, t->tx_fin_next)) {
       uint8_t h[I2_UDP_HDR_LEN];
       size_t n;
       t->fwd.seq = 1; /* iperf2 repeats datagram 1 */
-      n = data_head(t, &t->fwd, h, now);
+      n = data_head(t, &t->fwd, h);
       (void)lpa_net_udp_send(t->conn, h, n, t->fwd.len, NULL, 0);
-      t->tx_fin_next_us = now + 20000u;
+      t->tx_fin_next = now + 20u;
       if (t->tx_fins++ > 100) lpa_i2_fail(s, "no data from the server");
-    } else if (t->rev.state == LPA_FLOW_RUNNING && now >= t->deadline_us) {
+    } else if (t->rev.state == LPA_FLOW_RUNNING && t->fwd.limit_ms != 0 &&
+               LPA_DUE(now, t->deadline)) {
       lpa_flow_finish(s, &t->rev, now);
-    } else if (t->rev.state == LPA_FLOW_DONE && now >= t->rx_linger_us) {
+    } else if (t->rev.state == LPA_FLOW_DONE && LPA_DUE(now, t->rx_linger)) {
       lpa_i2_close_all(s);
     }
     return;
@@ -327,13 +328,16 @@ static void udp_client_tick(struct lpa_session *s, uint64_t now) {
   udp_sender_tick(s, &t->fwd, NULL, 0, 1, now);
   if (!s->used || t->kind == 0 || !t->tx_done) return;
   if (want_back && t->rev.state == LPA_FLOW_IDLE) {
-    if (t->deadline_us == 0) t->deadline_us = now + 3000000u;
-    if (now >= t->deadline_us) lpa_i2_fail(s, "no flow back");
+    if (t->phase == 0) { /* wait 3 s at most for the server's flow */
+      t->phase = 1;
+      t->deadline = now + 3000u;
+    }
+    if (LPA_DUE(now, t->deadline)) lpa_i2_fail(s, "no flow back");
     return;
   }
-  if (LPA_IPERF2_BIDIR && t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_us > 3000000u)
+  if (LPA_IPERF2_BIDIR && t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_ms > 3000u)
     lpa_i2_fail(s, "flow back stopped");
-  else if (t->rev.state != LPA_FLOW_RUNNING && now >= t->rx_linger_us)
+  else if (t->rev.state != LPA_FLOW_RUNNING && LPA_DUE(now, t->rx_linger))
     lpa_i2_close_all(s);
 }
 
@@ -344,7 +348,7 @@ static const struct lpa_proto_ops udp_client_ops = {
  * first datagrams at the next tick. */
 void lpa_i2_udp_client_start(struct lpa_session *s) {
   struct i2_state *t = I2(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   t->kind = I2_UDP_CLIENT;
   s->ops = &udp_client_ops;
   t->use64 = 1;

@@ -12,8 +12,8 @@
 struct i3_slot lpa_i3[LPA_MAX_SESSIONS];
 static struct i3_test pool[LPA_IPERF3_TESTS];
 
-#define DRAIN_QUIET_US 100000u /* after TEST_END, in-flight data counts until 100 ms of quiet */
-#define DRAIN_MAX_US 2000000u  /* ... or for 2 s at most */
+#define DRAIN_QUIET_MS 100u /* after TEST_END, in-flight data counts until 100 ms of quiet */
+#define DRAIN_MAX_MS 2000u  /* ... or for 2 s at most */
 
 struct i3_test *lpa_i3_alloc(struct lpa_session *s, uint8_t kind) {
   int i;
@@ -60,7 +60,7 @@ void lpa_i3_close_all(struct lpa_session *s) {
 void lpa_i3_fail(struct lpa_session *s, const char *why) {
   struct i3_test *t = I3(s);
   lpa_report_error(s, why);
-  if (t != NULL && t->sum.state == LPA_FLOW_RUNNING) lpa_i3_finish(s, lpa_now_us());
+  if (t != NULL && t->sum.state == LPA_FLOW_RUNNING) lpa_i3_finish(s, lpa_now_ms());
   lpa_i3_close_all(s);
 }
 
@@ -145,8 +145,9 @@ int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_f
 
 uint16_t lpa_i3_stream_id(int i) { return (uint16_t)(i == 0 ? 1 : i + 2); } /* 1, 3, 4, ... */
 
-static size_t udp_head(void *ctx, struct lpa_flow *f, uint8_t *h, uint64_t now) {
+static size_t udp_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
   struct i3_test *t = (struct i3_test *)ctx;
+  uint64_t now = LPA_WALL_US();
   lpa_put32(h, (uint32_t)(now / 1000000u));
   lpa_put32(h + 4, (uint32_t)(now % 1000000u));
   if (!t->use64) {
@@ -160,42 +161,41 @@ static size_t udp_head(void *ctx, struct lpa_flow *f, uint8_t *h, uint64_t now) 
 
 /* A receiver's clock starts with the first data, not at TEST_RUNNING: the sender starts when
  * TEST_RUNNING reaches it, which lwIP's Nagle can delay by the peer's delayed ACK (40 ms). */
-static void rx_first(struct lpa_session *s, struct i3_test *t, uint64_t now) {
+static void rx_first(struct lpa_session *s, struct i3_test *t, lpa_ms_t now) {
   int i;
   if (t->rx_seen) return;
   t->rx_seen = 1;
-  t->run_us = now;
+  t->run_ms = now;
   for (i = 0; i < t->nstreams; i++)
-    if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.start_us = t->st[i].f.ivl.at_us = now;
+    if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.start_ms = t->st[i].f.ivl.at_ms = now;
   lpa_flow_start(s, &t->sum, now);
 }
 
-void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, uint64_t now) {
+void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, lpa_ms_t now) {
   if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_RX) return;
   rx_first(s, I3(s), now);
   lpa_flow_rx(f, n, now);
 }
 
 void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n,
-                   uint64_t at) {
+                   uint32_t arrival_us) {
   struct i3_test *t = I3(s);
+  lpa_ms_t now = lpa_now_ms();
   uint64_t seq;
-  int64_t sent;
   if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_RX || n < (t->use64 ? 16u : 12u)) return;
-  rx_first(s, t, at);
-  sent = (int64_t)lpa_get32(d) * 1000000 + (int64_t)lpa_get32(d + 4);
+  rx_first(s, t, now);
   seq = t->use64 ? ((uint64_t)lpa_get32(d + 8) << 32) | lpa_get32(d + 12) : lpa_get32(d + 8);
-  lpa_flow_udp_rx(f, seq, sent, at);
-  lpa_flow_rx(f, n, at);
+  lpa_flow_udp_rx(f, seq, lpa_get32(d) * 1000000u + lpa_get32(d + 4), arrival_us);
+  lpa_flow_rx(f, n, now);
 }
 
 /* TEST_RUNNING: every stream's flow and the sum flow start now; senders get their limits
  * (the byte or block count is shared out over the streams, as iperf3 counts it in total). */
-void lpa_i3_run(struct lpa_session *s, uint8_t dir, uint64_t now) {
+void lpa_i3_run(struct lpa_session *s, uint8_t dir, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   uint8_t proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
   int i;
-  t->run_us = now;
+  t->run_ms = now;
   for (i = 0; i < t->nstreams; i++) {
     struct lpa_flow *f = &t->st[i].f;
     f->dir = dir;
@@ -203,7 +203,7 @@ void lpa_i3_run(struct lpa_session *s, uint8_t dir, uint64_t now) {
     lpa_flow_start(s, f, now);
     f->interim = 0; /* the sum reports */
     if (dir != LPA_DIR_TX) continue;
-    f->end_us = t->dur_us != 0 ? now + t->dur_us : 0;
+    f->limit_ms = t->dur_ms;
     f->amount = t->amount / t->nstreams + ((uint64_t)i < t->amount % t->nstreams ? 1u : 0u);
     if (t->amount != 0 && f->amount == 0) f->state = LPA_FLOW_DONE;
     f->rate_bps = t->rate_bps;
@@ -218,7 +218,8 @@ void lpa_i3_run(struct lpa_session *s, uint8_t dir, uint64_t now) {
 /* The sum flow mirrors the streams' counters, so reports cover the whole test. */
 void lpa_i3_sum_sync(struct i3_test *t) {
   struct lpa_flow *sum = &t->sum;
-  uint64_t bytes = 0, seq = 0, jit = 0, last = sum->start_us;
+  uint64_t bytes = 0, seq = 0, jit = 0;
+  lpa_ms_t last = sum->start_ms;
   struct lpa_udp_rx rx;
   int i;
   memset(&rx, 0, sizeof(rx));
@@ -230,40 +231,40 @@ void lpa_i3_sum_sync(struct i3_test *t) {
     rx.lost_raw += f->rx.lost_raw;
     rx.out_of_order += f->rx.out_of_order;
     jit += f->rx.jitter_us16;
-    if (f->last_us > last) last = f->last_us;
+    if (LPA_LATER(f->last_ms, last)) last = f->last_ms;
   }
   if (t->nstreams != 0) rx.jitter_us16 = (uint32_t)(jit / t->nstreams);
   sum->bytes = bytes;
   sum->seq = seq;
   sum->rx = rx;
-  sum->last_us = last;
+  sum->last_ms = last;
 }
 
-void lpa_i3_finish(struct lpa_session *s, uint64_t end_us) {
+void lpa_i3_finish(struct lpa_session *s, lpa_ms_t end) {
   struct i3_test *t = I3(s);
   int i;
   lpa_i3_sum_sync(t);
   for (i = 0; i < t->nstreams; i++)
     if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.state = LPA_FLOW_DONE;
-  if (end_us < t->run_us) end_us = t->run_us;
-  t->end_us = end_us;
-  lpa_flow_finish(s, &t->sum, end_us);
+  if (LPA_LATER(t->run_ms, end)) end = t->run_ms;
+  t->end_ms = end;
+  lpa_flow_finish(s, &t->sum, end);
 }
 
 /* When sending ended: the last write of streams that all reached their limit, else now. */
-uint64_t lpa_i3_tx_end(const struct i3_test *t, uint64_t now) {
-  uint64_t end = t->run_us;
+lpa_ms_t lpa_i3_tx_end(const struct i3_test *t, lpa_ms_t now) {
+  lpa_ms_t end = t->run_ms;
   int i;
   for (i = 0; i < t->nstreams; i++) {
     if (t->st[i].f.state == LPA_FLOW_RUNNING) return now;
-    if (t->st[i].f.last_us > end) end = t->st[i].f.last_us;
+    if (LPA_LATER(t->st[i].f.last_ms, end)) end = t->st[i].f.last_ms;
   }
   return end;
 }
 
 /* Sends what the sending streams may send now. Returns 1 when all have reached their limit,
  * 0 otherwise, -1 when the session ended (a broken connection). */
-int lpa_i3_pump(struct lpa_session *s, uint64_t now) {
+int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   int i, running = 0;
   for (i = 0; i < t->nstreams; i++) {
@@ -321,7 +322,7 @@ int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush) {
     lpa_jw_uint(&w, "errors", udp_rx ? lpa_udp_lost(&f->rx) : 0);
     lpa_jw_uint(&w, "packets", !t->udp ? 0 : udp_rx ? f->rx.max_seq : f->seq);
     lpa_jw_int(&w, "start_time", 0);
-    lpa_jw_scaled(&w, "end_time", (int64_t)(t->end_us - t->run_us), 6);
+    lpa_jw_scaled(&w, "end_time", (int64_t)(uint32_t)(t->end_ms - t->run_ms) * 1000, 6);
     lpa_jw_end(&w);
   }
   lpa_jw_end(&w);
@@ -363,7 +364,7 @@ int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir) {
     if (lpa_json_get_int(&st, "errors", &x) == 0 && x > 0) r.lost += (uint64_t)x;
     if (lpa_json_get_int(&st, "packets", &x) == 0 && x > 0) r.packets += (uint64_t)x;
   }
-  if (end_us <= 0) end_us = (int64_t)(t->end_us - t->run_us); /* a pre-3.2 peer: our time */
+  if (end_us <= 0) end_us = (int64_t)(uint32_t)(t->end_ms - t->run_ms) * 1000; /* pre-3.2 peer */
   if (end_us > 86400000000ll * 2) end_us = 86400000000ll * 2;
   r.end_ms = (uint32_t)(end_us / 1000);
   r.bps = end_us > 0 ? r.bytes * 8000000u / (uint64_t)end_us : 0;
@@ -418,7 +419,7 @@ static int get_flag(const struct lpa_json *o, const char *key) {
   return lpa_json_int(&v, &n) == 0 && n != 0;
 }
 
-static int srv_params(struct lpa_session *s, uint64_t now) {
+static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   struct lpa_json root, v;
   int64_t time_s, num, blocks, len, rate, par;
@@ -450,7 +451,7 @@ static int srv_params(struct lpa_session *s, uint64_t now) {
   t->rate_bps = rate > 0 ? (uint64_t)rate : 0;
   t->amount = num > 0 ? (uint64_t)num : 0;
   if (t->amount == 0 && blocks > 0 && blocks < INT64_MAX / len) t->amount = (uint64_t)(blocks * len);
-  t->dur_us = t->amount == 0 ? (uint64_t)time_s * 1000000u : 0;
+  t->dur_ms = t->amount == 0 ? (uint32_t)time_s * 1000u : 0;
   if (t->udp) {
     t->udp_ep = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
     if (t->udp_ep == NULL)
@@ -458,13 +459,13 @@ static int srv_params(struct lpa_session *s, uint64_t now) {
   }
   s->cfg.proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
   t->phase = PH_STREAMS;
-  t->deadline_us = now + I3_STALL_US;
+  t->deadline = now + I3_STALL_MS;
   lpa_i3_expect(t, RD_STATE, 1);
   return lpa_i3_send_state(s, I3_CREATE_STREAMS);
 }
 
 /* All streams are connected: the test runs. */
-static int srv_begin(struct lpa_session *s, uint64_t now) {
+static int srv_begin(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   /* One write: the peer's delayed ACK would hold a second small segment back (Nagle; the
    * back-end interface has no TCP_NODELAY). */
@@ -476,16 +477,16 @@ static int srv_begin(struct lpa_session *s, uint64_t now) {
 }
 
 /* The measured part is over: results are asked for. */
-static int srv_end_measure(struct lpa_session *s, uint64_t end_us, uint64_t now) {
+static int srv_end_measure(struct lpa_session *s, lpa_ms_t end, lpa_ms_t now) {
   struct i3_test *t = I3(s);
-  lpa_i3_finish(s, end_us);
+  lpa_i3_finish(s, end);
   t->phase = PH_RESULTS;
-  t->deadline_us = now + I3_STALL_US;
+  t->deadline = now + I3_STALL_MS;
   lpa_i3_expect(t, RD_LEN, 4);
   return lpa_i3_send_state(s, I3_EXCHANGE_RESULTS);
 }
 
-static int srv_state(struct lpa_session *s, uint8_t b, uint64_t now) {
+static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   lpa_i3_expect(t, RD_STATE, 1);
   if (b == I3_TEST_START) return 0; /* a client may echo it; iperf3 ignores it too */
@@ -494,11 +495,11 @@ static int srv_state(struct lpa_session *s, uint8_t b, uint64_t now) {
     return -1;
   }
   if (b == I3_TEST_END && t->phase == PH_RUNNING) {
-    t->end_us = now;
+    t->end_ms = now;
     if (t->reverse) return srv_end_measure(s, lpa_i3_tx_end(t, now), now);
     /* Data the client wrote before TEST_END may still be on its way: count it. */
     t->phase = PH_DRAIN;
-    t->deadline_us = now + DRAIN_MAX_US;
+    t->deadline = now + DRAIN_MAX_MS;
     lpa_i3_expect(t, RD_NONE, 0);
     return 0;
   }
@@ -512,8 +513,8 @@ static int srv_state(struct lpa_session *s, uint8_t b, uint64_t now) {
 
 static int srv_item(struct lpa_session *s, uint8_t rd) {
   struct i3_test *t = I3(s);
-  uint64_t now = lpa_now_us();
-  t->deadline_us = now + I3_STALL_US;
+  lpa_ms_t now = lpa_now_ms();
+  t->deadline = now + I3_STALL_MS;
   if (rd == RD_COOKIE) {
     t->phase = PH_PARAMS;
     lpa_i3_expect(t, RD_LEN, 4);
@@ -563,7 +564,7 @@ static void srv_pending_rx(struct lpa_session *s, int pi, const uint8_t *d, size
   struct lpa_conn *c = t->pend[pi].conn;
   struct i3_stream *st;
   size_t take = I3_COOKIE_LEN - t->pend[pi].have;
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   if (take > n) take = n;
   if (n == 0 || memcmp(d, t->cookie + t->pend[pi].have, take) != 0 ||
       t->nstreams >= t->parallel) {
@@ -579,7 +580,7 @@ static void srv_pending_rx(struct lpa_session *s, int pi, const uint8_t *d, size
   memset(st, 0, sizeof(*st));
   st->conn = c;
   lpa_flow_init(&st->f, c, LPA_DIR_RX, LPA_PROTO_TCP);
-  t->deadline_us = now + I3_STALL_US;
+  t->deadline = now + I3_STALL_MS;
   if (t->nstreams == t->parallel) (void)srv_begin(s, now);
 }
 
@@ -604,7 +605,7 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
       f->conn = NULL;
       lpa_net_close(c);
     } else {
-      lpa_i3_rx(s, f, n, lpa_now_us());
+      lpa_i3_rx(s, f, n, lpa_now_ms());
     }
     return;
   }
@@ -613,14 +614,14 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
     size_t take = I3_COOKIE_LEN - t->pend[i].have;
     srv_pending_rx(s, i, d, n < take ? n : take);
     if (n > take && s->used && I3(s) == t && (i = lpa_i3_find_stream(t, c)) >= 0)
-      lpa_i3_rx(s, &t->st[i].f, n - take, lpa_now_us());
+      lpa_i3_rx(s, &t->st[i].f, n - take, lpa_now_ms());
   }
 }
 
 static void srv_sendable(struct lpa_session *s, struct lpa_conn *c) {
   struct i3_test *t = I3(s);
   if (c == t->ctrl) lpa_i3_flush(s);
-  else if (t->phase == PH_RUNNING && t->reverse) (void)lpa_i3_pump(s, lpa_now_us());
+  else if (t->phase == PH_RUNNING && t->reverse) (void)lpa_i3_pump(s, lpa_now_ms());
 }
 
 static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
@@ -644,9 +645,10 @@ static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
 }
 
 static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
-                    const ip_addr_t *from, uint16_t port, uint64_t at) {
+                    const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
   static const uint8_t reply[4] = {'6', '7', '8', '9'};
   struct i3_test *t = I3(s);
+  lpa_ms_t now = lpa_now_ms();
   struct i3_stream *st = NULL;
   int i;
   if (c != t->udp_ep) return;
@@ -662,14 +664,14 @@ static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
       lpa_flow_init(&st->f, c, LPA_DIR_RX, LPA_PROTO_UDP);
     }
     if (st != NULL) (void)lpa_net_udp_send(c, reply, sizeof(reply), sizeof(reply), from, port);
-    t->deadline_us = at + I3_STALL_US;
-    if (t->nstreams == t->parallel) (void)srv_begin(s, at);
+    t->deadline = now + I3_STALL_MS;
+    if (t->nstreams == t->parallel) (void)srv_begin(s, now);
     return;
   }
-  if (st != NULL) lpa_i3_udp_rx(s, &st->f, d, n, at);
+  if (st != NULL) lpa_i3_udp_rx(s, &st->f, d, n, arrival_us);
 }
 
-static void srv_tick(struct lpa_session *s, uint64_t now) {
+static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   switch (t->phase) {
   case PH_RUNNING:
@@ -677,19 +679,19 @@ static void srv_tick(struct lpa_session *s, uint64_t now) {
     lpa_i3_sum_sync(t);
     lpa_flow_interval(s, &t->sum, now);
     if (t->phase == PH_DRAIN) {
-      uint64_t last = t->sum.last_us > t->end_us ? t->sum.last_us : t->end_us;
-      if (now - last >= DRAIN_QUIET_US || now >= t->deadline_us)
+      lpa_ms_t last = LPA_LATER(t->sum.last_ms, t->end_ms) ? t->sum.last_ms : t->end_ms;
+      if (now - last >= DRAIN_QUIET_MS || LPA_DUE(now, t->deadline))
         (void)srv_end_measure(s, last, now);
       return;
     }
     if (t->reverse && lpa_i3_pump(s, now) < 0) return;
-    if (now - t->sum.last_us > I3_IDLE_US) lpa_i3_fail(s, "iperf3 test moved no data for 30 s");
+    if (now - t->sum.last_ms > I3_IDLE_MS) lpa_i3_fail(s, "iperf3 test moved no data for 30 s");
     return;
   case PH_DISPLAY:
-    if (now >= t->deadline_us) lpa_i3_close_all(s); /* no IPERF_DONE: fine, results are in */
+    if (LPA_DUE(now, t->deadline)) lpa_i3_close_all(s); /* no IPERF_DONE: fine, results are in */
     return;
   default:
-    if (now >= t->deadline_us) lpa_i3_fail(s, "iperf3 client made no progress for 10 s");
+    if (LPA_DUE(now, t->deadline)) lpa_i3_fail(s, "iperf3 client made no progress for 10 s");
     return;
   }
 }
@@ -727,7 +729,7 @@ static void lst_accept(struct lpa_session *ls, struct lpa_conn *c) {
   t->parent = ls;
   t->ctrl = c;
   t->phase = PH_COOKIE;
-  t->deadline_us = lpa_now_us() + I3_STALL_US;
+  t->deadline = lpa_now_ms() + I3_STALL_MS;
   lpa_i3_expect(t, RD_COOKIE, I3_COOKIE_LEN);
   s->ops = &srv_ops;
   lpa_net_set_owner(c, s);

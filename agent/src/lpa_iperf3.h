@@ -36,8 +36,8 @@
 #define I3E_UNIMP 13
 #define I3E_RECVPARAMS 114
 
-#define I3_STALL_US 10000000u  /* a handshake step that makes no progress for 10 s ends the test */
-#define I3_IDLE_US 30000000u   /* a running test that moves no data for 30 s ends */
+#define I3_STALL_MS 10000u  /* a handshake step that makes no progress for 10 s ends the test */
+#define I3_IDLE_MS 30000u      /* a running test that moves no data for 30 s ends */
 
 enum i3_kind { I3_LISTENER = 1, I3_SERVER, I3_CLIENT };
 /* What the control reader expects next. */
@@ -61,7 +61,7 @@ struct i3_stream {
   ip_addr_t ip;          /* server UDP: the stream's client address */
   uint16_t port;
   uint8_t ok;            /* client: connected (cookie sent / hello answered) */
-  uint64_t hello_us;     /* client UDP: when the last hello went out */
+  lpa_ms_t hello_ms;     /* client UDP: when the last hello went out */
   struct lpa_flow f;
 };
 
@@ -80,12 +80,12 @@ struct i3_test {
   uint16_t out_off, out_len;
   uint32_t len;            /* block / datagram size */
   uint32_t time_s;         /* as sent in the parameters */
-  uint64_t dur_us;         /* senders stop after this long (0: no time limit) */
+  uint32_t dur_ms;         /* senders stop after this long (0: no time limit) */
   uint64_t amount;         /* -n, or -k blocks x len; 0: by time */
   uint64_t rate_bps;       /* per stream */
-  uint64_t deadline_us;    /* handshake steps give up at this time */
-  uint64_t run_us;         /* TEST_RUNNING */
-  uint64_t end_us;         /* the measured part of the test ended */
+  lpa_ms_t deadline;    /* handshake steps give up at this time */
+  lpa_ms_t run_ms;         /* TEST_RUNNING */
+  lpa_ms_t end_ms;         /* the measured part of the test ended */
   struct lpa_session *parent; /* server test: its listener */
   struct i3_stream st[LPA_MAX_STREAMS];
   struct { /* server TCP: data connections whose cookie is still arriving */
@@ -122,16 +122,16 @@ typedef int (*lpa_i3_item_fn)(struct lpa_session *s, uint8_t rd);
 int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_fn item);
 /* Streams and flows. */
 uint16_t lpa_i3_stream_id(int i);
-void lpa_i3_run(struct lpa_session *s, uint8_t dir, uint64_t now);
+void lpa_i3_run(struct lpa_session *s, uint8_t dir, lpa_ms_t now);
 void lpa_i3_sum_sync(struct i3_test *t);
-void lpa_i3_finish(struct lpa_session *s, uint64_t end_us);
-int lpa_i3_pump(struct lpa_session *s, uint64_t now);
-void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, uint64_t now);
+void lpa_i3_finish(struct lpa_session *s, lpa_ms_t end);
+int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now);
+void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, lpa_ms_t now);
 void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n,
-                   uint64_t at);
+                   uint32_t arrival_us);
 /* Results: queue ours (length + JSON; flush 0 when a state byte follows at once); read the peer's from buf[0..have) as a PEER report. */
 int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush);
-uint64_t lpa_i3_tx_end(const struct i3_test *t, uint64_t now);
+lpa_ms_t lpa_i3_tx_end(const struct i3_test *t, lpa_ms_t now);
 int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir);
 /* The index of the data stream on connection c, or -1. */
 int lpa_i3_find_stream(const struct i3_test *t, const struct lpa_conn *c);

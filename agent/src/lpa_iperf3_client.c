@@ -9,8 +9,8 @@
 
 #if LPA_IPERF3 && LPA_CLIENT
 
-#define HELLO_RETRY_US 1000000u /* a UDP hello without reply is repeated after 1 s */
-#define FLUSH_MAX_US 5000000u   /* -n: wait this long at most for the server to have it all */
+#define HELLO_RETRY_MS 1000u /* a UDP hello without reply is repeated after 1 s */
+#define FLUSH_MAX_MS 5000u   /* -n: wait this long at most for the server to have it all */
 
 static const struct lpa_proto_ops cli_ops;
 
@@ -66,19 +66,19 @@ static int send_params(struct lpa_session *s) {
   return 0;
 }
 
-static void send_hello(struct i3_test *t, struct i3_stream *st, uint64_t now) {
+static void send_hello(struct i3_test *t, struct i3_stream *st, lpa_ms_t now) {
   static const uint8_t hello[4] = {'9', '8', '7', '6'};
   (void)t;
   (void)lpa_net_udp_send(st->conn, hello, sizeof(hello), sizeof(hello), NULL, 0);
-  st->hello_us = now;
+  st->hello_ms = now;
 }
 
-static int open_stream(struct lpa_session *s, uint64_t now) {
+static int open_stream(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   struct i3_stream *st = &t->st[t->nstreams];
   memset(st, 0, sizeof(*st));
   t->nstreams++;
-  t->deadline_us = now + I3_STALL_US;
+  t->deadline = now + I3_STALL_MS;
   if (t->udp) {
     st->conn = lpa_net_udp_open(0, &s->cfg.peer, s->cfg.port, s);
     if (st->conn != NULL) send_hello(t, st, now);
@@ -95,19 +95,19 @@ static int open_stream(struct lpa_session *s, uint64_t now) {
 }
 
 /* A stream is ready: open the next, or wait for TEST_START. */
-static void stream_ready(struct lpa_session *s, struct i3_stream *st, uint64_t now) {
+static void stream_ready(struct lpa_session *s, struct i3_stream *st, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   st->ok = 1;
-  t->deadline_us = now + I3_STALL_US;
+  t->deadline = now + I3_STALL_MS;
   if (t->nstreams < t->parallel) (void)open_stream(s, now);
 }
 
 /* The client's end condition is reached: TEST_END, then the server asks for results. */
-static int end_test(struct lpa_session *s, uint64_t now) {
+static int end_test(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   lpa_i3_finish(s, t->reverse ? now : lpa_i3_tx_end(t, now));
   t->phase = PH_ENDED;
-  t->deadline_us = now + I3_STALL_US;
+  t->deadline = now + I3_STALL_MS;
   return lpa_i3_send_state(s, I3_TEST_END);
 }
 
@@ -122,10 +122,10 @@ static const char *server_error_text(uint32_t e) {
   }
 }
 
-static int cli_state(struct lpa_session *s, uint8_t b, uint64_t now) {
+static int cli_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   lpa_i3_expect(t, RD_STATE, 1);
-  t->deadline_us = now + I3_STALL_US;
+  t->deadline = now + I3_STALL_MS;
   switch (b) {
   case I3_PARAM_EXCHANGE:
     if (t->phase != PH_PARAMS) break;
@@ -175,7 +175,7 @@ static int cli_state(struct lpa_session *s, uint8_t b, uint64_t now) {
 
 static int cli_item(struct lpa_session *s, uint8_t rd) {
   struct i3_test *t = I3(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   if (rd == RD_STATE) return cli_state(s, t->hdr[0], now);
   if (rd == RD_ERRNO) {
     lpa_i3_fail(s, server_error_text(lpa_get32(t->hdr)));
@@ -188,7 +188,7 @@ static int cli_item(struct lpa_session *s, uint8_t rd) {
     }
     t->have = 0;
     t->phase = PH_DISPLAY;
-    t->deadline_us = now + I3_STALL_US;
+    t->deadline = now + I3_STALL_MS;
     lpa_i3_expect(t, RD_STATE, 1);
     return 0;
   }
@@ -198,7 +198,7 @@ static int cli_item(struct lpa_session *s, uint8_t rd) {
 
 static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   struct i3_test *t = I3(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   int i;
   if (c == t->ctrl) {
     if (!ok) {
@@ -208,7 +208,7 @@ static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
     }
     make_cookie(s, t->cookie);
     t->phase = PH_PARAMS;
-    t->deadline_us = now + I3_STALL_US;
+    t->deadline = now + I3_STALL_MS;
     lpa_i3_expect(t, RD_STATE, 1);
     (void)lpa_i3_send(s, t->cookie, I3_COOKIE_LEN);
     return;
@@ -227,18 +227,18 @@ static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   stream_ready(s, &t->st[i], now);
 }
 
-static void check_rx_end(struct lpa_session *s, uint64_t now) {
+static void check_rx_end(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   if (t->phase != PH_RUNNING || !t->reverse) return;
   lpa_i3_sum_sync(t);
   if ((t->amount != 0 && t->sum.bytes >= t->amount) ||
-      (t->dur_us != 0 && now >= t->run_us + t->dur_us))
+      (t->dur_ms != 0 && now - t->run_ms >= t->dur_ms))
     (void)end_test(s, now);
 }
 
 static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
   struct i3_test *t = I3(s);
-  uint64_t now = lpa_now_us();
+  lpa_ms_t now = lpa_now_ms();
   int i;
   if (c == t->ctrl) {
     if (n != 0) (void)lpa_i3_feed(s, d, n, cli_item);
@@ -259,25 +259,26 @@ static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
 }
 
 static void cli_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
-                    const ip_addr_t *from, uint16_t port, uint64_t at) {
+                    const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
   struct i3_test *t = I3(s);
   int i = lpa_i3_find_stream(t, c);
+  lpa_ms_t now = lpa_now_ms();
   (void)from;
   (void)port;
   if (i < 0) return;
   if (!t->st[i].ok) {
     /* The reply: "6789" from 3.12 on, other 4 bytes from older servers. */
-    if (n == 4 && t->phase == PH_STREAMS) stream_ready(s, &t->st[i], at);
+    if (n == 4 && t->phase == PH_STREAMS) stream_ready(s, &t->st[i], now);
     return;
   }
-  lpa_i3_udp_rx(s, &t->st[i].f, d, n, at);
-  if (t->amount != 0) check_rx_end(s, at);
+  lpa_i3_udp_rx(s, &t->st[i].f, d, n, arrival_us);
+  if (t->amount != 0) check_rx_end(s, now);
 }
 
 static void cli_sendable(struct lpa_session *s, struct lpa_conn *c) {
   struct i3_test *t = I3(s);
   if (c == t->ctrl) lpa_i3_flush(s);
-  else if (t->phase == PH_RUNNING && !t->reverse) (void)lpa_i3_pump(s, lpa_now_us());
+  else if (t->phase == PH_RUNNING && !t->reverse) (void)lpa_i3_pump(s, lpa_now_ms());
 }
 
 static void cli_error(struct lpa_session *s, struct lpa_conn *c) {
@@ -302,7 +303,7 @@ static int all_acked(const struct i3_test *t) {
   return 1;
 }
 
-static void cli_tick(struct lpa_session *s, uint64_t now) {
+static void cli_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   int r;
   switch (t->phase) {
@@ -311,7 +312,7 @@ static void cli_tick(struct lpa_session *s, uint64_t now) {
     lpa_flow_interval(s, &t->sum, now);
     if (t->reverse) {
       check_rx_end(s, now);
-      if (s->used && I3(s) == t && t->phase == PH_RUNNING && now - t->sum.last_us > I3_IDLE_US)
+      if (s->used && I3(s) == t && t->phase == PH_RUNNING && now - t->sum.last_ms > I3_IDLE_MS)
         lpa_i3_fail(s, "no iperf3 data from the server for 30 s");
       return;
     }
@@ -319,26 +320,26 @@ static void cli_tick(struct lpa_session *s, uint64_t now) {
     if (r <= 0) return;
     if (t->amount != 0 && !t->udp) { /* -n: end when the server has it all, not when queued */
       t->phase = PH_FLUSH;
-      t->deadline_us = now + FLUSH_MAX_US;
+      t->deadline = now + FLUSH_MAX_MS;
       return;
     }
     (void)end_test(s, now);
     return;
   case PH_FLUSH:
-    if (all_acked(t) || now >= t->deadline_us) {
+    if (all_acked(t) || LPA_DUE(now, t->deadline)) {
       t->phase = PH_RUNNING;
       (void)end_test(s, now);
     }
     return;
   case PH_STREAMS:
     if (t->udp && t->nstreams != 0 && !t->st[t->nstreams - 1].ok &&
-        now - t->st[t->nstreams - 1].hello_us >= HELLO_RETRY_US)
+        now - t->st[t->nstreams - 1].hello_ms >= HELLO_RETRY_MS)
       send_hello(t, &t->st[t->nstreams - 1], now);
     break;
   default:
     break;
   }
-  if (now >= t->deadline_us) lpa_i3_fail(s, "no answer from the iperf3 server for 10 s");
+  if (LPA_DUE(now, t->deadline)) lpa_i3_fail(s, "no answer from the iperf3 server for 10 s");
 }
 
 static void cli_stop(struct lpa_session *s) {
@@ -365,8 +366,8 @@ int lpa_i3_client_start(struct lpa_session *s) {
   t->rate_bps = cfg->rate_bps;
   t->amount = cfg->amount_bytes;
   t->time_s = t->amount != 0 ? 0 : (cfg->duration_ms + 999u) / 1000u;
-  t->dur_us = t->amount != 0 ? 0 : (uint64_t)cfg->duration_ms * 1000u;
-  t->deadline_us = lpa_now_us() + I3_STALL_US;
+  t->dur_ms = t->amount != 0 ? 0 : cfg->duration_ms;
+  t->deadline = lpa_now_ms() + I3_STALL_MS;
   ip_addr_copy(s->peer, cfg->peer);
   s->peer_port = cfg->port;
   s->ops = &cli_ops;

@@ -71,10 +71,11 @@ void lpa_core_on_sendable(void *owner, struct lpa_conn *c);
 /* The connection broke (reset, timeout); c is already gone. */
 void lpa_core_on_error(void *owner, struct lpa_conn *c);
 /* UDP datagram of len bytes; data holds at least its first min(len, LPA_UDP_HEAD_MAX) bytes
- * contiguously (the headers the protocols read); arrival_us is LPA_NOW_US() at reception. */
+ * contiguously (the headers the protocols read); arrival_us is LPA_NOW_US() at reception
+ * (modulo 2^32: jitter needs differences only). */
 #define LPA_UDP_HEAD_MAX 128
 void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len,
-                     const ip_addr_t *from, uint16_t from_port, uint64_t arrival_us);
+                     const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us);
 /* Every LPA_TICK_MS (and whenever convenient): timers, pacing, interval reports. */
 void lpa_core_tick(void);
 

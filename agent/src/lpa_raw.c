@@ -321,7 +321,7 @@ static void on_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
   struct lpa_conn *c = (struct lpa_conn *)arg;
   uint8_t head[LPA_UDP_HEAD_MAX];
   const uint8_t *data = (const uint8_t *)p->payload;
-  uint64_t now = LPA_NOW_US();
+  uint32_t now = (uint32_t)LPA_NOW_US();
   size_t want = p->tot_len < LPA_UDP_HEAD_MAX ? p->tot_len : LPA_UDP_HEAD_MAX;
   (void)pcb;
   if (c != NULL && c->type == CONN_UDP) {
