@@ -79,7 +79,7 @@ void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_t *data, size_
 /* Every LPA_TICK_MS (and whenever convenient): timers, pacing, interval reports. */
 void lpa_core_tick(void);
 
-/* The constant payload senders point at. */
+/* The constant payload senders point at: LPA_PATTERN_LEN zero bytes (iperf checks no payload). */
 extern const uint8_t lpa_pattern[LPA_PATTERN_LEN];
 
 #endif

@@ -369,7 +369,6 @@ int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size
 #if LPA_UDP
   struct pbuf *p;
   uint8_t *out;
-  size_t off;
   err_t err;
   if (c == NULL || c->type != CONN_UDP || len > 0xFFFFu) return -1;
   if (head_len > len) head_len = len;
@@ -377,11 +376,7 @@ int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size
   if (p == NULL) return -1;
   out = (uint8_t *)p->payload; /* PBUF_RAM is one contiguous block */
   memcpy(out, head, head_len);
-  for (off = head_len; off < len;) {
-    size_t n = len - off < LPA_PATTERN_LEN ? len - off : LPA_PATTERN_LEN;
-    memcpy(out + off, lpa_pattern, n);
-    off += n;
-  }
+  memset(out + head_len, 0, len - head_len); /* the payload: lpa_pattern is zeros */
   err = to != NULL ? udp_sendto(c->pcb.udp, p, to, to_port) : udp_send(c->pcb.udp, p);
   pbuf_free(p);
   return err == ERR_OK ? 0 : -1;
