@@ -1,5 +1,5 @@
 /* Agent options for the host programs (included by lpa_opts.h with LPA_HAVE_CONFIG_H): the
- * PC has microsecond clocks, so jitter and pacing are not held to sys_now()'s 1 ms, and UDP
+ * PC has microsecond clocks, so UDP jitter is not held to sys_now()'s 1 ms, and UDP
  * datagrams carry real wall-clock stamps as a board with SNTP would. */
 #ifndef LPA_CONFIG_H
 #define LPA_CONFIG_H
