@@ -246,7 +246,8 @@ static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8
   }
   if (n == 0) {
     tcp_test_end_forward(s, now);
-    if (t->rev.conn != c || t->rev.state != LPA_FLOW_RUNNING) close_conn(&t->conn);
+    if (!LPA_IPERF2_BIDIR || t->rev.conn != c || t->rev.state != LPA_FLOW_RUNNING)
+      close_conn(&t->conn);
     if (LPA_IPERF2_BIDIR && t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING &&
         (t->req.upper & I2_UPPER_REVERSE))
       lpa_flow_finish(s, &t->rev, now); /* -R: the client hung up, we are done sending */
@@ -254,17 +255,13 @@ static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8
     return;
   }
   while (n != 0 && t->phase == TT_HEADER) {
-    /* The flags word, then the rest of the length it implies; the first I2_HDR_KEEP bytes are
-     * kept for parsing, the rest skipped. */
-    size_t take = (t->hdr_seen < 4 ? 4u : t->hdr_need) - t->hdr_seen;
-    if (take > n) take = n;
-    if (t->hdr_seen < I2_HDR_KEEP)
-      memcpy(t->hdr + t->hdr_seen, d,
-             take < (size_t)(I2_HDR_KEEP - t->hdr_seen) ? take : (size_t)(I2_HDR_KEEP - t->hdr_seen));
-    t->hdr_seen = (uint16_t)(t->hdr_seen + take);
-    d += take;
-    n -= take;
-    if (t->hdr_seen == 4 && t->hdr_need == 0) {
+    /* A byte at a time (a header is read once): the flags word, then the rest of the length
+     * it implies; the first I2_HDR_KEEP bytes are kept for parsing, the rest skipped. */
+    if (t->hdr_seen < I2_HDR_KEEP) t->hdr[t->hdr_seen] = *d;
+    t->hdr_seen++;
+    d++;
+    n--;
+    if (t->hdr_seen == 4) {
       uint32_t fl = lpa_get32(t->hdr);
       if (!(fl & (I2_VERSION1 | I2_VERSION2 | I2_EXTEND)) || (fl & I2_BOUNCEBACK)) {
         lpa_flow_rx(&t->fwd, 4, now); /* no header: the four bytes were data */
@@ -461,6 +458,7 @@ static void tcp_client_recv(struct lpa_session *s, struct lpa_conn *c, const uin
     }
     return;
   }
+  if (!LPA_IPERF2_BIDIR) return; /* the rest is the server's flow (-d, -r, -R) */
   if (n == 0) {
     lpa_flow_finish(s, &t->rev, now);
     if (c == t->conn) t->conn = NULL;
@@ -500,7 +498,8 @@ static void tcp_client_tick(struct lpa_session *s, lpa_ms_t now) {
              t->fwd.limit_ms != 0 && LPA_DUE(now, t->deadline)) { /* set once connected */
     lpa_flow_finish(s, &t->rev, now);
     lpa_i2_close_all(s);
-  } else if (t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_ms > IDLE_TIMEOUT_MS) {
+  } else if (LPA_IPERF2_BIDIR && t->rev.state == LPA_FLOW_RUNNING &&
+             now - t->rev.last_ms > IDLE_TIMEOUT_MS) {
     lpa_i2_fail(s, "no data for 30 s");
   }
 }

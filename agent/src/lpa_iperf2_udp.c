@@ -188,10 +188,11 @@ static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, lp
   struct i2_request *rq = &t->req;
   lpa_i2_get_request(d + I2_UDP_PREFIX, n - I2_UDP_PREFIX, rq);
   t->use64 = (rq->flags & I2_SEQNO64B) != 0;
+  if (!LPA_IPERF2_BIDIR) return; /* the rest is for a flow of ours (-d, -r, -R) */
   if (rq->rate_bps == 0) rq->rate_bps = 1048576u;
   if (rq->buf_len == 0 || rq->buf_len > LPA_UDP_MAX_LEN) rq->buf_len = 1470;
   if (rq->buf_len < I2_UDP_PREFIX) rq->buf_len = I2_UDP_PREFIX;
-  if (LPA_IPERF2_BIDIR && (rq->flags & I2_VERSION2) && (rq->upper & I2_UPPER_REVERSE)) {
+  if ((rq->flags & I2_VERSION2) && (rq->upper & I2_UPPER_REVERSE)) {
     /* -R: we send to the client's own port; its header datagrams are not data. */
     lpa_flow_open(s, &t->rev, I2(t->parent)->udp_listen, LPA_DIR_TX, LPA_PROTO_UDP, now);
     lpa_i2_sender_limits(&t->rev, rq);
@@ -355,12 +356,14 @@ void lpa_i2_udp_client_start(struct lpa_session *s) {
   /* UDPTESTS with -R: the upper flags are meaningful. */
   lpa_i2_client_setup(s, I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
                              (s->cfg.mode == LPA_MODE_REVERSE ? 0x20000000u : 0), now);
-  lpa_flow_init(&t->rev, t->back, LPA_DIR_RX | LPA_SECOND, LPA_PROTO_UDP); /* -d/-r back */
-  if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
-    lpa_flow_init(&t->rev, t->conn, LPA_DIR_RX, LPA_PROTO_UDP);
-    t->fwd.state = LPA_FLOW_DONE;
-    t->tx_done = 1;
-    return;
+  if (LPA_IPERF2_BIDIR) {
+    lpa_flow_init(&t->rev, t->back, LPA_DIR_RX | LPA_SECOND, LPA_PROTO_UDP); /* -d/-r back */
+    if (s->cfg.mode == LPA_MODE_REVERSE) {
+      lpa_flow_init(&t->rev, t->conn, LPA_DIR_RX, LPA_PROTO_UDP);
+      t->fwd.state = LPA_FLOW_DONE;
+      t->tx_done = 1;
+      return;
+    }
   }
   lpa_report_start(s, LPA_DIR_TX);
   lpa_flow_start(s, &t->fwd, now);
