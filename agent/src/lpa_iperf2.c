@@ -78,9 +78,9 @@ void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now) {
   struct i2_request *rq = &t->req;
   const struct lpa_config *cfg = &s->cfg;
   struct lpa_flow *f = &t->fwd;
-  if (cfg->mode == LPA_MODE_DUAL) flags |= I2_VERSION1 | I2_RUN_NOW;
-  if (cfg->mode == LPA_MODE_TRADEOFF) flags |= I2_VERSION1;
-  if (cfg->mode == LPA_MODE_REVERSE) {
+  if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_DUAL) flags |= I2_VERSION1 | I2_RUN_NOW;
+  if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_TRADEOFF) flags |= I2_VERSION1;
+  if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_REVERSE) {
     flags |= I2_VERSION2;
     rq->upper = I2_UPPER_REVERSE;
   }
@@ -137,7 +137,7 @@ void lpa_i2_fail(struct lpa_session *s, const char *why) {
   lpa_ms_t now = lpa_now_ms();
   lpa_report_error(s, why);
   lpa_flow_finish(s, &t->fwd, now);
-  lpa_flow_finish(s, &t->rev, now);
+  if (LPA_IPERF2_BIDIR) lpa_flow_finish(s, &t->rev, now);
   lpa_i2_close_all(s);
 }
 
@@ -152,7 +152,8 @@ static void tcp_error(struct lpa_session *s, struct lpa_conn *c) {
   if (c == t->conn) t->conn = NULL;
   if (c == t->back) t->back = NULL;
   if (c == t->tcp_listen) t->tcp_listen = NULL;
-  if (t->kind == I2_TCP_CLIENT || (t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING) ||
+  if (t->kind == I2_TCP_CLIENT ||
+      (LPA_IPERF2_BIDIR && t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING) ||
       (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn))
     lpa_i2_fail(s, "connection reset");
   else

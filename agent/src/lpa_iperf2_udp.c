@@ -272,9 +272,11 @@ static void udp_test_tick(struct lpa_session *s, lpa_ms_t now) {
     lpa_i2_fail(s, "no data for 30 s");
     return;
   }
+  /* Done once late FINs are answered and our flow (if any) has had its report; a -d/-r test
+   * waits for its tradeoff turn, unless this build has no two-way tests. */
   if (t->fwd.state == LPA_FLOW_DONE && LPA_DUE(now, t->rx_linger) &&
-      (t->rev.state == LPA_FLOW_IDLE || t->tx_done) &&
-      !((t->req.flags & I2_VERSION1) && t->rev.state == LPA_FLOW_IDLE))
+      (!LPA_IPERF2_BIDIR || ((t->rev.state == LPA_FLOW_IDLE || t->tx_done) &&
+                             !((t->req.flags & I2_VERSION1) && t->rev.state == LPA_FLOW_IDLE))))
     lpa_i2_close_all(s);
 }
 
