@@ -8,7 +8,7 @@ Agent as server (stock `iperf3 -c ... -J`):
   agent's own final line (iperf3 text layout, 3 significant digits) is within 1% of the
   receiving side's bytes, UDP unshaped loses nothing (lost 0, packets equal), -n moves exactly
   its bytes, -P 2 gives two streams with data.
-- Refusals a stock client understands: -P beyond LPA_MAX_STREAMS, --bidir.
+- Refusals a stock client understands: -P beyond LPA_MAX_STREAMS, --bidir -P 3 (6 streams).
 - Hostile peers end only their own test, and a good test works after each: a params length
   of 0x7fffffff, garbage JSON, a client that connects and stalls (a second client meanwhile
   hears "busy"; the staller is cut off after ~10 s).
@@ -157,14 +157,15 @@ def hostile_cases(topo, host):
           "%s" % staller.stdout)
     server_case(topo, host, ["-t", "1"])
     # Requests the agent refuses, in words a stock client prints.
-    for args, word in ((["-P", "5", "-t", "1"], "parallel"), (["--bidir", "-t", "1"], "implemented")):
+    for args, word in ((["-P", "5", "-t", "1"], "parallel"),
+                       (["--bidir", "-P", "3", "-t", "1"], "parallel")):
         r, doc = stock_client(topo, args)
         check(word in doc.get("error", ""), "iperf3 %s: expected a refusal with %r, got %r" % (
             " ".join(args), word, doc.get("error")), r.describe())
     server_case(topo, host, ["-t", "1"])
 
 
-def client_case(topo, host, opts, udp=False, reverse=False, tool=None):
+def client_case(topo, host, opts, udp=False, reverse=False, tool=None, streams=1):
     srv = topo.start_b([tool or al.IPERF3, "-s", "-1", "-J"], timeout=40)
     deadline = time.monotonic() + 10
     while not lptest.port_bound(5201, pid=srv.pid):
@@ -184,6 +185,11 @@ def client_case(topo, host, opts, udp=False, reverse=False, tool=None):
     # The stock server's own side: its receiver (forward) or sender (-R) totals.
     theirs = end["sum_sent" if reverse else "sum_received"]["bytes"]
     check(theirs > 0, "iperf3 -c %s: the stock server saw no data: %s" % (opts, end))
+    check(len(end["streams"]) == streams and
+          all(st.get("udp", st.get("receiver", st.get("sender", {}))).get("bytes", 0) > 0
+              for st in end["streams"]),
+          "iperf3 -c %s: the server shows %d streams, not %d with data each: %s" % (
+              opts, len(end["streams"]), streams, end["streams"]))
     if udp and not reverse:
         lost, pk = end["sum_received"]["lost_packets"], end["sum_received"]["packets"]
         check(lost <= pk * 0.005, "agent UDP client: stock server lost %d of %d" % (lost, pk))
@@ -221,6 +227,9 @@ def backend_case(name):
         client_case(topo, host, "-u -b 20M -t 2", udp=True)
         client_case(topo, host, "-R -t 2", reverse=True)
         client_case(topo, host, "-R -u -b 20M -t 2", udp=True, reverse=True)
+        client_case(topo, host, "-P 2 -t 2", streams=2)
+        client_case(topo, host, "-P 3 -u -b 10M -t 2", udp=True, streams=3)
+        client_case(topo, host, "-P 2 -R -t 2", reverse=True, streams=2)
         # linkperf as the server
         client_case(topo, host, "-t 2", tool=lptest.LINKPERF)
         client_case(topo, host, "-u -b 20M -t 2", udp=True, tool=lptest.LINKPERF)
@@ -407,6 +416,168 @@ def link_client_udp_loss(env, reverse, tool=None):
     print("        %-34s %d/%d lost, link dropped %d" % (what, lost, total, dropped))
 
 
+def agent_halves(env, want=4, timeout=20.0):
+    """A --bidir test's summary rows from the agent: per direction its own row (printed first
+    under that direction's id) and the peer's. Returns {"tx": (own, peer), "rx": (own, peer)}
+    by the agent's own role in each direction."""
+    rows = env.summaries(want, timeout)
+    by_id = {}
+    for r in rows[-want:]:
+        by_id.setdefault(r["id"], []).append(r)
+    check(len(by_id) == 2 and all(len(v) == 2 for v in by_id.values()),
+          "--bidir: the agent's summary rows are not own + peer for two ids: %s" % (
+              [r["line"] for r in rows[-want:]]), *env.ctx())
+    out = {}
+    for own, peer in by_id.values():
+        check(own["role"] != peer["role"], "--bidir: own and peer rows of one direction have "
+              "the same role: %s / %s" % (own["line"], peer["line"]), *env.ctx())
+        out["tx" if own["role"] == "sender" else "rx"] = (own, peer)
+    check(set(out) == {"tx", "rx"}, "--bidir: the agent printed one direction only", *env.ctx())
+    return out
+
+
+def check_bidir_pair(env, what, fwd_bps, back_bps, *ctx):
+    """TCP both ways at once over the full-duplex link: each direction stays under the model
+    and gets at least 40% of it, together at least 70% (each one's ACKs queue behind the other's
+    data, so the split varies; the same bounds as iperf2 -d in test_agent_iperf2.py)."""
+    for name, bps in (("client->server", fwd_bps), ("server->client", back_bps)):
+        check(0.4 * MODEL_BPS <= bps <= 1.01 * MODEL_BPS, "%s %s: %.2f Mbit/s, outside 40..101%% "
+              "of the link model %.2f" % (what, name, bps / 1e6, MODEL_BPS / 1e6),
+              *env.ctx(*ctx))
+    check(fwd_bps + back_bps >= 1.4 * MODEL_BPS, "%s: %.2f + %.2f Mbit/s use less than 70%% of "
+          "the duplex link (model %.2f each way)" % (
+              what, fwd_bps / 1e6, back_bps / 1e6, MODEL_BPS / 1e6), *env.ctx(*ctx))
+
+
+def link_server_bidir(env, udp, tool=None):
+    """A PC client --bidir against the agent: four sums in its JSON (each direction sent and
+    received), bytes that agree with the agent's own rows, TCP goodput within the link model,
+    UDP on a clean link without loss."""
+    args = (["-u", "-b", "20M"] if udp else []) + ["--bidir", "-t", "3"]
+    what = "%s -c %s" % ("linkperf" if tool else "iperf3", " ".join(args))
+    env.begin()
+    r, doc = stock_client(env.topo, args, tool=tool)
+    check("error" not in doc, "%s: %s" % (what, doc.get("error")), r.describe())
+    end = doc["end"]
+    names = ("sum_sent", "sum_received", "sum_sent_bidir_reverse", "sum_received_bidir_reverse")
+    check(all(k in end and end[k]["bytes"] > 0 for k in names),
+          "%s: the client JSON lacks a direction: %s" % (what, {k: end.get(k) for k in names}),
+          r.describe())
+    fs, fr = end["sum_sent"], end["sum_received"]                          # client -> agent
+    bs, br = end["sum_sent_bidir_reverse"], end["sum_received_bidir_reverse"]  # agent -> client
+    check(len(end["streams"]) == 2, "%s: %d streams in the result" % (what, len(end["streams"])),
+          r.describe())
+    # The agent counts what was in flight at TEST_END: forward totals agree. The client decides
+    # the end, so it stops reading before the agent stops writing: back, received <= sent.
+    check(near(fs["bytes"], fr["bytes"], 0.002), "%s client->server: sent %d, received %d" % (
+        what, fs["bytes"], fr["bytes"]), *env.ctx(r.describe()))
+    check(br["bytes"] <= bs["bytes"] and near(bs["bytes"], br["bytes"], 0.02),
+          "%s server->client: sent %d, received %d" % (what, bs["bytes"], br["bytes"]),
+          *env.ctx(r.describe()))
+    halves = agent_halves(env)
+    rx_own, rx_peer = halves["rx"]
+    tx_own, tx_peer = halves["tx"]
+    check(near(rx_own["bytes"], fr["bytes"], 0.01) and near(rx_peer["bytes"], fs["bytes"], 0.01),
+          "%s client->server: the agent printed %.0f received / %.0f sent, the client JSON %d / %d"
+          % (what, rx_own["bytes"], rx_peer["bytes"], fr["bytes"], fs["bytes"]),
+          *env.ctx(r.describe()))
+    check(near(tx_own["bytes"], bs["bytes"], 0.01) and near(tx_peer["bytes"], br["bytes"], 0.01),
+          "%s server->client: the agent printed %.0f sent / %.0f received, the client JSON %d / %d"
+          % (what, tx_own["bytes"], tx_peer["bytes"], bs["bytes"], br["bytes"]),
+          *env.ctx(r.describe()))
+    if udp:
+        # A clean link: the raw back end loses nothing; the thread back ends up to 0.5% inside
+        # lwIP (agent receiving). The client, receiving, loses nothing either way.
+        allowed = fr["packets"] * 0.005 if env.thread else 0
+        check(fr["lost_packets"] <= allowed and br["lost_packets"] == 0,
+              "%s: lost %d/%d client->server, %d/%d back on a clean link" % (
+                  what, fr["lost_packets"], fr["packets"], br["lost_packets"], br["packets"]),
+              *env.ctx(r.describe()))
+        check((rx_own["lost"], rx_own["total"]) == (fr["lost_packets"], fr["packets"]) and
+              (tx_peer["lost"], tx_peer["total"]) == (br["lost_packets"], br["packets"]),
+              "%s: the agent printed %d/%d and %d/%d, the client JSON %d/%d and %d/%d" % (
+                  what, rx_own["lost"], rx_own["total"], tx_peer["lost"], tx_peer["total"],
+                  fr["lost_packets"], fr["packets"], br["lost_packets"], br["packets"]),
+              *env.ctx(r.describe()))
+        for name, bps in (("client->server", fr["bits_per_second"]),
+                          ("server->client", br["bits_per_second"])):
+            check(0.95 * 20e6 <= bps <= 1.02 * 20e6, "%s %s: %.2f Mbit/s received at -b 20M" % (
+                what, name, bps / 1e6), *env.ctx(r.describe()))
+    else:
+        check_bidir_pair(env, what, fr["bits_per_second"], br["bits_per_second"], r.describe())
+    print("        %-34s client->server %.2f, server->client %.2f Mbit/s (model %.2f)" % (
+        what, fr["bits_per_second"] / 1e6, br["bits_per_second"] / 1e6, MODEL_BPS / 1e6))
+
+
+def pc_sndbuf_max(topo):
+    """The largest TCP send buffer the PC side may grow to (tcp_wmem's third value)."""
+    r = topo.run_b(["cat", "/proc/sys/net/ipv4/tcp_wmem"], timeout=10)
+    vals = r.out.split()
+    check(len(vals) == 3, "cannot read tcp_wmem in namespace B", r.describe())
+    return int(vals[2])
+
+
+def link_client_bidir(env, udp, tool=None):
+    """The agent's client --bidir against a PC server: the server's JSON and the agent's rows
+    agree per direction, TCP goodput within the link model, UDP without loss on a clean link."""
+    opts = ("-u -b 20M " if udp else "") + "--bidir -t 3"
+    what = "agent -c %s vs %s" % (opts, "linkperf" if tool else "iperf3")
+    srv = link_pc_server(env, tool or al.IPERF3)
+    env.begin()
+    rc, out = env.host.command("iperf3 -c %s %s" % (env.topo.pc_ip, opts))
+    check(rc >= 0, "%s: rc %d %s" % (what, rc, out))
+    srv.wait(30)
+    try:
+        doc = json.loads(srv.stdout)
+    except ValueError:
+        raise lptest.TestFailure("%s: the PC server printed no JSON\n%s" % (what, srv.tail(25)))
+    check("error" not in doc, "%s: PC server: %s" % (what, doc.get("error")), *env.ctx())
+    end = doc["end"]
+    # A stock 3.12 server's JSON holds its own measurements only (what it received, what it
+    # sent); the agent's side of each direction it learns in the results exchange.
+    names = ("sum_received", "sum_sent_bidir_reverse")
+    check(all(k in end and end[k]["bytes"] > 0 for k in names),
+          "%s: the server JSON lacks a direction: %s" % (what, {k: end.get(k) for k in names}),
+          *env.ctx())
+    fr = end["sum_received"]             # agent -> PC, as the PC server measured it
+    bs = end["sum_sent_bidir_reverse"]   # PC -> agent, as the PC server sent it
+    halves = agent_halves(env)
+    tx_own, tx_peer = halves["tx"]
+    rx_own, rx_peer = halves["rx"]
+    # The agent decides the end: what is in flight then is sent but not counted by the
+    # receiver, either way (the w64 window bounds it well under 2%).
+    check(fr["bytes"] <= tx_own["bytes"] * 1.01 and near(tx_own["bytes"], fr["bytes"], 0.02) and
+          near(tx_peer["bytes"], fr["bytes"], 0.01),
+          "%s agent->PC: the agent sent %.0f (peer row %.0f), the server received %d" % (
+              what, tx_own["bytes"], tx_peer["bytes"], fr["bytes"]), *env.ctx())
+    # Back, a PC sender counts what its socket took: up to a send buffer (tcp_wmem's limit) more
+    # than reached the agent when the agent ends the test, plus what the agent's window lets
+    # into the link (well under 256 KB). UDP has no such buffer: 2%.
+    slack = 0.02 * bs["bytes"] if udp else pc_sndbuf_max(env.topo) + 256 * 1024
+    check(rx_own["bytes"] <= bs["bytes"] * 1.01 and bs["bytes"] - rx_own["bytes"] <= slack and
+          near(rx_peer["bytes"], bs["bytes"], 0.01),
+          "%s PC->agent: the server sent %d, the agent received %.0f (peer row %.0f; %d bytes "
+          "may be in buffers)" % (what, bs["bytes"], rx_own["bytes"], rx_peer["bytes"], slack),
+          *env.ctx())
+    if udp:
+        allowed = rx_own["total"] * 0.005 if env.thread else 0
+        check(fr["lost_packets"] == 0 and rx_own["lost"] <= allowed,
+              "%s: lost %d/%d agent->PC, %d/%d back on a clean link" % (
+                  what, fr["lost_packets"], fr["packets"], rx_own["lost"], rx_own["total"]),
+              *env.ctx())
+        check((tx_peer["lost"], tx_peer["total"]) == (fr["lost_packets"], fr["packets"]),
+              "%s: the server measured %d/%d, the agent was told %d/%d" % (
+                  what, fr["lost_packets"], fr["packets"], tx_peer["lost"], tx_peer["total"]),
+              *env.ctx())
+        for name, bps in (("agent->PC", fr["bits_per_second"]), ("PC->agent", rx_own["bps"])):
+            check(0.95 * 20e6 <= bps <= 1.02 * 20e6, "%s %s: %.2f Mbit/s received at -b 20M" % (
+                what, name, bps / 1e6), *env.ctx())
+    else:
+        check_bidir_pair(env, what, fr["bits_per_second"], rx_own["bps"])
+    print("        %-34s agent->PC %.2f, PC->agent %.2f Mbit/s (model %.2f)" % (
+        what, fr["bits_per_second"] / 1e6, rx_own["bps"] / 1e6, MODEL_BPS / 1e6))
+
+
 def link_case(name):
     exe = program(LINK_PROGRAMS[name])
     link = ["--rate", "%d" % RATE]
@@ -417,6 +588,10 @@ def link_case(name):
         env = LinkEnv(topo, name, host)
         link_server_udp_loss(env, reverse=False)
         link_server_udp_loss(env, reverse=True)
+        link_server_bidir(env, udp=False)
+        link_server_bidir(env, udp=True)
+        link_server_bidir(env, udp=False, tool=lptest.LINKPERF)
+        link_server_bidir(env, udp=True, tool=lptest.LINKPERF)
         check(host.proc.alive(), "host program died", host.proc.tail(25))
     with al.Topology(tag="i3k" + name[:3], net=75) as topo:
         topo.pin_neighbor()
@@ -425,8 +600,12 @@ def link_case(name):
         env = LinkEnv(topo, name, host)
         link_client_udp_loss(env, reverse=False)
         link_client_udp_loss(env, reverse=True)
+        link_client_bidir(env, udp=False)
+        link_client_bidir(env, udp=True)
         if name == "raw":
             link_client_udp_loss(env, reverse=False, tool=lptest.LINKPERF)
+            link_client_bidir(env, udp=False, tool=lptest.LINKPERF)
+            link_client_bidir(env, udp=True, tool=lptest.LINKPERF)
 
 
 def make_case(name):
