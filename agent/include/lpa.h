@@ -34,6 +34,7 @@ struct lpa_config {
   uint32_t len;          /* -l: bytes per write / per UDP datagram; 0: protocol default */
   uint8_t streams;       /* iperf3 client -P: parallel streams per direction, 1..LPA_MAX_STREAMS
                           * (--bidir: twice this many in all); 0: 1 */
+  uint16_t omit_s;       /* iperf3 client -O: seconds sent first and not counted, 0..600 */
 };
 #define LPA_INTERVAL_NONE 0xFFFFFFFFu
 

@@ -122,7 +122,8 @@ static const char *const help_text[] = {
     "  -b RATE bits/s (UDP 1M; TCP 0 = no limit)   -l LEN bytes per write/datagram",
     "  -i SEC 0 (none) or 0.1..3600 (1)   -R reverse (the server sends)",
     "  iperf only: -d dual, -r tradeoff, -L PORT (the server connects back to it)",
-    "  iperf3 only: --bidir both ways at once, -P N streams (per direction)",
+    "  iperf3 only: --bidir both ways at once, -P N streams (per direction),",
+    "  -O SEC omit: run SEC longer, the first SEC not counted",
     "  suffixes: iperf k/m/g = 1000, K/M/G = 1024; iperf3 -b 1000, -n and -l 1024",
     "stop [ID]                           stop session ID, or all of them",
     "stats                               connection slots in use",
@@ -231,6 +232,7 @@ static const struct cmd_opt cmd_opts[] = {
     {'L', OPT_VALUE | OPT_CLIENT | OPT_IPERF2, "listenport"},
     {'R', OPT_CLIENT, "reverse"},
     {'P', OPT_VALUE | OPT_CLIENT, "parallel"},
+    {'O', OPT_VALUE | OPT_CLIENT | OPT_IPERF3, "omit"},
     {'h', 0, "help"},
 };
 #define CMD_NOPTS (sizeof(cmd_opts) / sizeof(cmd_opts[0]))
@@ -307,6 +309,10 @@ static int take(const struct cmd_ctx *x, struct cmd_args *a, const struct cmd_op
         return bad(x, iperf2 ? name : o->letter == 'd' ? "--bidir" : "-R", NULL,
                    iperf2 ? "-d, -r and -R exclude each other" : "--bidir and -R exclude each other");
       a->cfg.mode = (uint8_t)n;
+      return 0;
+    case 'O':
+      if (parse_uint(v, 0, 600, &n)) return bad(x, name, v, "seconds 0..600");
+      a->cfg.omit_s = (uint16_t)n;
       return 0;
     case 'P':
       if (parse_uint(v, 1, 128, &n)) return bad(x, name, v, "streams 1..128");

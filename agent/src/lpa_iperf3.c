@@ -3,7 +3,7 @@
  * client is told ACCESS_DENIED). The client is in lpa_iperf3_client.c. Every byte from the
  * network is untrusted: reads are bounded by LPA_IPERF3_JSON_MAX and every handshake step
  * times out. --bidir runs both directions at once (the second half of the streams flows
- * back); -O (omit) is not implemented. */
+ * back); -O (omit): the first seconds are sent but not counted. */
 #include <string.h>
 
 #include "lpa_iperf3.h"
@@ -173,6 +173,7 @@ static void rx_first(struct lpa_session *s, struct i3_test *t, uint64_t now) {
     if (f->state == LPA_FLOW_RUNNING && f->dir == LPA_DIR_RX) f->start_us = f->ivl.at_us = now;
   }
   lpa_flow_start(s, t->sum.dir == LPA_DIR_RX ? &t->sum : &t->sum2, now);
+  if (!t->bidir && t->omit_at != 0) t->omit_at = now + t->omit_us;
 }
 
 void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, uint64_t now) {
@@ -202,6 +203,7 @@ void lpa_i3_run(struct lpa_session *s, uint64_t now) {
   uint8_t proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
   int i;
   t->run_us = now;
+  t->omit_at = t->omit_us != 0 ? now + t->omit_us : 0;
   for (i = 0; i < t->nstreams; i++) {
     struct lpa_flow *f = &t->st[i].f;
     uint64_t k = (uint64_t)(i < t->parallel ? i : i - t->parallel); /* within its direction */
@@ -210,7 +212,7 @@ void lpa_i3_run(struct lpa_session *s, uint64_t now) {
     lpa_flow_start(s, f, now);
     f->interim = 0; /* the sums report */
     if (f->dir != LPA_DIR_TX) continue;
-    f->end_us = t->dur_us != 0 ? now + t->dur_us : 0;
+    f->end_us = t->dur_us != 0 ? now + t->omit_us + t->dur_us : 0; /* iperf3: -t after -O */
     f->amount = t->amount / t->parallel + (k < t->amount % t->parallel ? 1u : 0u);
     if (t->amount != 0 && f->amount == 0) f->state = LPA_FLOW_DONE;
     f->rate_bps = t->rate_bps;
@@ -235,13 +237,14 @@ static void sum_sync(struct i3_test *t, struct lpa_flow *sum) {
   memset(&rx, 0, sizeof(rx));
   for (i = 0; i < t->nstreams; i++) {
     const struct lpa_flow *f = &t->st[i].f;
+    const struct lpa_flow_mark *om = &t->st[i].om; /* zero without -O */
     if (f->dir != sum->dir) continue;
     n++;
-    bytes += f->bytes;
-    seq += f->seq;
-    rx.max_seq += f->rx.max_seq;
-    rx.lost_raw += f->rx.lost_raw;
-    rx.out_of_order += f->rx.out_of_order;
+    bytes += f->bytes - om->bytes;
+    seq += f->seq - (f->dir == LPA_DIR_TX ? om->seq : 0);
+    rx.max_seq += f->rx.max_seq - (f->dir == LPA_DIR_RX ? om->seq : 0);
+    rx.lost_raw += f->rx.lost_raw - om->lost;
+    rx.out_of_order += f->rx.out_of_order - om->ooo;
     jit += f->rx.jitter_us16;
     if (f->last_us > last) last = f->last_us;
   }
@@ -258,8 +261,29 @@ void lpa_i3_sum_sync(struct i3_test *t) {
   if (t->bidir) sum_sync(t, &t->sum2);
 }
 
+/* -O: the omitted seconds are over: what the streams counted so far is marked off and the sum
+ * flows start again (their reports count from here, as iperf3's do). */
+static void omit_check(struct lpa_session *s, uint64_t now) {
+  struct i3_test *t = I3(s);
+  int i;
+  if (t->omit_at == 0 || now < t->omit_at) return;
+  t->omit_at = 0;
+  for (i = 0; i < t->nstreams; i++) {
+    const struct lpa_flow *f = &t->st[i].f;
+    struct lpa_flow_mark *om = &t->st[i].om;
+    om->at_us = now;
+    om->bytes = f->bytes;
+    om->seq = f->dir == LPA_DIR_TX ? f->seq : f->rx.max_seq;
+    om->lost = f->rx.lost_raw;
+    om->ooo = f->rx.out_of_order;
+  }
+  if (t->sum.state == LPA_FLOW_RUNNING) lpa_flow_start(s, &t->sum, now);
+  if (t->bidir && t->sum2.state == LPA_FLOW_RUNNING) lpa_flow_start(s, &t->sum2, now);
+}
+
 void lpa_i3_intervals(struct lpa_session *s, uint64_t now) {
   struct i3_test *t = I3(s);
+  omit_check(s, now);
   lpa_i3_sum_sync(t);
   lpa_flow_interval(s, &t->sum, now);
   if (t->bidir) lpa_flow_interval(s, &t->sum2, now);
@@ -272,6 +296,7 @@ void lpa_i3_finish_tx(struct lpa_session *s, uint64_t now) {
   struct lpa_flow *sum = t->sum.dir == LPA_DIR_TX ? &t->sum : &t->sum2;
   int i;
   if (t->tx_end_us != 0) return;
+  omit_check(s, now);
   t->tx_end_us = lpa_i3_tx_end(t, now);
   if (t->tx_end_us < t->run_us) t->tx_end_us = t->run_us;
   lpa_i3_sum_sync(t);
@@ -284,6 +309,7 @@ void lpa_i3_finish_tx(struct lpa_session *s, uint64_t now) {
 void lpa_i3_finish(struct lpa_session *s, uint64_t end_us) {
   struct i3_test *t = I3(s);
   int i;
+  omit_check(s, end_us);
   lpa_i3_sum_sync(t);
   for (i = 0; i < t->nstreams; i++)
     if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.state = LPA_FLOW_DONE;
@@ -336,6 +362,12 @@ int lpa_i3_pump(struct lpa_session *s, uint64_t now) {
 
 /* ---- results ---- */
 
+/* UDP loss in the omitted seconds: gaps minus late arrivals then, never negative. */
+static uint64_t omit_lost(const struct lpa_flow *f, const struct lpa_flow_mark *om) {
+  (void)f;
+  return om->lost > om->ooo ? om->lost - om->ooo : 0;
+}
+
 int lpa_i3_send_results(struct lpa_session *s, int flush) {
   struct i3_test *t = I3(s);
   uint8_t *p = t->buf + t->out_len;
@@ -357,17 +389,23 @@ int lpa_i3_send_results(struct lpa_session *s, int flush) {
   lpa_jw_array(&w, "streams");
   for (i = 0; i < t->nstreams; i++) {
     const struct lpa_flow *f = &t->st[i].f;
+    const struct lpa_flow_mark *om = &t->st[i].om;
     int udp_rx = t->udp && f->dir == LPA_DIR_RX;
     uint64_t end = f->dir == LPA_DIR_TX && t->tx_end_us != 0 ? t->tx_end_us : t->end_us;
+    uint64_t start = om->at_us > f->start_us ? om->at_us : f->start_us; /* after -O */
     lpa_jw_object(&w, NULL);
     lpa_jw_int(&w, "id", lpa_i3_stream_id(i));
-    lpa_jw_uint(&w, "bytes", f->bytes);
+    lpa_jw_uint(&w, "bytes", f->bytes - om->bytes);
     lpa_jw_int(&w, "retransmits", -1);
     lpa_jw_scaled(&w, "jitter", udp_rx ? f->rx.jitter_us16 / 16 : 0, 6);
+    /* UDP counts are totals, as iperf3 sends them; from 3.14 the omitted part goes along (a
+     * 3.12 peer subtracts its own omitted count from packets, and shows errors whole). */
     lpa_jw_uint(&w, "errors", udp_rx ? lpa_udp_lost(&f->rx) : 0);
+    if (om->at_us != 0) lpa_jw_uint(&w, "omitted_errors", udp_rx ? omit_lost(f, om) : 0);
     lpa_jw_uint(&w, "packets", !t->udp ? 0 : udp_rx ? f->rx.max_seq : f->seq);
+    if (om->at_us != 0) lpa_jw_uint(&w, "omitted_packets", t->udp ? om->seq : 0);
     lpa_jw_int(&w, "start_time", 0);
-    lpa_jw_scaled(&w, "end_time", end > f->start_us ? (int64_t)(end - f->start_us) : 0, 6);
+    lpa_jw_scaled(&w, "end_time", end > start ? (int64_t)(end - start) : 0, 6);
     lpa_jw_end(&w);
   }
   lpa_jw_end(&w);
@@ -400,13 +438,13 @@ int lpa_i3_peer_results(struct lpa_session *s) {
   memset(r, 0, sizeof(r));
   for (i = 0; i < 128 && lpa_json_index(&arr, i, &st) == 0; i++) {
     struct lpa_report *q;
+    int64_t idx = -1, y;
     if (lpa_json_type(&st) != LPA_JSON_OBJECT) return -1;
-    g = 0;
     /* ids 1, 3, 4, ... are streams 0, 1, 2, ...; the second `parallel` flow back. An id the
      * test does not have counts with the first half (as before ids were checked). */
-    if (t->bidir && lpa_json_get_int(&st, "id", &x) == 0 && x >= 3 && x - 2 < t->nstreams &&
-        x - 2 >= t->parallel)
-      g = 1;
+    if (lpa_json_get_int(&st, "id", &x) == 0)
+      idx = x == 1 ? 0 : x >= 3 && x - 2 < t->nstreams ? x - 2 : -1;
+    g = t->bidir && idx >= t->parallel ? 1 : 0;
     q = &r[g];
     cnt[g]++;
     if (lpa_json_get_int(&st, "bytes", &x) < 0 || x < 0) return -1;
@@ -417,8 +455,18 @@ int lpa_i3_peer_results(struct lpa_session *s) {
     if (lpa_json_get(&st, "jitter", &v) == 0 && lpa_json_scaled(&v, 6, &x) == 0 && x > 0 &&
         x < 86400000000ll)
       jit[g] += x;
-    if (lpa_json_get_int(&st, "errors", &x) == 0 && x > 0) q->lost += (uint64_t)x;
-    if (lpa_json_get_int(&st, "packets", &x) == 0 && x > 0) q->packets += (uint64_t)x;
+    /* UDP counts are totals; the omitted part is taken off as iperf3 does: what a 3.14+ peer
+     * says it was, else (3.12) our own count of the stream's omitted datagrams. */
+    if (lpa_json_get_int(&st, "errors", &x) == 0 && x > 0) {
+      if (lpa_json_get_int(&st, "omitted_errors", &y) == 0 && y > 0) x = y < x ? x - y : 0;
+      q->lost += (uint64_t)x;
+    }
+    if (lpa_json_get_int(&st, "packets", &x) == 0 && x > 0) {
+      if (lpa_json_get_int(&st, "omitted_packets", &y) < 0)
+        y = idx >= 0 && t->st[idx].om.seq < (uint64_t)INT64_MAX ? (int64_t)t->st[idx].om.seq : 0;
+      if (y > 0) x = y < x ? x - y : 0;
+      q->packets += (uint64_t)x;
+    }
   }
   for (g = 0; g < (t->bidir ? 2 : 1); g++) {
     struct lpa_report *q = &r[g];
@@ -486,7 +534,7 @@ static int get_flag(const struct lpa_json *o, const char *key) {
 static int srv_params(struct lpa_session *s, uint64_t now) {
   struct i3_test *t = I3(s);
   struct lpa_json root, v;
-  int64_t time_s, num, blocks, len, rate, par;
+  int64_t time_s, num, blocks, len, rate, par, omit;
   if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
       lpa_json_type(&root) != LPA_JSON_OBJECT)
     return refuse(s, I3E_RECVPARAMS, "iperf3 parameters are not a JSON object");
@@ -500,6 +548,9 @@ static int srv_params(struct lpa_session *s, uint64_t now) {
                                      " (--bidir: twice -P)");
   time_s = get_int(&root, "time", 10);
   if (time_s < 0 || time_s > 86400) return refuse(s, I3E_DURATION, "iperf3 test time too long");
+  omit = get_int(&root, "omit", 0);
+  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, I3E_OMIT, "iperf3 -O out of 0..600 s");
+  t->omit_us = (uint64_t)omit * 1000000u;
   num = get_int(&root, "num", 0);
   blocks = get_int(&root, "blockcount", 0);
   t->reverse = (uint8_t)(!t->bidir && get_flag(&root, "reverse")); /* iperf3: not both */

@@ -31,11 +31,13 @@
 #define I3_SERVER_ERROR 0xFE
 /* iperf3 i_errno values a stock client prints a text for. */
 #define I3E_DURATION 5
+#define I3E_OMIT 12
 #define I3E_NUMSTREAMS 6
 #define I3E_BLOCKSIZE 7
 #define I3E_UNIMP 13
 #define I3E_RECVPARAMS 114
 
+#define I3_OMIT_MAX 600u       /* -O: at most 600 s, as iperf3 */
 #define I3_STALL_US 10000000u  /* a handshake step that makes no progress for 10 s ends the test */
 #define I3_IDLE_US 30000000u   /* a running test that moves no data for 30 s ends */
 
@@ -63,6 +65,7 @@ struct i3_stream {
   uint8_t ok;            /* client: connected (cookie sent / hello answered) */
   uint64_t hello_us;     /* client UDP: when the last hello went out */
   struct lpa_flow f;
+  struct lpa_flow_mark om; /* -O: the counters when the omitted seconds ended (not counted) */
 };
 
 /* One test. Owns its connections (ctrl, streams, udp) until i3_close_all(). */
@@ -90,6 +93,8 @@ struct i3_test {
   uint64_t run_us;         /* TEST_RUNNING */
   uint64_t end_us;         /* the measured part of the test ended */
   uint64_t tx_end_us;      /* --bidir: this side's sending ended (0: at end_us) */
+  uint64_t omit_us;        /* -O: seconds at the start that are not counted */
+  uint64_t omit_at;        /* when they end (0: no omit, or already applied) */
   struct lpa_session *parent; /* server test: its listener */
   struct i3_stream st[LPA_MAX_STREAMS];
   struct { /* server TCP: data connections whose cookie is still arriving */

@@ -2,7 +2,8 @@
  * other (TCP: connect + cookie; UDP: hello until the reply), sending or (-R) receiving until the
  * time or byte count, TEST_END, the results exchange and IPERF_DONE. The client decides the
  * end of the test, as in iperf3. -P streams (cfg.streams), twice that with --bidir (mode
- * LPA_MODE_DUAL): the first half sends, the second receives. */
+ * LPA_MODE_DUAL): the first half sends, the second receives. -O (cfg.omit_s): the test runs
+ * that much longer and the first seconds are not counted, as in iperf3. */
 #include <string.h>
 
 #include "lwip/sys.h"
@@ -45,7 +46,7 @@ static int send_params(struct lpa_session *s) {
   lpa_jw_init(&w, (char *)p + 4, room - 4);
   lpa_jw_object(&w, NULL);
   lpa_jw_bool(&w, t->udp ? "udp" : "tcp", 1);
-  lpa_jw_int(&w, "omit", 0);
+  lpa_jw_uint(&w, "omit", t->omit_us / 1000000u);
   lpa_jw_uint(&w, "time", t->time_s);
   lpa_jw_uint(&w, "num", t->amount);
   lpa_jw_int(&w, "blockcount", 0);
@@ -235,7 +236,7 @@ static void check_rx_end(struct lpa_session *s, uint64_t now) {
   if (t->phase != PH_RUNNING || !t->reverse) return;
   lpa_i3_sum_sync(t);
   if ((t->amount != 0 && t->sum.bytes >= t->amount) ||
-      (t->dur_us != 0 && now >= t->run_us + t->dur_us))
+      (t->dur_us != 0 && now >= t->run_us + t->omit_us + t->dur_us))
     (void)end_test(s, now);
 }
 
@@ -361,6 +362,7 @@ int lpa_i3_client_start(struct lpa_session *s) {
     return LPA_EINVAL;
   if (par * (cfg->mode == LPA_MODE_DUAL ? 2u : 1u) > LPA_MAX_STREAMS) return LPA_EINVAL;
   if (cfg->proto == LPA_PROTO_UDP && cfg->len < 16) return LPA_EINVAL;
+  if (cfg->omit_s > I3_OMIT_MAX) return LPA_EINVAL;
   t = lpa_i3_alloc(s, I3_CLIENT);
   if (t == NULL) return LPA_EBUSY;
   t->udp = cfg->proto == LPA_PROTO_UDP;
@@ -368,6 +370,7 @@ int lpa_i3_client_start(struct lpa_session *s) {
   t->bidir = cfg->mode == LPA_MODE_DUAL;
   t->dir0 = t->reverse ? LPA_DIR_RX : LPA_DIR_TX;
   t->parallel = (uint8_t)par;
+  t->omit_us = (uint64_t)cfg->omit_s * 1000000u;
   t->len = cfg->len != 0 ? cfg->len : t->udp ? 1460u : 131072u;
   t->rate_bps = cfg->rate_bps;
   t->amount = cfg->amount_bytes;

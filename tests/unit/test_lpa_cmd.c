@@ -255,6 +255,13 @@ static void test_modes(void **state) {
   refused("iperf3 -c 10.0.0.1 -R --bidir", "--bidir: --bidir and -R exclude each other");
   refused("iperf -c 10.0.0.1 --bidir", "--bidir: unknown option");
   refused("iperf3 -s --bidir", "a client option");
+  /* iperf3 -O: seconds not counted at the start */
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 -O 2")->omit_s, 2);
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 --omit=600")->omit_s, 600);
+  refused("iperf3 -c 10.0.0.1 -O 601", "-O 601: seconds 0..600");
+  refused("iperf3 -c 10.0.0.1 -O 1.5", "seconds 0..600");
+  refused("iperf -c 10.0.0.1 -O 1", "-O: unknown option");
+  refused("iperf3 -s -O 1", "a client option");
 }
 
 static void test_ports(void **state) {
