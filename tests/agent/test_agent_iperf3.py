@@ -13,14 +13,20 @@ Agent as server (stock `iperf3 -c ... -J`):
   of 0x7fffffff, garbage JSON, a client that connects and stalls (a second client meanwhile
   hears "busy"; the staller is cut off after ~10 s).
 Agent as client (`iperf3 -c HOST` on its console) against stock `iperf3 -s -1 -J`: TCP, UDP,
--R TCP, -R UDP: the stock server's JSON bytes match the agent's final line within 1%.
+-R TCP, -R UDP, -P 2, -P 3 UDP, -P 2 -R (each stream carries data): the stock server's JSON
+bytes match the agent's final line within 1%. -O 1 both roles (server: TCP, UDP, -R; client:
+TCP, -R UDP): totals agree within what buffers hold at the omit boundary.
 linkperf (iperf3 dialect) takes both parts too: as client (TCP, UDP, -R) and as server (TCP,
 UDP, -R), with the same checks.
 On an emulated 100 Mbit/s link (cases <backend>_link): UDP loss of 2% is injected for 1.6 s in
 the middle of a 3 s test, on the data's way, and the loss the receiver reports equals the frames
 the link dropped (exactly for raw; the thread back ends may lose up to 0.5% more inside lwIP),
 with both sides printing the same count: agent as server for stock iperf3 -u and -u -R, agent as
-client (-u, -u -R) of a stock server, and (raw) of linkperf -s."""
+client (-u, -u -R) of a stock server, and (raw) of linkperf -s. --bidir (TCP, and UDP -b 20M):
+stock iperf3 and linkperf clients against the agent, the agent's client against stock iperf3 -s
+(and linkperf -s on raw): each direction's bytes agree between the two sides' rows, TCP goodput
+each way 40..101% of the link model and 70% of the duplex link together (the bounds of iperf2
+-d), UDP without loss at its -b rate."""
 import json
 import re
 import time
@@ -637,8 +643,8 @@ def make_case(name):
     def case():
         backend_case(name)
     case.__name__ = name
-    case.__doc__ = "%s back end: iperf3 server vs stock clients (TCP, UDP, -R, -n, -P 2, " \
-        "refusals, hostile peers) and the agent client vs a stock server" % name
+    case.__doc__ = "%s back end: iperf3 server vs stock clients (TCP, UDP, -R, -n, -P 2, -O, " \
+        "refusals, hostile peers) and the agent client (also -P, -O) vs a stock server" % name
     return case
 
 
@@ -647,7 +653,7 @@ def make_link_case(name):
         link_case(name)
     case.__name__ = name + "_link"
     case.__doc__ = "%s back end at 100 Mbit/s: UDP loss injected on the link equals the loss " \
-        "both sides report (agent as server and as client)" % name
+        "both sides report, --bidir TCP/UDP (agent as server and as client)" % name
     return case
 
 
