@@ -363,8 +363,7 @@ int lpa_i3_pump(struct lpa_session *s, uint64_t now) {
 /* ---- results ---- */
 
 /* UDP loss in the omitted seconds: gaps minus late arrivals then, never negative. */
-static uint64_t omit_lost(const struct lpa_flow *f, const struct lpa_flow_mark *om) {
-  (void)f;
+static uint64_t omit_lost(const struct lpa_flow_mark *om) {
   return om->lost > om->ooo ? om->lost - om->ooo : 0;
 }
 
@@ -401,7 +400,7 @@ int lpa_i3_send_results(struct lpa_session *s, int flush) {
     /* UDP counts are totals, as iperf3 sends them; from 3.14 the omitted part goes along (a
      * 3.12 peer subtracts its own omitted count from packets, and shows errors whole). */
     lpa_jw_uint(&w, "errors", udp_rx ? lpa_udp_lost(&f->rx) : 0);
-    if (om->at_us != 0) lpa_jw_uint(&w, "omitted_errors", udp_rx ? omit_lost(f, om) : 0);
+    if (om->at_us != 0) lpa_jw_uint(&w, "omitted_errors", udp_rx ? omit_lost(om) : 0);
     lpa_jw_uint(&w, "packets", !t->udp ? 0 : udp_rx ? f->rx.max_seq : f->seq);
     if (om->at_us != 0) lpa_jw_uint(&w, "omitted_packets", t->udp ? om->seq : 0);
     lpa_jw_int(&w, "start_time", 0);
