@@ -12,9 +12,10 @@
 enum lpa_role { LPA_ROLE_SERVER = 0, LPA_ROLE_CLIENT = 1 };
 enum lpa_proto { LPA_PROTO_TCP = 0, LPA_PROTO_UDP = 1 };
 enum lpa_dialect { LPA_DIALECT_IPERF2 = 0, LPA_DIALECT_IPERF3 = 1 };
-/* How data flows in a test, seen from the client: ONEWAY client sends; DUAL (iperf2 -d) both ways
- * at once on a second connection; TRADEOFF (iperf2 -r) client first, then the server on a second
- * connection; REVERSE (iperf3 -R) the server sends. */
+/* How data flows in a test, seen from the client: ONEWAY client sends; DUAL both ways at once
+ * (iperf2 -d: on a second connection; iperf3 --bidir: on a second set of -P streams);
+ * TRADEOFF (iperf2 -r) client first, then the server on a second connection; REVERSE (iperf3 -R)
+ * the server sends. */
 enum lpa_mode { LPA_MODE_ONEWAY = 0, LPA_MODE_DUAL = 1, LPA_MODE_TRADEOFF = 2, LPA_MODE_REVERSE = 3 };
 
 /* One test (client) or one listener (server). Zero means "the default" for every field. */
@@ -31,6 +32,9 @@ struct lpa_config {
   uint32_t interval_ms;  /* -i; 0: LPA_DEFAULT_INTERVAL_MS; LPA_INTERVAL_NONE: final report only */
   uint64_t rate_bps;     /* -b; UDP 0: 1 Mbit/s (iperf2) or 1 Mbit/s (iperf3); TCP 0: unlimited */
   uint32_t len;          /* -l: bytes per write / per UDP datagram; 0: protocol default */
+  uint8_t streams;       /* iperf3 client -P: parallel streams per direction, 1..LPA_MAX_STREAMS
+                          * (--bidir: twice this many in all); 0: 1 */
+  uint16_t omit_s;       /* iperf3 client -O: seconds sent first and not counted, 0..600 */
 };
 #define LPA_INTERVAL_NONE 0xFFFFFFFFu
 

@@ -122,6 +122,8 @@ static const char *const help_text[] = {
     "  -b RATE bits/s (UDP 1M; TCP 0 = no limit)   -l LEN bytes per write/datagram",
     "  -i SEC 0 (none) or 0.1..3600 (1)   -R reverse (the server sends)",
     "  iperf only: -d dual, -r tradeoff, -L PORT (the server connects back to it)",
+    "  iperf3 only: --bidir both ways at once, -P N streams (per direction),",
+    "  -O SEC omit: run SEC longer, the first SEC not counted",
     "  suffixes: iperf k/m/g = 1000, K/M/G = 1024; iperf3 -b 1000, -n and -l 1024",
     "stop [ID]                           stop session ID, or all of them",
     "stats                               connection slots in use",
@@ -202,6 +204,8 @@ static int parse_amount(const char *s, uint64_t lower, uint64_t upper, uint64_t 
 #define OPT_VALUE 1u   /* takes a value: "-p 5001" or "-p5001" */
 #define OPT_CLIENT 2u  /* only with -c */
 #define OPT_IPERF2 4u  /* only in the iperf2 spelling */
+#define OPT_IPERF3 8u  /* only in the iperf3 spelling */
+#define OPT_LONG 16u   /* --name only (the letter belongs to another option) */
 
 struct cmd_opt {
   char letter;
@@ -223,10 +227,12 @@ static const struct cmd_opt cmd_opts[] = {
     {'l', OPT_VALUE | OPT_CLIENT, "length"},
     {'i', OPT_VALUE, "interval"},
     {'d', OPT_CLIENT | OPT_IPERF2, "dualtest"},
+    {'d', OPT_CLIENT | OPT_IPERF3 | OPT_LONG, "bidir"},
     {'r', OPT_CLIENT | OPT_IPERF2, "tradeoff"},
     {'L', OPT_VALUE | OPT_CLIENT | OPT_IPERF2, "listenport"},
     {'R', OPT_CLIENT, "reverse"},
     {'P', OPT_VALUE | OPT_CLIENT, "parallel"},
+    {'O', OPT_VALUE | OPT_CLIENT | OPT_IPERF3, "omit"},
     {'h', 0, "help"},
 };
 #define CMD_NOPTS (sizeof(cmd_opts) / sizeof(cmd_opts[0]))
@@ -300,12 +306,19 @@ static int take(const struct cmd_ctx *x, struct cmd_args *a, const struct cmd_op
     case 'R':
       n = o->letter == 'd' ? LPA_MODE_DUAL : o->letter == 'r' ? LPA_MODE_TRADEOFF : LPA_MODE_REVERSE;
       if (a->cfg.mode != LPA_MODE_ONEWAY && a->cfg.mode != n)
-        return bad(x, name, NULL, "-d, -r and -R exclude each other");
+        return bad(x, iperf2 ? name : o->letter == 'd' ? "--bidir" : "-R", NULL,
+                   iperf2 ? "-d, -r and -R exclude each other" : "--bidir and -R exclude each other");
       a->cfg.mode = (uint8_t)n;
+      return 0;
+    case 'O':
+      if (parse_uint(v, 0, 600, &n)) return bad(x, name, v, "seconds 0..600");
+      a->cfg.omit_s = (uint16_t)n;
       return 0;
     case 'P':
       if (parse_uint(v, 1, 128, &n)) return bad(x, name, v, "streams 1..128");
-      if (n > 1) return bad(x, name, v, "the agent runs one stream per test");
+      if (n > 1 && iperf2) return bad(x, name, v, "the agent's iperf2 client runs one stream");
+      if (n > LPA_MAX_STREAMS) return bad(x, name, v, "more streams than LPA_MAX_STREAMS");
+      a->cfg.streams = (uint8_t)n;
       return 0;
     default: /* 'h' */
       a->help = 1;
@@ -313,18 +326,23 @@ static int take(const struct cmd_ctx *x, struct cmd_args *a, const struct cmd_op
   }
 }
 
+/* The option's spelling belongs to this dialect. */
+static int in_dialect(const struct cmd_opt *o, uint8_t iperf2) {
+  return !(o->flags & (iperf2 ? OPT_IPERF3 : OPT_IPERF2));
+}
+
 static const struct cmd_opt *find_letter(char c, uint8_t iperf2) {
   size_t i;
   for (i = 0; i < CMD_NOPTS; i++)
-    if (cmd_opts[i].letter == c && (iperf2 || !(cmd_opts[i].flags & OPT_IPERF2))) return &cmd_opts[i];
+    if (cmd_opts[i].letter == c && !(cmd_opts[i].flags & OPT_LONG) && in_dialect(&cmd_opts[i], iperf2))
+      return &cmd_opts[i];
   return NULL;
 }
 
 static const struct cmd_opt *find_name(const char *s, uint8_t iperf2) {
   size_t i;
   for (i = 0; i < CMD_NOPTS; i++)
-    if (strcmp(cmd_opts[i].name, s) == 0 && (iperf2 || !(cmd_opts[i].flags & OPT_IPERF2)))
-      return &cmd_opts[i];
+    if (strcmp(cmd_opts[i].name, s) == 0 && in_dialect(&cmd_opts[i], iperf2)) return &cmd_opts[i];
   return NULL;
 }
 
@@ -389,6 +407,8 @@ static int check(const struct cmd_ctx *x, struct cmd_args *a) {
   if (a->udp && a->client) return bad(x, "-u", NULL, "UDP is not compiled in (LPA_UDP=0)");
 #endif
   if (a->has_t && a->has_n) return bad(x, "-n", NULL, "-t and -n exclude each other");
+  if (c->mode == LPA_MODE_DUAL && !iperf2 && c->streams * 2u > LPA_MAX_STREAMS)
+    return bad(x, "-P", NULL, "--bidir runs twice -P streams: more than LPA_MAX_STREAMS");
   if (a->has_l) {
     uint64_t lo = !a->udp ? 1u : iperf2 ? 40u : 16u;
     uint64_t hi = a->udp ? LPA_UDP_MAX_LEN : 1048576u;
@@ -416,7 +436,7 @@ static int check(const struct cmd_ctx *x, struct cmd_args *a) {
 
 /* "[  2] iperf3 client: UDP to 192.168.1.10 port 5201, reverse" */
 static void acknowledge(const struct cmd_ctx *x, const struct lpa_config *c, int index) {
-  static const char *const modes[] = {"", ", dual test", ", tradeoff", ", reverse"};
+  static const char *const modes[] = {"", ", dual test", ", tradeoff", ", reverse", ", bidir"};
   struct lpa_line l;
   lpa_line_init(&l);
   lpa_line_id(&l, (unsigned)index + 1u);
@@ -430,7 +450,7 @@ static void acknowledge(const struct cmd_ctx *x, const struct lpa_config *c, int
     lpa_line_ip(&l, &c->peer);
     lpa_line_str(&l, " port ");
     lpa_line_u64(&l, c->port, 0);
-    lpa_line_str(&l, modes[c->mode & 3u]);
+    lpa_line_str(&l, modes[c->mode == LPA_MODE_DUAL && c->dialect == LPA_DIALECT_IPERF3 ? 4 : c->mode & 3u]);
   }
   lpa_line_print(&l, x->print, x->arg);
 }

@@ -2,7 +2,8 @@
  * streams, the results exchange, and the server (one test at a time, like iperf3: a second
  * client is told ACCESS_DENIED). The client is in lpa_iperf3_client.c. Every byte from the
  * network is untrusted: reads are bounded by LPA_IPERF3_JSON_MAX and every handshake step
- * times out. --bidir and -O (omit) are not implemented; a bidir request is refused. */
+ * times out. --bidir runs both directions at once (the second half of the streams flows
+ * back); -O (omit): the first seconds are sent but not counted. */
 #include <string.h>
 
 #include "lpa_iperf3.h"
@@ -60,7 +61,8 @@ void lpa_i3_close_all(struct lpa_session *s) {
 void lpa_i3_fail(struct lpa_session *s, const char *why) {
   struct i3_test *t = I3(s);
   lpa_report_error(s, why);
-  if (t != NULL && t->sum.state == LPA_FLOW_RUNNING) lpa_i3_finish(s, lpa_now_ms());
+  if (t != NULL && (t->sum.state == LPA_FLOW_RUNNING || t->sum2.state == LPA_FLOW_RUNNING))
+    lpa_i3_finish(s, lpa_now_ms());
   lpa_i3_close_all(s);
 }
 
@@ -68,7 +70,8 @@ void lpa_i3_report_start(struct lpa_session *s, uint8_t dir) {
   struct lpa_report r;
   memset(&r, 0, sizeof(r));
   r.kind = LPA_REPORT_START;
-  r.dir = dir;
+  r.dir = dir & 1u;
+  r.stream = (uint8_t)(dir >> 1);
   lpa_report_emit(s, &r);
 }
 
@@ -165,10 +168,13 @@ static void rx_first(struct lpa_session *s, struct i3_test *t, lpa_ms_t now) {
   int i;
   if (t->rx_seen) return;
   t->rx_seen = 1;
-  t->run_ms = now;
-  for (i = 0; i < t->nstreams; i++)
-    if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.start_ms = t->st[i].f.ivl.at_ms = now;
-  lpa_flow_start(s, &t->sum, now);
+  if (!t->bidir) t->run_ms = now; /* --bidir: the sending half keeps its clock */
+  for (i = 0; i < t->nstreams; i++) {
+    struct lpa_flow *f = &t->st[i].f;
+    if (f->state == LPA_FLOW_RUNNING && f->dir == LPA_DIR_RX) f->start_ms = f->ivl.at_ms = now;
+  }
+  lpa_flow_start(s, t->sum.dir == LPA_DIR_RX ? &t->sum : &t->sum2, now);
+  if (!t->bidir && t->omit_wait) t->omit_at = now + t->omit_ms;
 }
 
 void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, lpa_ms_t now) {
@@ -189,73 +195,141 @@ void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, 
   lpa_flow_rx(f, n, now);
 }
 
-/* TEST_RUNNING: every stream's flow and the sum flow start now; senders get their limits
- * (the byte or block count is shared out over the streams, as iperf3 counts it in total). */
-void lpa_i3_run(struct lpa_session *s, uint8_t dir, lpa_ms_t now) {
+/* TEST_RUNNING: every stream's flow and the sum flows start now; senders get their limits
+ * (the byte or block count is shared out over a direction's streams, as iperf3 counts it in
+ * total). */
+void lpa_i3_run(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   uint8_t proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
   int i;
   t->run_ms = now;
+  t->omit_wait = t->omit_ms != 0;
+  t->omit_at = now + t->omit_ms;
   for (i = 0; i < t->nstreams; i++) {
     struct lpa_flow *f = &t->st[i].f;
-    f->dir = dir;
+    uint64_t k = (uint64_t)(i < t->parallel ? i : i - t->parallel); /* within its direction */
+    f->dir = I3_STREAM_DIR(t, i);
     f->proto = proto;
     lpa_flow_start(s, f, now);
-    f->interim = 0; /* the sum reports */
-    if (dir != LPA_DIR_TX) continue;
-    f->limit_ms = t->dur_ms;
-    f->amount = t->amount / t->nstreams + ((uint64_t)i < t->amount % t->nstreams ? 1u : 0u);
+    f->interim = 0; /* the sums report */
+    if (f->dir != LPA_DIR_TX) continue;
+    f->limit_ms = t->dur_ms != 0 ? t->omit_ms + t->dur_ms : 0; /* iperf3: -t after -O */
+    f->amount = t->amount / t->parallel + (k < t->amount % t->parallel ? 1u : 0u);
     if (t->amount != 0 && f->amount == 0) f->state = LPA_FLOW_DONE;
     f->rate_bps = t->rate_bps;
     f->len = t->len;
   }
-  lpa_flow_init(&t->sum, NULL, dir, proto);
-  lpa_i3_report_start(s, dir);
+  lpa_flow_init(&t->sum, NULL, t->dir0, proto);
+  lpa_i3_report_start(s, t->dir0);
   lpa_flow_start(s, &t->sum, now);
+  if (t->bidir) {
+    lpa_flow_init(&t->sum2, NULL, (uint8_t)((t->dir0 ^ 1u) | LPA_SECOND), proto);
+    lpa_i3_report_start(s, (uint8_t)((t->dir0 ^ 1u) | LPA_SECOND));
+    lpa_flow_start(s, &t->sum2, now);
+  }
   t->phase = PH_RUNNING;
 }
 
-/* The sum flow mirrors the streams' counters, so reports cover the whole test. */
-void lpa_i3_sum_sync(struct i3_test *t) {
-  struct lpa_flow *sum = &t->sum;
+/* A sum flow mirrors the counters of the streams of its direction. */
+static void sum_sync(struct i3_test *t, struct lpa_flow *sum) {
   uint64_t bytes = 0, seq = 0, jit = 0;
   lpa_ms_t last = sum->start_ms;
   struct lpa_udp_rx rx;
-  int i;
+  int i, n = 0;
   memset(&rx, 0, sizeof(rx));
   for (i = 0; i < t->nstreams; i++) {
     const struct lpa_flow *f = &t->st[i].f;
-    bytes += f->bytes;
-    seq += f->seq;
-    rx.max_seq += f->rx.max_seq;
-    rx.lost_raw += f->rx.lost_raw;
-    rx.out_of_order += f->rx.out_of_order;
+    const struct lpa_flow_mark *om = &t->st[i].om; /* zero without -O */
+    if (f->dir != sum->dir) continue;
+    n++;
+    bytes += f->bytes - om->bytes;
+    seq += f->seq - (f->dir == LPA_DIR_TX ? om->seq : 0);
+    rx.max_seq += f->rx.max_seq - (f->dir == LPA_DIR_RX ? om->seq : 0);
+    rx.lost_raw += f->rx.lost_raw - om->lost;
+    rx.out_of_order += f->rx.out_of_order - om->ooo;
     jit += f->rx.jitter_us16;
     if (LPA_LATER(f->last_ms, last)) last = f->last_ms;
   }
-  if (t->nstreams != 0) rx.jitter_us16 = (uint32_t)(jit / t->nstreams);
+  if (n != 0) rx.jitter_us16 = (uint32_t)(jit / (uint64_t)n);
   sum->bytes = bytes;
   sum->seq = seq;
   sum->rx = rx;
   sum->last_ms = last;
 }
 
+/* The sum flows mirror the streams' counters, so reports cover the whole test. */
+void lpa_i3_sum_sync(struct i3_test *t) {
+  sum_sync(t, &t->sum);
+  if (t->bidir) sum_sync(t, &t->sum2);
+}
+
+/* -O: the omitted seconds are over: what the streams counted so far is marked off and the sum
+ * flows start again (their reports count from here, as iperf3's do). */
+static void omit_check(struct lpa_session *s, lpa_ms_t now) {
+  struct i3_test *t = I3(s);
+  int i;
+  if (!t->omit_wait || !LPA_DUE(now, t->omit_at)) return;
+  t->omit_wait = 0;
+  t->omitted = 1;
+  for (i = 0; i < t->nstreams; i++) {
+    const struct lpa_flow *f = &t->st[i].f;
+    struct lpa_flow_mark *om = &t->st[i].om;
+    om->at_ms = now;
+    om->bytes = f->bytes;
+    om->seq = f->dir == LPA_DIR_TX ? f->seq : f->rx.max_seq;
+    om->lost = f->rx.lost_raw;
+    om->ooo = f->rx.out_of_order;
+  }
+  if (t->sum.state == LPA_FLOW_RUNNING) lpa_flow_start(s, &t->sum, now);
+  if (t->bidir && t->sum2.state == LPA_FLOW_RUNNING) lpa_flow_start(s, &t->sum2, now);
+}
+
+void lpa_i3_intervals(struct lpa_session *s, lpa_ms_t now) {
+  struct i3_test *t = I3(s);
+  omit_check(s, now);
+  lpa_i3_sum_sync(t);
+  lpa_flow_interval(s, &t->sum, now);
+  if (t->bidir) lpa_flow_interval(s, &t->sum2, now);
+}
+
+/* The sending half of a --bidir test has ended (its final report) while the other half still
+ * counts what is in flight. */
+void lpa_i3_finish_tx(struct lpa_session *s, lpa_ms_t now) {
+  struct i3_test *t = I3(s);
+  struct lpa_flow *sum = t->sum.dir == LPA_DIR_TX ? &t->sum : &t->sum2;
+  int i;
+  if (t->tx_ended) return;
+  omit_check(s, now);
+  t->tx_ended = 1;
+  t->tx_end = lpa_i3_tx_end(t, now);
+  if (LPA_LATER(t->run_ms, t->tx_end)) t->tx_end = t->run_ms;
+  lpa_i3_sum_sync(t);
+  for (i = 0; i < t->nstreams; i++)
+    if (t->st[i].f.dir == LPA_DIR_TX && t->st[i].f.state == LPA_FLOW_RUNNING)
+      t->st[i].f.state = LPA_FLOW_DONE;
+  lpa_flow_finish(s, sum, t->tx_end);
+}
+
 void lpa_i3_finish(struct lpa_session *s, lpa_ms_t end) {
   struct i3_test *t = I3(s);
   int i;
+  omit_check(s, end);
   lpa_i3_sum_sync(t);
   for (i = 0; i < t->nstreams; i++)
     if (t->st[i].f.state == LPA_FLOW_RUNNING) t->st[i].f.state = LPA_FLOW_DONE;
   if (LPA_LATER(t->run_ms, end)) end = t->run_ms;
   t->end_ms = end;
   lpa_flow_finish(s, &t->sum, end);
+  if (t->bidir) lpa_flow_finish(s, &t->sum2, end);
 }
 
-/* When sending ended: the last write of streams that all reached their limit, else now. */
+/* When sending ended: the last write of sending streams that all reached their limit, else
+ * now. */
 lpa_ms_t lpa_i3_tx_end(const struct i3_test *t, lpa_ms_t now) {
   lpa_ms_t end = t->run_ms;
   int i;
   for (i = 0; i < t->nstreams; i++) {
+    if (t->st[i].f.dir != LPA_DIR_TX) continue;
     if (t->st[i].f.state == LPA_FLOW_RUNNING) return now;
     if (LPA_LATER(t->st[i].f.last_ms, end)) end = t->st[i].f.last_ms;
   }
@@ -292,13 +366,18 @@ int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now) {
 
 /* ---- results ---- */
 
-int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush) {
+/* UDP loss in the omitted seconds: gaps minus late arrivals then, never negative. */
+static uint64_t omit_lost(const struct lpa_flow_mark *om) {
+  return om->lost > om->ooo ? om->lost - om->ooo : 0;
+}
+
+int lpa_i3_send_results(struct lpa_session *s, int flush) {
   struct i3_test *t = I3(s);
   uint8_t *p = t->buf + t->out_len;
   size_t room = sizeof(t->buf) - t->out_len;
   struct lpa_jw w;
   long len;
-  int i;
+  int i, sends = t->bidir || t->dir0 == LPA_DIR_TX;
   if (room < 4 + 2) {
     lpa_i3_fail(s, "iperf3 control output does not fit its buffer");
     return -1;
@@ -309,20 +388,29 @@ int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush) {
   lpa_jw_int(&w, "cpu_util_user", 0);
   lpa_jw_int(&w, "cpu_util_system", 0);
   /* 0: a sender without retransmit counters; -1: this side only receives */
-  lpa_jw_int(&w, "sender_has_retransmits", our_dir == LPA_DIR_TX ? 0 : -1);
+  lpa_jw_int(&w, "sender_has_retransmits", sends ? 0 : -1);
   lpa_jw_array(&w, "streams");
   for (i = 0; i < t->nstreams; i++) {
     const struct lpa_flow *f = &t->st[i].f;
-    int udp_rx = t->udp && our_dir == LPA_DIR_RX;
+    const struct lpa_flow_mark *om = &t->st[i].om;
+    int udp_rx = t->udp && f->dir == LPA_DIR_RX;
+    lpa_ms_t end = f->dir == LPA_DIR_TX && t->tx_ended ? t->tx_end : t->end_ms;
+    lpa_ms_t start = t->omitted && LPA_LATER(om->at_ms, f->start_ms) ? om->at_ms
+                                                                     : f->start_ms; /* after -O */
     lpa_jw_object(&w, NULL);
     lpa_jw_int(&w, "id", lpa_i3_stream_id(i));
-    lpa_jw_uint(&w, "bytes", f->bytes);
+    lpa_jw_uint(&w, "bytes", f->bytes - om->bytes);
     lpa_jw_int(&w, "retransmits", -1);
     lpa_jw_scaled(&w, "jitter", udp_rx ? f->rx.jitter_us16 / 16 : 0, 6);
+    /* UDP counts are totals, as iperf3 sends them; from 3.14 the omitted part goes along (a
+     * 3.12 peer subtracts its own omitted count from packets, and shows errors whole). */
     lpa_jw_uint(&w, "errors", udp_rx ? lpa_udp_lost(&f->rx) : 0);
+    if (t->omitted) lpa_jw_uint(&w, "omitted_errors", udp_rx ? omit_lost(om) : 0);
     lpa_jw_uint(&w, "packets", !t->udp ? 0 : udp_rx ? f->rx.max_seq : f->seq);
+    if (t->omitted) lpa_jw_uint(&w, "omitted_packets", t->udp ? om->seq : 0);
     lpa_jw_int(&w, "start_time", 0);
-    lpa_jw_scaled(&w, "end_time", (int64_t)(uint32_t)(t->end_ms - t->run_ms) * 1000, 6);
+    lpa_jw_scaled(&w, "end_time", LPA_LATER(end, start) ? (int64_t)(uint32_t)(end - start) * 1000 : 0,
+                  6);
     lpa_jw_end(&w);
   }
   lpa_jw_end(&w);
@@ -338,39 +426,68 @@ int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush) {
   return 0;
 }
 
-/* The peer's results JSON (in buf) as one PEER report: bytes summed over its streams, the
- * longest stream time, UDP loss and datagrams summed, jitter averaged. */
-int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir) {
+/* The peer's results JSON (in buf) as a PEER report per direction (one, or two with --bidir,
+ * where the stream id says which of ours the peer measured): bytes summed over its streams,
+ * the longest stream time, UDP loss and datagrams summed, jitter averaged. */
+int lpa_i3_peer_results(struct lpa_session *s) {
   struct i3_test *t = I3(s);
   struct lpa_json root, arr, st, v;
-  struct lpa_report r;
-  int64_t x, end_us = 0, jit = 0;
+  struct lpa_report r[2];
+  int64_t x, end_us[2] = {0, 0}, jit[2] = {0, 0};
+  unsigned cnt[2] = {0, 0};
   size_t i;
+  int g;
   if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
       lpa_json_get(&root, "streams", &arr) < 0 || lpa_json_type(&arr) != LPA_JSON_ARRAY)
     return -1;
-  memset(&r, 0, sizeof(r));
-  r.kind = LPA_REPORT_PEER;
-  /* A PEER report names this side's direction (lpa.h): the peer measured the other end. */
-  r.dir = peer_dir == LPA_DIR_RX ? LPA_DIR_TX : LPA_DIR_RX;
+  memset(r, 0, sizeof(r));
   for (i = 0; i < 128 && lpa_json_index(&arr, i, &st) == 0; i++) {
+    struct lpa_report *q;
+    int64_t idx = -1, y;
     if (lpa_json_type(&st) != LPA_JSON_OBJECT) return -1;
+    /* ids 1, 3, 4, ... are streams 0, 1, 2, ...; the second `parallel` flow back. An id the
+     * test does not have counts with the first half (as before ids were checked). */
+    if (lpa_json_get_int(&st, "id", &x) == 0)
+      idx = x == 1 ? 0 : x >= 3 && x - 2 < t->nstreams ? x - 2 : -1;
+    g = t->bidir && idx >= t->parallel ? 1 : 0;
+    q = &r[g];
+    cnt[g]++;
     if (lpa_json_get_int(&st, "bytes", &x) < 0 || x < 0) return -1;
-    r.bytes += (uint64_t)x;
-    if (lpa_json_get(&st, "end_time", &v) == 0 && lpa_json_scaled(&v, 6, &x) == 0 && x > end_us)
-      end_us = x;
-    if (lpa_json_get(&st, "jitter", &v) == 0 && lpa_json_scaled(&v, 6, &x) == 0 && x > 0)
-      jit += x;
-    if (lpa_json_get_int(&st, "errors", &x) == 0 && x > 0) r.lost += (uint64_t)x;
-    if (lpa_json_get_int(&st, "packets", &x) == 0 && x > 0) r.packets += (uint64_t)x;
+    q->bytes += (uint64_t)x;
+    if (lpa_json_get(&st, "end_time", &v) == 0 && lpa_json_scaled(&v, 6, &x) == 0 &&
+        x > end_us[g])
+      end_us[g] = x;
+    if (lpa_json_get(&st, "jitter", &v) == 0 && lpa_json_scaled(&v, 6, &x) == 0 && x > 0 &&
+        x < 86400000000ll)
+      jit[g] += x;
+    /* UDP counts are totals; the omitted part is taken off as iperf3 does: what a 3.14+ peer
+     * says it was, else (3.12) our own count of the stream's omitted datagrams. */
+    if (lpa_json_get_int(&st, "errors", &x) == 0 && x > 0) {
+      if (lpa_json_get_int(&st, "omitted_errors", &y) == 0 && y > 0) x = y < x ? x - y : 0;
+      q->lost += (uint64_t)x;
+    }
+    if (lpa_json_get_int(&st, "packets", &x) == 0 && x > 0) {
+      if (lpa_json_get_int(&st, "omitted_packets", &y) < 0)
+        y = idx >= 0 && t->st[idx].om.seq < (uint64_t)INT64_MAX ? (int64_t)t->st[idx].om.seq : 0;
+      if (y > 0) x = y < x ? x - y : 0;
+      q->packets += (uint64_t)x;
+    }
   }
-  if (end_us <= 0) end_us = (int64_t)(uint32_t)(t->end_ms - t->run_ms) * 1000; /* pre-3.2 peer */
-  if (end_us > 86400000000ll * 2) end_us = 86400000000ll * 2;
-  r.end_ms = (uint32_t)(end_us / 1000);
-  r.bps = end_us > 0 ? r.bytes * 8000000u / (uint64_t)end_us : 0;
-  if (i != 0) r.jitter_us = (uint32_t)(jit / (int64_t)i);
-  if (r.packets > 0 && r.lost > r.packets) r.lost = r.packets;
-  lpa_report_emit(s, &r);
+  for (g = 0; g < (t->bidir ? 2 : 1); g++) {
+    struct lpa_report *q = &r[g];
+    int64_t e = end_us[g];
+    q->kind = LPA_REPORT_PEER;
+    /* A PEER report names this side's direction (lpa.h): the peer measured the other end. */
+    q->dir = (uint8_t)(g == 0 ? t->dir0 : t->dir0 ^ 1u);
+    q->stream = (uint8_t)g;
+    if (e <= 0) e = (int64_t)(uint32_t)(t->end_ms - t->run_ms) * 1000; /* pre-3.2 peer: ours */
+    if (e > 86400000000ll * 2) e = 86400000000ll * 2;
+    q->end_ms = (uint32_t)(e / 1000);
+    q->bps = e > 0 ? q->bytes * 8000000u / (uint64_t)e : 0;
+    if (cnt[g] != 0) q->jitter_us = (uint32_t)(jit[g] / (int64_t)cnt[g]);
+    if (q->packets > 0 && q->lost > q->packets) q->lost = q->packets;
+    lpa_report_emit(s, q);
+  }
   return 0;
 }
 
@@ -422,27 +539,32 @@ static int get_flag(const struct lpa_json *o, const char *key) {
 static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   struct lpa_json root, v;
-  int64_t time_s, num, blocks, len, rate, par;
+  int64_t time_s, num, blocks, len, rate, par, omit;
   if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
       lpa_json_type(&root) != LPA_JSON_OBJECT)
     return refuse(s, I3E_RECVPARAMS, "iperf3 parameters are not a JSON object");
   t->udp = lpa_json_get(&root, "udp", &v) == 0;
   if (!t->udp && lpa_json_get(&root, "tcp", &v) < 0)
     return refuse(s, I3E_UNIMP, "iperf3 test is neither TCP nor UDP (SCTP is not supported)");
-  if (get_flag(&root, "bidirectional"))
-    return refuse(s, I3E_UNIMP, "iperf3 --bidir is not supported by the agent");
+  t->bidir = (uint8_t)get_flag(&root, "bidirectional");
   par = get_int(&root, "parallel", 1);
-  if (par < 1 || par > LPA_MAX_STREAMS)
-    return refuse(s, I3E_NUMSTREAMS, "iperf3 client asked for more streams than LPA_MAX_STREAMS");
+  if (par < 1 || par * (t->bidir ? 2 : 1) > LPA_MAX_STREAMS)
+    return refuse(s, I3E_NUMSTREAMS, "iperf3 client asked for more streams than LPA_MAX_STREAMS"
+                                     " (--bidir: twice -P)");
   time_s = get_int(&root, "time", 10);
   if (time_s < 0 || time_s > 86400) return refuse(s, I3E_DURATION, "iperf3 test time too long");
+  omit = get_int(&root, "omit", 0);
+  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, I3E_OMIT, "iperf3 -O out of 0..600 s");
+  t->omit_ms = (uint32_t)omit * 1000u;
   num = get_int(&root, "num", 0);
   blocks = get_int(&root, "blockcount", 0);
-  t->reverse = (uint8_t)get_flag(&root, "reverse");
+  t->reverse = (uint8_t)(!t->bidir && get_flag(&root, "reverse")); /* iperf3: not both */
+  t->dir0 = t->reverse ? LPA_DIR_TX : LPA_DIR_RX;
   len = get_int(&root, "len", t->udp ? 1460 : 131072);
-  if (t->udp ? (len < 16 || len > 65507 || (t->reverse && len > LPA_UDP_MAX_LEN))
+  if (t->udp ? (len < 16 || len > 65507 || (I3_SENDS(t) && len > LPA_UDP_MAX_LEN))
              : (len < 1 || len > 1048576))
-    return refuse(s, I3E_BLOCKSIZE, "iperf3 block size out of range (UDP -R: LPA_UDP_MAX_LEN)");
+    return refuse(s, I3E_BLOCKSIZE,
+                  "iperf3 block size out of range (UDP -R, --bidir: LPA_UDP_MAX_LEN)");
   rate = get_int(&root, "bandwidth", t->udp ? 1048576 : 0);
   t->use64 = (uint8_t)get_flag(&root, "udp_counters_64bit");
   t->parallel = (uint8_t)par;
@@ -471,8 +593,8 @@ static int srv_begin(struct lpa_session *s, lpa_ms_t now) {
    * back-end interface has no TCP_NODELAY). */
   static const uint8_t go[2] = {I3_TEST_START, I3_TEST_RUNNING};
   if (lpa_i3_send(s, go, sizeof(go)) < 0) return -1;
-  lpa_i3_run(s, t->reverse ? LPA_DIR_TX : LPA_DIR_RX, now);
-  if (t->reverse && lpa_i3_pump(s, now) < 0) return -1;
+  lpa_i3_run(s, now);
+  if (I3_SENDS(t) && lpa_i3_pump(s, now) < 0) return -1;
   return 0;
 }
 
@@ -497,6 +619,7 @@ static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   if (b == I3_TEST_END && t->phase == PH_RUNNING) {
     t->end_ms = now;
     if (t->reverse) return srv_end_measure(s, lpa_i3_tx_end(t, now), now);
+    if (t->bidir) lpa_i3_finish_tx(s, now); /* sending stops; the other half drains */
     /* Data the client wrote before TEST_END may still be on its way: count it. */
     t->phase = PH_DRAIN;
     t->deadline = now + DRAIN_MAX_MS;
@@ -523,13 +646,12 @@ static int srv_item(struct lpa_session *s, uint8_t rd) {
   if (rd == RD_STATE) return srv_state(s, t->hdr[0], now);
   if (rd == RD_BODY && t->phase == PH_PARAMS) return srv_params(s, now);
   if (rd == RD_BODY && t->phase == PH_RESULTS) {
-    uint8_t ours = t->reverse ? LPA_DIR_TX : LPA_DIR_RX;
-    if (lpa_i3_peer_results(s, ours == LPA_DIR_TX ? LPA_DIR_RX : LPA_DIR_TX) < 0) {
+    if (lpa_i3_peer_results(s) < 0) {
       lpa_i3_fail(s, "iperf3 client results are not valid JSON");
       return -1;
     }
     t->have = 0; /* buf is free again for our results */
-    if (lpa_i3_send_results(s, ours, 0) < 0 || lpa_i3_send_state(s, I3_DISPLAY_RESULTS) < 0)
+    if (lpa_i3_send_results(s, 0) < 0 || lpa_i3_send_state(s, I3_DISPLAY_RESULTS) < 0)
       return -1;
     t->phase = PH_DISPLAY;
     lpa_i3_expect(t, RD_STATE, 1);
@@ -550,7 +672,7 @@ static int find_pending(const struct i3_test *t, const struct lpa_conn *c) {
 static void srv_add_pending(struct lpa_session *s, struct lpa_conn *c) {
   struct i3_test *t = I3(s);
   int i = find_pending(t, NULL);
-  if (i < 0 || t->nstreams >= t->parallel) {
+  if (i < 0 || t->nstreams >= I3_WANT(t)) {
     deny(c);
     return;
   }
@@ -567,7 +689,7 @@ static void srv_pending_rx(struct lpa_session *s, int pi, const uint8_t *d, size
   lpa_ms_t now = lpa_now_ms();
   if (take > n) take = n;
   if (n == 0 || memcmp(d, t->cookie + t->pend[pi].have, take) != 0 ||
-      t->nstreams >= t->parallel) {
+      t->nstreams >= I3_WANT(t)) {
     t->pend[pi].conn = NULL;
     if (n == 0) lpa_net_close(c);
     else deny(c); /* iperf3 answers a wrong cookie with ACCESS_DENIED; the test goes on */
@@ -581,7 +703,7 @@ static void srv_pending_rx(struct lpa_session *s, int pi, const uint8_t *d, size
   st->conn = c;
   lpa_flow_init(&st->f, c, LPA_DIR_RX, LPA_PROTO_TCP);
   t->deadline = now + I3_STALL_MS;
-  if (t->nstreams == t->parallel) (void)srv_begin(s, now);
+  if (t->nstreams == I3_WANT(t)) (void)srv_begin(s, now);
 }
 
 static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
@@ -621,7 +743,7 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
 static void srv_sendable(struct lpa_session *s, struct lpa_conn *c) {
   struct i3_test *t = I3(s);
   if (c == t->ctrl) lpa_i3_flush(s);
-  else if (t->phase == PH_RUNNING && t->reverse) (void)lpa_i3_pump(s, lpa_now_ms());
+  else if (t->phase == PH_RUNNING && I3_SENDS(t)) (void)lpa_i3_pump(s, lpa_now_ms());
 }
 
 static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
@@ -648,15 +770,15 @@ static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
                     const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
   static const uint8_t reply[4] = {'6', '7', '8', '9'};
   struct i3_test *t = I3(s);
-  lpa_ms_t now = lpa_now_ms();
   struct i3_stream *st = NULL;
+  lpa_ms_t now = lpa_now_ms();
   int i;
   if (c != t->udp_ep) return;
   for (i = 0; i < t->nstreams; i++)
     if (t->st[i].port == port && ip_addr_cmp(&t->st[i].ip, from)) st = &t->st[i];
   if (t->phase == PH_STREAMS) {
     /* Any datagram from a new address is a stream's hello (iperf3 does not check it either). */
-    if (st == NULL && t->nstreams < t->parallel) {
+    if (st == NULL && t->nstreams < I3_WANT(t)) {
       st = &t->st[t->nstreams++];
       memset(st, 0, sizeof(*st));
       ip_addr_copy(st->ip, *from);
@@ -665,7 +787,7 @@ static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
     }
     if (st != NULL) (void)lpa_net_udp_send(c, reply, sizeof(reply), sizeof(reply), from, port);
     t->deadline = now + I3_STALL_MS;
-    if (t->nstreams == t->parallel) (void)srv_begin(s, now);
+    if (t->nstreams == I3_WANT(t)) (void)srv_begin(s, now);
     return;
   }
   if (st != NULL) lpa_i3_udp_rx(s, &st->f, d, n, arrival_us);
@@ -676,15 +798,14 @@ static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
   switch (t->phase) {
   case PH_RUNNING:
   case PH_DRAIN:
-    lpa_i3_sum_sync(t);
-    lpa_flow_interval(s, &t->sum, now);
+    lpa_i3_intervals(s, now);
     if (t->phase == PH_DRAIN) {
       lpa_ms_t last = LPA_LATER(t->sum.last_ms, t->end_ms) ? t->sum.last_ms : t->end_ms;
       if (now - last >= DRAIN_QUIET_MS || LPA_DUE(now, t->deadline))
         (void)srv_end_measure(s, last, now);
       return;
     }
-    if (t->reverse && lpa_i3_pump(s, now) < 0) return;
+    if (I3_SENDS(t) && lpa_i3_pump(s, now) < 0) return;
     if (now - t->sum.last_ms > I3_IDLE_MS) lpa_i3_fail(s, "iperf3 test moved no data for 30 s");
     return;
   case PH_DISPLAY:

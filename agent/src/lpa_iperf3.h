@@ -31,11 +31,13 @@
 #define I3_SERVER_ERROR 0xFE
 /* iperf3 i_errno values a stock client prints a text for. */
 #define I3E_DURATION 5
+#define I3E_OMIT 12
 #define I3E_NUMSTREAMS 6
 #define I3E_BLOCKSIZE 7
 #define I3E_UNIMP 13
 #define I3E_RECVPARAMS 114
 
+#define I3_OMIT_MAX 600u       /* -O: at most 600 s, as iperf3 */
 #define I3_STALL_MS 10000u  /* a handshake step that makes no progress for 10 s ends the test */
 #define I3_IDLE_MS 30000u      /* a running test that moves no data for 30 s ends */
 
@@ -63,6 +65,7 @@ struct i3_stream {
   uint8_t ok;            /* client: connected (cookie sent / hello answered) */
   lpa_ms_t hello_ms;     /* client UDP: when the last hello went out */
   struct lpa_flow f;
+  struct lpa_flow_mark om; /* -O: the counters when the omitted seconds ended (not counted) */
 };
 
 /* One test. Owns its connections (ctrl, streams, udp) until i3_close_all(). */
@@ -70,8 +73,11 @@ struct i3_test {
   uint8_t used;
   uint8_t phase, rd;
   uint8_t udp, reverse, use64;
+  uint8_t bidir;           /* --bidir: the second half of the streams flows the other way */
+  uint8_t dir0;            /* this side's direction on the first `parallel` streams */
   uint8_t rx_seen;         /* a receiver's first data arrived (its clock starts there) */
-  uint8_t parallel, nstreams; /* streams asked for / connected (server) or opened (client) */
+  uint8_t parallel, nstreams; /* streams per direction asked for (-P); streams connected
+                               * (server) or opened (client), up to I3_WANT(t) */
   struct lpa_conn *ctrl;
   struct lpa_conn *udp_ep; /* server UDP: the endpoint on the test port, shared by streams */
   char cookie[I3_COOKIE_LEN];
@@ -83,16 +89,24 @@ struct i3_test {
   uint32_t dur_ms;         /* senders stop after this long (0: no time limit) */
   uint64_t amount;         /* -n, or -k blocks x len; 0: by time */
   uint64_t rate_bps;       /* per stream */
-  lpa_ms_t deadline;    /* handshake steps give up at this time */
+  lpa_ms_t deadline;       /* handshake steps give up at this time */
   lpa_ms_t run_ms;         /* TEST_RUNNING */
   lpa_ms_t end_ms;         /* the measured part of the test ended */
+  lpa_ms_t tx_end;         /* --bidir: this side's sending ended (tx_ended set) */
+  uint32_t omit_ms;        /* -O: the time at the start that is not counted */
+  lpa_ms_t omit_at;        /* when it ends (omit_wait set) */
+  uint8_t tx_ended;        /* tx_end is set */
+  uint8_t omit_wait;       /* -O: omit_at has not come yet */
+  uint8_t omitted;         /* -O: the streams' omit marks (om) are taken */
   struct lpa_session *parent; /* server test: its listener */
   struct i3_stream st[LPA_MAX_STREAMS];
   struct { /* server TCP: data connections whose cookie is still arriving */
     struct lpa_conn *conn;
     uint8_t have;
   } pend[LPA_MAX_STREAMS];
-  struct lpa_flow sum;     /* all streams together: the reports */
+  struct lpa_flow sum;     /* the first `parallel` streams together: the reports */
+  struct lpa_flow sum2;    /* --bidir: the other direction's streams (reported as the
+                            * test's second connection, LPA_SECOND) */
   uint8_t buf[LPA_IPERF3_JSON_MAX + 16]; /* JSON in, or what is queued out */
 };
 
@@ -105,6 +119,12 @@ struct i3_slot {
 };
 
 extern struct i3_slot lpa_i3[LPA_MAX_SESSIONS];
+/* Data streams a test has in all: -P per direction, twice that with --bidir. */
+#define I3_WANT(t) ((t)->parallel * ((t)->bidir ? 2 : 1))
+/* This side's direction on stream i: the first `parallel` streams go dir0, the rest back. */
+/* This side sends on some stream (-R on the server, forward on the client, --bidir). */
+#define I3_SENDS(t) ((t)->bidir || (t)->dir0 == LPA_DIR_TX)
+#define I3_STREAM_DIR(t, i) ((uint8_t)((i) < (t)->parallel ? (t)->dir0 : (t)->dir0 ^ 1u))
 #define I3(s) (lpa_i3[(s)->index].t)
 
 struct i3_test *lpa_i3_alloc(struct lpa_session *s, uint8_t kind);
@@ -122,17 +142,23 @@ typedef int (*lpa_i3_item_fn)(struct lpa_session *s, uint8_t rd);
 int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_fn item);
 /* Streams and flows. */
 uint16_t lpa_i3_stream_id(int i);
-void lpa_i3_run(struct lpa_session *s, uint8_t dir, lpa_ms_t now);
+/* TEST_RUNNING: t->dir0, t->bidir and the streams are set. */
+void lpa_i3_run(struct lpa_session *s, lpa_ms_t now);
 void lpa_i3_sum_sync(struct i3_test *t);
+/* Interval reports of the sums that are due (from tick). */
+void lpa_i3_intervals(struct lpa_session *s, lpa_ms_t now);
+/* --bidir: this side's sending ends now (final report of that half); finish ends the rest. */
+void lpa_i3_finish_tx(struct lpa_session *s, lpa_ms_t now);
 void lpa_i3_finish(struct lpa_session *s, lpa_ms_t end);
 int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now);
 void lpa_i3_rx(struct lpa_session *s, struct lpa_flow *f, size_t n, lpa_ms_t now);
 void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n,
                    uint32_t arrival_us);
-/* Results: queue ours (length + JSON; flush 0 when a state byte follows at once); read the peer's from buf[0..have) as a PEER report. */
-int lpa_i3_send_results(struct lpa_session *s, uint8_t our_dir, int flush);
+/* Results: queue ours (length + JSON; flush 0 when a state byte follows at once); read the
+ * peer's from buf[0..have) as a PEER report per direction. */
+int lpa_i3_send_results(struct lpa_session *s, int flush);
 lpa_ms_t lpa_i3_tx_end(const struct i3_test *t, lpa_ms_t now);
-int lpa_i3_peer_results(struct lpa_session *s, uint8_t peer_dir);
+int lpa_i3_peer_results(struct lpa_session *s);
 /* The index of the data stream on connection c, or -1. */
 int lpa_i3_find_stream(const struct i3_test *t, const struct lpa_conn *c);
 void lpa_i3_report_start(struct lpa_session *s, uint8_t dir);

@@ -1,7 +1,9 @@
 /* iperf3 client: control connection and cookie, parameters, data streams opened one after the
  * other (TCP: connect + cookie; UDP: hello until the reply), sending or (-R) receiving until the
  * time or byte count, TEST_END, the results exchange and IPERF_DONE. The client decides the
- * end of the test, as in iperf3. One stream per test (lpa_config has no -P). */
+ * end of the test, as in iperf3. -P streams (cfg.streams), twice that with --bidir (mode
+ * LPA_MODE_DUAL): the first half sends, the second receives. -O (cfg.omit_s): the test runs
+ * that much longer and the first seconds are not counted, as in iperf3. */
 #include <string.h>
 
 #include "lwip/sys.h"
@@ -44,12 +46,13 @@ static int send_params(struct lpa_session *s) {
   lpa_jw_init(&w, (char *)p + 4, room - 4);
   lpa_jw_object(&w, NULL);
   lpa_jw_bool(&w, t->udp ? "udp" : "tcp", 1);
-  lpa_jw_int(&w, "omit", 0);
+  lpa_jw_uint(&w, "omit", t->omit_ms / 1000u);
   lpa_jw_uint(&w, "time", t->time_s);
   lpa_jw_uint(&w, "num", t->amount);
   lpa_jw_int(&w, "blockcount", 0);
   lpa_jw_int(&w, "parallel", t->parallel);
   if (t->reverse) lpa_jw_bool(&w, "reverse", 1);
+  if (t->bidir) lpa_jw_bool(&w, "bidirectional", 1);
   lpa_jw_uint(&w, "len", t->len);
   if (t->rate_bps != 0) lpa_jw_uint(&w, "bandwidth", t->rate_bps);
   lpa_jw_int(&w, "pacing_timer", 1000);
@@ -89,7 +92,7 @@ static int open_stream(struct lpa_session *s, lpa_ms_t now) {
     lpa_i3_fail(s, "iperf3 client cannot open a data stream");
     return -1;
   }
-  lpa_flow_init(&st->f, st->conn, t->reverse ? LPA_DIR_RX : LPA_DIR_TX,
+  lpa_flow_init(&st->f, st->conn, I3_STREAM_DIR(t, t->nstreams - 1),
                 t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP);
   return 0;
 }
@@ -99,13 +102,14 @@ static void stream_ready(struct lpa_session *s, struct i3_stream *st, lpa_ms_t n
   struct i3_test *t = I3(s);
   st->ok = 1;
   t->deadline = now + I3_STALL_MS;
-  if (t->nstreams < t->parallel) (void)open_stream(s, now);
+  if (t->nstreams < I3_WANT(t)) (void)open_stream(s, now);
 }
 
 /* The client's end condition is reached: TEST_END, then the server asks for results. */
 static int end_test(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
-  lpa_i3_finish(s, t->reverse ? now : lpa_i3_tx_end(t, now));
+  if (t->bidir) lpa_i3_finish_tx(s, now);
+  lpa_i3_finish(s, t->dir0 == LPA_DIR_RX || t->bidir ? now : lpa_i3_tx_end(t, now));
   t->phase = PH_ENDED;
   t->deadline = now + I3_STALL_MS;
   return lpa_i3_send_state(s, I3_TEST_END);
@@ -140,16 +144,16 @@ static int cli_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
     /* The server answers a UDP stream's hello over UDP and then says TEST_START/RUNNING over
      * TCP; a thread back end may read the control connection first. The server would not be
      * running without the stream, so the last stream counts as ready. */
-    if (t->phase == PH_STREAMS && t->nstreams == t->parallel && !t->st[t->nstreams - 1].ok)
+    if (t->phase == PH_STREAMS && t->nstreams == I3_WANT(t) && !t->st[t->nstreams - 1].ok)
       t->st[t->nstreams - 1].ok = 1;
-    if (t->phase != PH_STREAMS || t->nstreams != t->parallel) break;
-    lpa_i3_run(s, t->reverse ? LPA_DIR_RX : LPA_DIR_TX, now);
-    if (!t->reverse && lpa_i3_pump(s, now) < 0) return -1;
+    if (t->phase != PH_STREAMS || t->nstreams != I3_WANT(t)) break;
+    lpa_i3_run(s, now);
+    if (I3_SENDS(t) && lpa_i3_pump(s, now) < 0) return -1;
     return 0;
   case I3_EXCHANGE_RESULTS:
     if (t->phase != PH_ENDED) break;
     t->phase = PH_RESULTS;
-    if (lpa_i3_send_results(s, t->reverse ? LPA_DIR_RX : LPA_DIR_TX, 1) < 0) return -1;
+    if (lpa_i3_send_results(s, 1) < 0) return -1;
     lpa_i3_expect(t, RD_LEN, 4);
     return 0;
   case I3_DISPLAY_RESULTS:
@@ -182,7 +186,7 @@ static int cli_item(struct lpa_session *s, uint8_t rd) {
     return -1;
   }
   if (rd == RD_BODY && t->phase == PH_RESULTS) {
-    if (lpa_i3_peer_results(s, t->reverse ? LPA_DIR_TX : LPA_DIR_RX) < 0) {
+    if (lpa_i3_peer_results(s) < 0) {
       lpa_i3_fail(s, "iperf3 server results are not valid JSON");
       return -1;
     }
@@ -232,7 +236,7 @@ static void check_rx_end(struct lpa_session *s, lpa_ms_t now) {
   if (t->phase != PH_RUNNING || !t->reverse) return;
   lpa_i3_sum_sync(t);
   if ((t->amount != 0 && t->sum.bytes >= t->amount) ||
-      (t->dur_ms != 0 && now - t->run_ms >= t->dur_ms))
+      (t->dur_ms != 0 && now - t->run_ms >= t->omit_ms + t->dur_ms))
     (void)end_test(s, now);
 }
 
@@ -278,7 +282,7 @@ static void cli_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
 static void cli_sendable(struct lpa_session *s, struct lpa_conn *c) {
   struct i3_test *t = I3(s);
   if (c == t->ctrl) lpa_i3_flush(s);
-  else if (t->phase == PH_RUNNING && !t->reverse) (void)lpa_i3_pump(s, lpa_now_ms());
+  else if (t->phase == PH_RUNNING && I3_SENDS(t)) (void)lpa_i3_pump(s, lpa_now_ms());
 }
 
 static void cli_error(struct lpa_session *s, struct lpa_conn *c) {
@@ -308,8 +312,7 @@ static void cli_tick(struct lpa_session *s, lpa_ms_t now) {
   int r;
   switch (t->phase) {
   case PH_RUNNING:
-    lpa_i3_sum_sync(t);
-    lpa_flow_interval(s, &t->sum, now);
+    lpa_i3_intervals(s, now);
     if (t->reverse) {
       check_rx_end(s, now);
       if (s->used && I3(s) == t && t->phase == PH_RUNNING && now - t->sum.last_ms > I3_IDLE_MS)
@@ -355,13 +358,20 @@ static const struct lpa_proto_ops cli_ops = {NULL,      cli_connected, cli_recv,
 int lpa_i3_client_start(struct lpa_session *s) {
   const struct lpa_config *cfg = &s->cfg;
   struct i3_test *t;
-  if (cfg->mode != LPA_MODE_ONEWAY && cfg->mode != LPA_MODE_REVERSE) return LPA_EINVAL;
+  unsigned par = cfg->streams != 0 ? cfg->streams : 1u;
+  if (cfg->mode != LPA_MODE_ONEWAY && cfg->mode != LPA_MODE_REVERSE && cfg->mode != LPA_MODE_DUAL)
+    return LPA_EINVAL;
+  if (par * (cfg->mode == LPA_MODE_DUAL ? 2u : 1u) > LPA_MAX_STREAMS) return LPA_EINVAL;
   if (cfg->proto == LPA_PROTO_UDP && cfg->len < 16) return LPA_EINVAL;
+  if (cfg->omit_s > I3_OMIT_MAX) return LPA_EINVAL;
   t = lpa_i3_alloc(s, I3_CLIENT);
   if (t == NULL) return LPA_EBUSY;
   t->udp = cfg->proto == LPA_PROTO_UDP;
   t->reverse = cfg->mode == LPA_MODE_REVERSE;
-  t->parallel = 1;
+  t->bidir = cfg->mode == LPA_MODE_DUAL;
+  t->dir0 = t->reverse ? LPA_DIR_RX : LPA_DIR_TX;
+  t->parallel = (uint8_t)par;
+  t->omit_ms = (uint32_t)cfg->omit_s * 1000u;
   t->len = cfg->len != 0 ? cfg->len : t->udp ? 1460u : 131072u;
   t->rate_bps = cfg->rate_bps;
   t->amount = cfg->amount_bytes;

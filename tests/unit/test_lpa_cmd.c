@@ -239,9 +239,29 @@ static void test_modes(void **state) {
   refused("iperf3 -c 10.0.0.1 -L 6000", "-L: unknown option");
   refused("iperf3 -c 10.0.0.1 --dualtest", "--dualtest: unknown option");
   assert_int_equal(ok("iperf -c 10.0.0.1 -P 1")->mode, LPA_MODE_ONEWAY);
-  refused("iperf3 -c 10.0.0.1 -P 2", "-P 2: the agent runs one stream per test");
+  refused("iperf -c 10.0.0.1 -P 2", "-P 2: the agent's iperf2 client runs one stream");
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 -P 2")->streams, 2);
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 -P4")->streams, 4); /* LPA_MAX_STREAMS 4 */
+  assert_int_equal(ok("iperf3 -c 10.0.0.1")->streams, 0);
+  refused("iperf3 -c 10.0.0.1 -P 5", "-P 5: more streams than LPA_MAX_STREAMS");
   refused("iperf3 -c 10.0.0.1 -P 0", "-P 0: streams 1..128");
   refused("iperf3 -c 10.0.0.1 -P 129", "streams 1..128");
+  /* iperf3 --bidir: both ways at once, twice -P streams */
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 --bidir")->mode, LPA_MODE_DUAL);
+  assert_string_equal(out.text, "[  1] iperf3 client: TCP to 10.0.0.1 port 5201, bidir\n");
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 -u --bidir -P 2")->streams, 2);
+  refused("iperf3 -c 10.0.0.1 --bidir -P 3", "-P: --bidir runs twice -P streams");
+  refused("iperf3 -c 10.0.0.1 --bidir -R", "-R: --bidir and -R exclude each other");
+  refused("iperf3 -c 10.0.0.1 -R --bidir", "--bidir: --bidir and -R exclude each other");
+  refused("iperf -c 10.0.0.1 --bidir", "--bidir: unknown option");
+  refused("iperf3 -s --bidir", "a client option");
+  /* iperf3 -O: seconds not counted at the start */
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 -O 2")->omit_s, 2);
+  assert_int_equal(ok("iperf3 -c 10.0.0.1 --omit=600")->omit_s, 600);
+  refused("iperf3 -c 10.0.0.1 -O 601", "-O 601: seconds 0..600");
+  refused("iperf3 -c 10.0.0.1 -O 1.5", "seconds 0..600");
+  refused("iperf -c 10.0.0.1 -O 1", "-O: unknown option");
+  refused("iperf3 -s -O 1", "a client option");
 }
 
 static void test_ports(void **state) {
