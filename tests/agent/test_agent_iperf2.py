@@ -13,11 +13,17 @@ Every case compares numbers two programs printed about the same bytes:
   datagrams in lwIP's own UDP mailbox (no counter sees those), at most 0.5%.
 - Dual (-d) runs both directions at once over the full-duplex emulated link: each stays under
   the model and gets at least 40% of it, together at least 70% (each one's ACKs queue behind
-  the other's data, so the split varies from run to run). Tradeoff (-r) runs them one after the other, each a plain test. -R: the agent sends.
+  the other's data, so the split varies from run to run). Tradeoff (-r) runs them one after
+  the other, each a plain test. -R: the peer of whoever connected sends.
+- UDP on a clean link (UDP -d, -R UDP, linkperf's UDP client): the two sides agree (the
+  lost/total pairs of receiver and report; for -R UDP the bytes within 1%), and where the agent
+  receives from -R UDP or linkperf it reports no loss.
 - The agent as client: its own final line against the stock server's, and for UDP the
   server's report the agent shows ("Server Report:") against the server's own line.
-The raw back end (NO_SYS 1) runs the whole matrix; netconn and socket a subset (TCP and UDP
-both roles, dual), since their protocol code is the same."""
+Every back end (raw with NO_SYS 1, netconn and socket in a thread of their own) runs the whole
+matrix: as server for stock iperf (TCP, UDP with loss, -d, -r, -R, UDP -d) and for linkperf
+(TCP, UDP); as client of a stock server (TCP, UDP with loss, -d, -r, -R TCP and UDP) and of
+linkperf's server (TCP, UDP with loss)."""
 import re
 import time
 
@@ -227,6 +233,9 @@ def server_reverse(env):
     check(pc, "-R: the stock client printed no result", r.describe())
     check_bytes(env, "-R", tx["bytes"], pc[-1]["bytes"], r.describe())
     check_goodput(env, "-R (client receiving)", pc[-1]["rate"] * 8, r.describe())
+    print("      %s/-R: client received %.2f Mbit/s (%.1f%% of the model), agent sent %.2f" % (
+        env.name, pc[-1]["rate"] * 8 / 1e6, 100 * pc[-1]["rate"] * 8 / MODEL_BPS,
+        tx["bps"] / 1e6))
 
 
 def server_udp_dual(env):
@@ -248,6 +257,8 @@ def server_udp_dual(env):
           *env.ctx(r.describe()))
     check(near(tx["bytes"], back[-1]["bytes"], 0.01), "UDP -d back: agent sent %d, client "
           "got %d bytes" % (tx["bytes"], back[-1]["bytes"]), *env.ctx(r.describe()))
+    print("      %s/UDP -d: forward %d/%d lost, back %d/%d lost (clean link)" % (
+        env.name, rx["lost"], rx["total"], peer["lost"], peer["total"]))
 
 
 def linkperf_client(env, udp):
@@ -266,11 +277,15 @@ def linkperf_client(env, udp):
         check((srv["lost"], srv["total"]) == (row["lost"], row["total"]) and row["lost"] == 0,
               "linkperf UDP: report %d/%d, agent %d/%d" % (
                   srv["lost"], srv["total"], row["lost"], row["total"]), *env.ctx(r.describe()))
+        print("      %s/linkperf UDP: %d/%d lost (clean link)" % (env.name, row["lost"],
+                                                               row["total"]))
     else:
         pc = list(fin.values())
         check(pc, "linkperf printed no result", r.describe())
         check_bytes(env, "linkperf TCP", row["bytes"], pc[-1]["bytes"], r.describe())
         check_goodput(env, "linkperf TCP (agent receiving)", row["bps"], r.describe())
+        print("      %s/linkperf TCP: agent %.2f Mbit/s (%.1f%% of the model)" % (
+            env.name, row["bps"] / 1e6, 100 * row["bps"] / MODEL_BPS))
 
 
 # ------------------------------------------------------------ the agent as client
@@ -348,6 +363,8 @@ def client_two_way(env, flag, what):
     srv_rx = [r for r in rows[-2:] if r["bytes"] and near(r["bytes"], tx["bytes"], 0.01)]
     check(srv_rx, "%s: no server row matches what the agent sent" % what, *env.ctx())
     check_pair(env, what, srv_rx[0]["rate"] * 8, rx["bps"], flag == "-d")
+    print("      %s/%s: forward %.2f, back %.2f Mbit/s" % (
+        env.name, what, srv_rx[0]["rate"] * 8 / 1e6, rx["bps"] / 1e6))
 
 
 def client_reverse(env, udp):
@@ -359,13 +376,17 @@ def client_reverse(env, udp):
     check_bytes(env, "client -R", rx["bytes"], rows[-1]["bytes"])
     if udp:
         check(rx["lost"] == 0, "client -R UDP: %d lost on a clean link" % rx["lost"], *env.ctx())
+        print("      %s/client -R UDP: %d/%d lost (clean link)" % (env.name, rx["lost"],
+                                                               rx["total"]))
     else:
         check_goodput(env, "client -R (agent receiving)", rx["bps"])
+        print("      %s/client -R: agent received %.2f Mbit/s (%.1f%% of the model)" % (
+            env.name, rx["bps"] / 1e6, 100 * rx["bps"] / MODEL_BPS))
 
 
 # ------------------------------------------------------------ cases
 
-def run_backend(name, full):
+def run_backend(name):
     exe = al.host_program(PROGRAMS[name])
     link = ["--rate", "%d" % RATE]
     with al.Topology(tag="i2" + name[:3], net=80) as topo:
@@ -376,12 +397,11 @@ def run_backend(name, full):
         server_tcp(env)
         server_udp(env)
         server_two_way(env, "-d", "-d")
-        if full:
-            server_two_way(env, "-r", "-r")
-            server_reverse(env)
-            server_udp_dual(env)
-            linkperf_client(env, udp=False)
-            linkperf_client(env, udp=True)
+        server_two_way(env, "-r", "-r")
+        server_reverse(env)
+        server_udp_dual(env)
+        linkperf_client(env, udp=False)
+        linkperf_client(env, udp=True)
         check(host.proc.alive(), "the host program died", host.proc.tail(25))
     with al.Topology(tag="i2c" + name[:3], net=81) as topo:
         topo.pin_neighbor()
@@ -391,31 +411,28 @@ def run_backend(name, full):
         client_tcp(env)
         client_udp(env)
         client_two_way(env, "-d", "client -d")
-        if full:
-            client_two_way(env, "-r", "client -r")
-            client_reverse(env, udp=False)
-            client_reverse(env, udp=True)
-            client_tcp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-f", "B"],
-                       what="client TCP vs linkperf")
-            client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
-                       what="client UDP vs linkperf")
+        client_two_way(env, "-r", "client -r")
+        client_reverse(env, udp=False)
+        client_reverse(env, udp=True)
+        client_tcp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-f", "B"],
+                   what="client TCP vs linkperf")
+        client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
+                   what="client UDP vs linkperf")
 
 
-def make_case(name, full):
+def make_case(name):
     def case():
-        run_backend(name, full)
+        run_backend(name)
     case.__name__ = name
-    case.__doc__ = ("%s back end at 100 Mbit/s: the agent serving stock iperf 2.1.8%s and as "
-                    "client of a stock server%s" % (
-                        name, " and linkperf (TCP, UDP with loss, -d, -r, -R, UDP -d)" if full
-                        else " (TCP, UDP with loss, -d)",
-                        " and linkperf (TCP, UDP with loss, -d, -r, -R TCP/UDP)" if full
-                        else " (TCP, UDP with loss, -d)"))
+    case.__doc__ = ("%s back end at 100 Mbit/s: the agent serving stock iperf 2.1.8 (TCP, UDP "
+                    "with loss, -d, -r, -R, UDP -d) and linkperf (TCP, UDP), and as client of a "
+                    "stock server (TCP, UDP with loss, -d, -r, -R TCP/UDP) and of linkperf (TCP, "
+                    "UDP with loss)" % name)
     return case
 
 
 for _name in PROGRAMS:
-    suite.case(make_case(_name, _name == "raw"))
+    suite.case(make_case(_name))
 
 
 if __name__ == "__main__":
