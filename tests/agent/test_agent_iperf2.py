@@ -23,7 +23,8 @@ Every case compares numbers two programs printed about the same bytes:
 Every back end (raw with NO_SYS 1, netconn and socket in a thread of their own) runs the whole
 matrix: as server for stock iperf (TCP, UDP with loss, -d, -r, -R, UDP -d) and for linkperf
 (TCP, UDP); as client of a stock server (TCP, UDP with loss, -d, -r, -R TCP and UDP) and of
-linkperf's server (TCP, UDP with loss)."""
+linkperf's server (TCP, UDP with loss). After each series the back end holds no connection
+slot but the listeners' (the console's `stats`): no test leaves one behind."""
 import re
 import time
 
@@ -384,6 +385,25 @@ def client_reverse(env, udp):
             env.name, rx["bps"] / 1e6, 100 * rx["bps"] / MODEL_BPS))
 
 
+def check_slots(env, want, what, timeout=3.0):
+    """After a series of tests the back end holds only the listeners' slots (`stats`: "conns N
+    in use of M"); the socket back end closes a slot at the top of its next loop, so wait a
+    little."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rc, out = env.host.command("stats")
+        m = [re.search(r"conns (\d+) in use", ln) for ln in out]
+        m = [x for x in m if x]
+        check(rc == 0 and m, "stats printed no slot count: %s" % out)
+        n = int(m[-1].group(1))
+        if n == want:
+            print("      %s/%s: %d connection slots in use" % (env.name, what, n))
+            return
+        check(time.monotonic() < deadline, "%s: %d connection slots in use, want %d" % (
+            what, n, want), *env.ctx())
+        time.sleep(0.1)
+
+
 # ------------------------------------------------------------ cases
 
 def run_backend(name):
@@ -403,6 +423,7 @@ def run_backend(name):
         linkperf_client(env, udp=False)
         linkperf_client(env, udp=True)
         check(host.proc.alive(), "the host program died", host.proc.tail(25))
+        check_slots(env, 2, "after the server matrix")  # the TCP and the UDP listener
     with al.Topology(tag="i2c" + name[:3], net=81) as topo:
         topo.pin_neighbor()
         host = topo.start_host(exe, args=link)
@@ -418,6 +439,7 @@ def run_backend(name):
                    what="client TCP vs linkperf")
         client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
                    what="client UDP vs linkperf")
+        check_slots(env, 0, "after the client matrix")
 
 
 def make_case(name):
