@@ -10,7 +10,9 @@ Every case compares numbers two programs printed about the same bytes:
 - UDP: loss is injected on the emulated link (2% of lwIP's ingress for the agent as server,
   of its egress for the agent as client), and the loss the receiver reports equals the number
   of frames the link dropped -- exactly for the raw back end; the thread back ends may also lose
-  datagrams in lwIP's own UDP mailbox (no counter sees those), at most 0.5%.
+  datagrams in lwIP's own UDP mailbox (no counter sees those), at most 0.5%. The agent as
+  client repeats its FIN until the server's report comes: drops among the repeats after the
+  FIN the server took (frames beyond its total) do not show in the report.
 - Dual (-d) runs both directions at once over the full-duplex emulated link: each stays under
   the model and gets at least 40% of it, together at least 70% (each one's ACKs queue behind
   the other's data, so the split varies from run to run). Tradeoff (-r) runs them one after
@@ -336,19 +338,25 @@ def client_udp(env, server=None, what="client UDP"):
     finally:
         env.host.command("link loss 0")
     after = env.host.link()
-    # The FIN exchange sends a few frames after the data; count drops up to its end.
+    # The server's total counts the data and the FIN it took (lost ones included). The agent
+    # repeats its FIN every 10 ms until the report comes back, and a drop among those later
+    # repeats (frames beyond the total) cannot show in the report. Normally there are none or
+    # one; once, on a loaded machine, the link dropped 123 and the report said 118 of 5350 (the
+    # seeded loss stream has its next 5 drops within 135 frames after those 5350).
     dropped = after["dropped_tx"] - before["dropped_tx"]
+    frames = after["tx_frames"] - before["tx_frames"]
     peer = agent_row(env, ap, afin, "tx", peer=True)
     srv = [v for v in fin.values() if "total" in v]
     check(srv, "%s: the PC server printed no UDP result" % what, *env.ctx())
     check((srv[-1]["lost"], srv[-1]["total"]) == (peer["lost"], peer["total"]),
           "%s: the server printed %d/%d, the agent shows %d/%d from its report" % (
               what, srv[-1]["lost"], srv[-1]["total"], peer["lost"], peer["total"]), *env.ctx())
-    check(dropped > 0 and peer["lost"] == dropped,
-          "%s: the server reports %d lost, the link dropped %d" % (what, peer["lost"], dropped),
-          *env.ctx())
-    print("      %s/%s: %d/%d lost = link drops %d" % (env.name, what, peer["lost"],
-                                                    peer["total"], dropped))
+    extra = max(frames - peer["total"], 0)
+    check(dropped > 0 and peer["lost"] <= dropped <= peer["lost"] + extra,
+          "%s: the server reports %d/%d lost, the link dropped %d of %d frames" % (
+              what, peer["lost"], peer["total"], dropped, frames), *env.ctx())
+    print("      %s/%s: %d/%d lost, link drops %d (%d frames after the accounted ones)" % (
+        env.name, what, peer["lost"], peer["total"], dropped, extra))
 
 
 def client_two_way(env, flag, what):
