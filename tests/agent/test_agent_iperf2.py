@@ -10,14 +10,23 @@ Every case compares numbers two programs printed about the same bytes:
 - UDP: loss is injected on the emulated link (2% of lwIP's ingress for the agent as server,
   of its egress for the agent as client), and the loss the receiver reports equals the number
   of frames the link dropped -- exactly for the raw back end; the thread back ends may also lose
-  datagrams in lwIP's own UDP mailbox (no counter sees those), at most 0.5%.
+  datagrams in lwIP's own UDP mailbox (no counter sees those), at most 0.5%. The agent as
+  client repeats its FIN until the server's report comes: drops among the repeats after the
+  FIN the server took (frames beyond its total) do not show in the report.
 - Dual (-d) runs both directions at once over the full-duplex emulated link: each stays under
   the model and gets at least 40% of it, together at least 70% (each one's ACKs queue behind
-  the other's data, so the split varies from run to run). Tradeoff (-r) runs them one after the other, each a plain test. -R: the agent sends.
+  the other's data, so the split varies from run to run). Tradeoff (-r) runs them one after
+  the other, each a plain test. -R: the peer of whoever connected sends.
+- UDP on a clean link (UDP -d, -R UDP, linkperf's UDP client): the two sides agree (the
+  lost/total pairs of receiver and report; for -R UDP the bytes within 1%), and where the agent
+  receives from -R UDP or linkperf it reports no loss.
 - The agent as client: its own final line against the stock server's, and for UDP the
   server's report the agent shows ("Server Report:") against the server's own line.
-The raw back end (NO_SYS 1) runs the whole matrix; netconn and socket a subset (TCP and UDP
-both roles, dual), since their protocol code is the same."""
+Every back end (raw with NO_SYS 1, netconn and socket in a thread of their own) runs the whole
+matrix: as server for stock iperf (TCP, UDP with loss, -d, -r, -R, UDP -d) and for linkperf
+(TCP, UDP); as client of a stock server (TCP, UDP with loss, -d, -r, -R TCP and UDP) and of
+linkperf's server (TCP, UDP with loss). After each series the back end holds no connection
+slot but the listeners' (the console's `stats`): no test leaves one behind."""
 import re
 import time
 
@@ -227,6 +236,9 @@ def server_reverse(env):
     check(pc, "-R: the stock client printed no result", r.describe())
     check_bytes(env, "-R", tx["bytes"], pc[-1]["bytes"], r.describe())
     check_goodput(env, "-R (client receiving)", pc[-1]["rate"] * 8, r.describe())
+    print("      %s/-R: client received %.2f Mbit/s (%.1f%% of the model), agent sent %.2f" % (
+        env.name, pc[-1]["rate"] * 8 / 1e6, 100 * pc[-1]["rate"] * 8 / MODEL_BPS,
+        tx["bps"] / 1e6))
 
 
 def server_udp_dual(env):
@@ -248,6 +260,8 @@ def server_udp_dual(env):
           *env.ctx(r.describe()))
     check(near(tx["bytes"], back[-1]["bytes"], 0.01), "UDP -d back: agent sent %d, client "
           "got %d bytes" % (tx["bytes"], back[-1]["bytes"]), *env.ctx(r.describe()))
+    print("      %s/UDP -d: forward %d/%d lost, back %d/%d lost (clean link)" % (
+        env.name, rx["lost"], rx["total"], peer["lost"], peer["total"]))
 
 
 def linkperf_client(env, udp):
@@ -266,11 +280,15 @@ def linkperf_client(env, udp):
         check((srv["lost"], srv["total"]) == (row["lost"], row["total"]) and row["lost"] == 0,
               "linkperf UDP: report %d/%d, agent %d/%d" % (
                   srv["lost"], srv["total"], row["lost"], row["total"]), *env.ctx(r.describe()))
+        print("      %s/linkperf UDP: %d/%d lost (clean link)" % (env.name, row["lost"],
+                                                               row["total"]))
     else:
         pc = list(fin.values())
         check(pc, "linkperf printed no result", r.describe())
         check_bytes(env, "linkperf TCP", row["bytes"], pc[-1]["bytes"], r.describe())
         check_goodput(env, "linkperf TCP (agent receiving)", row["bps"], r.describe())
+        print("      %s/linkperf TCP: agent %.2f Mbit/s (%.1f%% of the model)" % (
+            env.name, row["bps"] / 1e6, 100 * row["bps"] / MODEL_BPS))
 
 
 # ------------------------------------------------------------ the agent as client
@@ -320,19 +338,25 @@ def client_udp(env, server=None, what="client UDP"):
     finally:
         env.host.command("link loss 0")
     after = env.host.link()
-    # The FIN exchange sends a few frames after the data; count drops up to its end.
+    # The server's total counts the data and the FIN it took (lost ones included). The agent
+    # repeats its FIN every 10 ms until the report comes back, and a drop among those later
+    # repeats (frames beyond the total) cannot show in the report. Normally there are none or
+    # one; once, on a loaded machine, the link dropped 123 and the report said 118 of 5350 (the
+    # seeded loss stream has its next 5 drops within 135 frames after those 5350).
     dropped = after["dropped_tx"] - before["dropped_tx"]
+    frames = after["tx_frames"] - before["tx_frames"]
     peer = agent_row(env, ap, afin, "tx", peer=True)
     srv = [v for v in fin.values() if "total" in v]
     check(srv, "%s: the PC server printed no UDP result" % what, *env.ctx())
     check((srv[-1]["lost"], srv[-1]["total"]) == (peer["lost"], peer["total"]),
           "%s: the server printed %d/%d, the agent shows %d/%d from its report" % (
               what, srv[-1]["lost"], srv[-1]["total"], peer["lost"], peer["total"]), *env.ctx())
-    check(dropped > 0 and peer["lost"] == dropped,
-          "%s: the server reports %d lost, the link dropped %d" % (what, peer["lost"], dropped),
-          *env.ctx())
-    print("      %s/%s: %d/%d lost = link drops %d" % (env.name, what, peer["lost"],
-                                                    peer["total"], dropped))
+    extra = max(frames - peer["total"], 0)
+    check(dropped > 0 and peer["lost"] <= dropped <= peer["lost"] + extra,
+          "%s: the server reports %d/%d lost, the link dropped %d of %d frames" % (
+              what, peer["lost"], peer["total"], dropped, frames), *env.ctx())
+    print("      %s/%s: %d/%d lost, link drops %d (%d frames after the accounted ones)" % (
+        env.name, what, peer["lost"], peer["total"], dropped, extra))
 
 
 def client_two_way(env, flag, what):
@@ -348,6 +372,8 @@ def client_two_way(env, flag, what):
     srv_rx = [r for r in rows[-2:] if r["bytes"] and near(r["bytes"], tx["bytes"], 0.01)]
     check(srv_rx, "%s: no server row matches what the agent sent" % what, *env.ctx())
     check_pair(env, what, srv_rx[0]["rate"] * 8, rx["bps"], flag == "-d")
+    print("      %s/%s: forward %.2f, back %.2f Mbit/s" % (
+        env.name, what, srv_rx[0]["rate"] * 8 / 1e6, rx["bps"] / 1e6))
 
 
 def client_reverse(env, udp):
@@ -359,13 +385,36 @@ def client_reverse(env, udp):
     check_bytes(env, "client -R", rx["bytes"], rows[-1]["bytes"])
     if udp:
         check(rx["lost"] == 0, "client -R UDP: %d lost on a clean link" % rx["lost"], *env.ctx())
+        print("      %s/client -R UDP: %d/%d lost (clean link)" % (env.name, rx["lost"],
+                                                               rx["total"]))
     else:
         check_goodput(env, "client -R (agent receiving)", rx["bps"])
+        print("      %s/client -R: agent received %.2f Mbit/s (%.1f%% of the model)" % (
+            env.name, rx["bps"] / 1e6, 100 * rx["bps"] / MODEL_BPS))
+
+
+def check_slots(env, want, what, timeout=3.0):
+    """After a series of tests the back end holds only the listeners' slots (`stats`: "conns N
+    in use of M"); the socket back end closes a slot at the top of its next loop, so wait a
+    little."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rc, out = env.host.command("stats")
+        m = [re.search(r"conns (\d+) in use", ln) for ln in out]
+        m = [x for x in m if x]
+        check(rc == 0 and m, "stats printed no slot count: %s" % out)
+        n = int(m[-1].group(1))
+        if n == want:
+            print("      %s/%s: %d connection slots in use" % (env.name, what, n))
+            return
+        check(time.monotonic() < deadline, "%s: %d connection slots in use, want %d" % (
+            what, n, want), *env.ctx())
+        time.sleep(0.1)
 
 
 # ------------------------------------------------------------ cases
 
-def run_backend(name, full):
+def run_backend(name):
     exe = al.host_program(PROGRAMS[name])
     link = ["--rate", "%d" % RATE]
     with al.Topology(tag="i2" + name[:3], net=80) as topo:
@@ -376,13 +425,13 @@ def run_backend(name, full):
         server_tcp(env)
         server_udp(env)
         server_two_way(env, "-d", "-d")
-        if full:
-            server_two_way(env, "-r", "-r")
-            server_reverse(env)
-            server_udp_dual(env)
-            linkperf_client(env, udp=False)
-            linkperf_client(env, udp=True)
+        server_two_way(env, "-r", "-r")
+        server_reverse(env)
+        server_udp_dual(env)
+        linkperf_client(env, udp=False)
+        linkperf_client(env, udp=True)
         check(host.proc.alive(), "the host program died", host.proc.tail(25))
+        check_slots(env, 2, "after the server matrix")  # the TCP and the UDP listener
     with al.Topology(tag="i2c" + name[:3], net=81) as topo:
         topo.pin_neighbor()
         host = topo.start_host(exe, args=link)
@@ -391,31 +440,29 @@ def run_backend(name, full):
         client_tcp(env)
         client_udp(env)
         client_two_way(env, "-d", "client -d")
-        if full:
-            client_two_way(env, "-r", "client -r")
-            client_reverse(env, udp=False)
-            client_reverse(env, udp=True)
-            client_tcp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-f", "B"],
-                       what="client TCP vs linkperf")
-            client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
-                       what="client UDP vs linkperf")
+        client_two_way(env, "-r", "client -r")
+        client_reverse(env, udp=False)
+        client_reverse(env, udp=True)
+        client_tcp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-f", "B"],
+                   what="client TCP vs linkperf")
+        client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
+                   what="client UDP vs linkperf")
+        check_slots(env, 0, "after the client matrix")
 
 
-def make_case(name, full):
+def make_case(name):
     def case():
-        run_backend(name, full)
+        run_backend(name)
     case.__name__ = name
-    case.__doc__ = ("%s back end at 100 Mbit/s: the agent serving stock iperf 2.1.8%s and as "
-                    "client of a stock server%s" % (
-                        name, " and linkperf (TCP, UDP with loss, -d, -r, -R, UDP -d)" if full
-                        else " (TCP, UDP with loss, -d)",
-                        " and linkperf (TCP, UDP with loss, -d, -r, -R TCP/UDP)" if full
-                        else " (TCP, UDP with loss, -d)"))
+    case.__doc__ = ("%s back end at 100 Mbit/s: the agent serving stock iperf 2.1.8 (TCP, UDP "
+                    "with loss, -d, -r, -R, UDP -d) and linkperf (TCP, UDP), and as client of a "
+                    "stock server (TCP, UDP with loss, -d, -r, -R TCP/UDP) and of linkperf (TCP, "
+                    "UDP with loss)" % name)
     return case
 
 
 for _name in PROGRAMS:
-    suite.case(make_case(_name, _name == "raw"))
+    suite.case(make_case(_name))
 
 
 if __name__ == "__main__":

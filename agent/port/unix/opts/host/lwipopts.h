@@ -19,7 +19,13 @@
 #define MEMP_NUM_UDP_PCB 16
 #define MEMP_NUM_RAW_PCB 4
 #define MEMP_NUM_NETCONN 32
-#define MEMP_NUM_NETBUF 64
+/* A netconn (and so a socket) holds one netbuf per UDP datagram in its receive mailbox, and
+ * lwIP drops a datagram without a trace when none is left. As many as the mailbox holds
+ * (DEFAULT_UDP_RECVMBOX_SIZE) cover an agent thread kept off the CPU for ~140 ms at 20 Mbit/s;
+ * beyond that the RX pool runs dry, which the link counts (rx_nobuf). 64 covered 36 ms: an
+ * 80 ms stall made on purpose lost 79 datagrams uncounted, and 119 of 5291 vanished once in
+ * test_agent_iperf2 on a loaded machine. */
+#define MEMP_NUM_NETBUF 256
 #define MEMP_NUM_TCPIP_MSG_INPKT 256
 #define MEMP_NUM_TCPIP_MSG_API 64
 
