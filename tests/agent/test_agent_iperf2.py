@@ -26,7 +26,8 @@ Every back end (raw with NO_SYS 1, netconn and socket in a thread of their own) 
 matrix: as server for stock iperf (TCP, UDP with loss, -d, -r, -R, UDP -d) and for linkperf
 (TCP, UDP); as client of a stock server (TCP, UDP with loss, -d, -r, -R TCP and UDP) and of
 linkperf's server (TCP, UDP with loss). After each series the back end holds no connection
-slot but the listeners' (the console's `stats`): no test leaves one behind."""
+slot but the listeners' (the console's `stats`): no test leaves one behind. The footprint
+target build (raw, iperf2 only, no two-way tests) runs the one-way cases."""
 import re
 import time
 
@@ -41,6 +42,8 @@ suite = lptest.Suite("agent_iperf2", needs_iperf3=False)
 # against the link model, which the 8-segment MCU window cannot reach.
 PROGRAMS = {"raw": "lpa-host-raw-w64", "netconn": "lpa-host-netconn",
             "socket": "lpa-host-socket"}
+# The Cortex-M4 footprint target's configuration, on the same lwIP options as raw.
+TARGET = "lpa-host-raw-target"
 RATE = 100e6
 MODEL_BPS = RATE * 1460 / 1514
 GOODPUT_FLOOR = 0.85
@@ -450,6 +453,51 @@ def run_backend(name):
         check_slots(env, 0, "after the client matrix")
 
 
+def run_target():
+    """The footprint target configuration (agent/port/cortex-m4: raw, iperf2 only,
+    LPA_IPERF2_BIDIR=0), the build whose size is compared with lwiperf: it must work too."""
+    exe = al.host_program(TARGET)
+    link = ["--rate", "%d" % RATE]
+    with al.Topology(tag="i2tgt", net=82) as topo:
+        topo.pin_neighbor()
+        topo.ping(3, interval=0.1)
+        host = topo.start_host(exe, args=link, cmds=["iperf -s"])
+        env = Env(topo, "target", host)
+        server_tcp(env)
+        server_udp(env)
+        linkperf_client(env, udp=False)
+        linkperf_client(env, udp=True)
+        check(host.proc.alive(), "the host program died", host.proc.tail(25))
+        check_slots(env, 2, "after the server series")
+    with al.Topology(tag="i2tgc", net=83) as topo:
+        topo.pin_neighbor()
+        host = topo.start_host(exe, args=link)
+        env = Env(topo, "target", host)
+        topo.ping(3, interval=0.1)
+        client_tcp(env)
+        client_udp(env)
+        client_tcp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-f", "B"],
+                   what="client TCP vs linkperf")
+        client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
+                   what="client UDP vs linkperf")
+        # Two-way tests are not in this build: the console says so instead of starting one.
+        rc, out = host.command("iperf -c %s -d" % topo.pc_ip)
+        check(rc < 0 and any("not supported by this build" in ln for ln in out),
+              "client -d on a build without two-way tests: rc %d %s" % (rc, out))
+        check_slots(env, 0, "after the client series")
+
+
+def target_case():
+    run_target()
+
+
+target_case.__name__ = "target"
+target_case.__doc__ = ("the footprint target build (raw, iperf2 only, LPA_IPERF2_BIDIR=0) at "
+                       "100 Mbit/s: serving stock iperf 2.1.8 (TCP, UDP with loss) and linkperf "
+                       "(TCP, UDP), as client of a stock server and of linkperf (TCP, UDP with "
+                       "loss), -d refused by its console")
+
+
 def make_case(name):
     def case():
         run_backend(name)
@@ -463,9 +511,10 @@ def make_case(name):
 
 for _name in PROGRAMS:
     suite.case(make_case(_name))
+suite.case(target_case)
 
 
 if __name__ == "__main__":
-    al.preflight(programs=[al.host_program(p) for p in PROGRAMS.values()],
+    al.preflight(programs=[al.host_program(p) for p in list(PROGRAMS.values()) + [TARGET]],
                  tools=(al.IPERF2,))
     suite.main()
