@@ -119,8 +119,8 @@ void lpa_config_defaults(struct lpa_config *cfg, uint8_t role, uint8_t proto, ui
 /* Fills the zero fields with the dialect's defaults and checks the ranges. The iperf3
  * defaults are written as offsets from iperf2's (5201, 1 Mbit/s, 1460) to keep this small. */
 static int config_complete(struct lpa_config *c) {
-  unsigned i3 = c->dialect;
-  if (c->role > LPA_ROLE_CLIENT || c->proto > LPA_PROTO_UDP || i3 > LPA_DIALECT_IPERF3 ||
+  unsigned i3 = c->dialect; /* a dialect the build lacks is refused here */
+  if (c->role > LPA_ROLE_CLIENT || c->proto > LPA_PROTO_UDP || i3 > (LPA_IPERF3 ? 1u : 0u) ||
       c->mode > LPA_MODE_REVERSE || c->duration_ms > 86400000u)
     return LPA_EINVAL;
   if (c->port == 0) c->port = (uint16_t)(5001u + 200u * i3);

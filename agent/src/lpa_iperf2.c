@@ -103,13 +103,12 @@ void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now) {
 
 #if LPA_SERVER
 /* Server: a session for a test the listener ls received, or NULL when all are in use. */
-struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind,
-                                    const struct lpa_proto_ops *ops) {
+struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind) {
   struct lpa_session *s = lpa_session_new(&ls->cfg, ls->fn, ls->arg);
   struct i2_state *t;
   if (s == NULL) return NULL;
   s->cfg.proto = proto;
-  s->ops = ops;
+  s->ops = &lpa_i2_test_ops;
   t = state_new(s);
   t->kind = kind;
   t->parent = ls;
@@ -168,7 +167,6 @@ static int flows_done(const struct i2_state *t) {
 }
 
 enum { TT_HEADER = 0, TT_RUN, TT_BACK_PENDING };
-static const struct lpa_proto_ops tcp_test_ops;
 
 /* Sends what a sending flow may send now; finishes it when its limit is reached. */
 static void pump(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
@@ -321,14 +319,11 @@ static void tcp_test_tick(struct lpa_session *s, lpa_ms_t now) {
   tcp_test_maybe_end(s);
 }
 
-static const struct lpa_proto_ops tcp_test_ops = {
-    NULL, LPA_IPERF2_BIDIR ? tcp_test_connected : NULL, tcp_test_recv,
-    LPA_IPERF2_BIDIR ? tcp_test_sendable : NULL, tcp_error, NULL, tcp_test_tick, test_stop};
 
 /* ---- server: the listener ---- */
 
 static void listener_accept(struct lpa_session *ls, struct lpa_conn *c) {
-  struct lpa_session *s = lpa_i2_test_new(ls, LPA_PROTO_TCP, I2_TCP_TEST, &tcp_test_ops);
+  struct lpa_session *s = lpa_i2_test_new(ls, LPA_PROTO_TCP, I2_TCP_TEST);
   struct i2_state *t;
   lpa_ms_t now = lpa_now_ms();
   if (s == NULL) { /* busy: the client sees a reset, the running tests go on */
@@ -510,10 +505,94 @@ static void tcp_client_sendable(struct lpa_session *s, struct lpa_conn *c) {
   tcp_client_pump(s, lpa_now_ms());
 }
 
-static const struct lpa_proto_ops tcp_client_ops = {
-    LPA_IPERF2_BIDIR ? tcp_client_accept : NULL, tcp_client_connected, tcp_client_recv, tcp_client_sendable,
-    tcp_error, NULL, tcp_client_tick, test_stop};
 #endif
+
+/* ---- one set of handlers for every test (TCP or UDP, client or server): one table instead
+ * of four, each handler picks by kind ---- */
+
+static void test_accept(struct lpa_session *s, struct lpa_conn *c) {
+#if LPA_CLIENT
+  if (LPA_IPERF2_BIDIR && I2(s)->kind == I2_TCP_CLIENT) {
+    tcp_client_accept(s, c);
+    return;
+  }
+#endif
+  (void)s;
+  lpa_net_close(c);
+}
+
+static void test_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
+#if LPA_CLIENT
+  if (I2(s)->kind == I2_TCP_CLIENT) {
+    tcp_client_connected(s, c, ok);
+    return;
+  }
+#endif
+#if LPA_SERVER
+  if (LPA_IPERF2_BIDIR) tcp_test_connected(s, c, ok);
+#else
+  (void)s; (void)c; (void)ok;
+#endif
+}
+
+static void test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
+#if LPA_CLIENT
+  if (I2(s)->kind == I2_TCP_CLIENT) {
+    tcp_client_recv(s, c, d, n);
+    return;
+  }
+#endif
+#if LPA_SERVER
+  tcp_test_recv(s, c, d, n);
+#else
+  (void)s; (void)c; (void)d; (void)n;
+#endif
+}
+
+static void test_sendable(struct lpa_session *s, struct lpa_conn *c) {
+#if LPA_CLIENT
+  if (I2(s)->kind == I2_TCP_CLIENT) {
+    tcp_client_sendable(s, c);
+    return;
+  }
+#endif
+#if LPA_SERVER
+  if (LPA_IPERF2_BIDIR) tcp_test_sendable(s, c);
+#else
+  (void)s; (void)c;
+#endif
+}
+
+static void test_tick(struct lpa_session *s, lpa_ms_t now) {
+  uint8_t kind = I2(s)->kind;
+  (void)kind; /* a server-only TCP build has one kind of test */
+#if LPA_UDP
+  if (kind == I2_UDP_TEST || kind == I2_UDP_CLIENT) {
+    lpa_i2_udp_tick(s, now);
+    return;
+  }
+#endif
+#if LPA_CLIENT
+  if (kind == I2_TCP_CLIENT) {
+    tcp_client_tick(s, now);
+    return;
+  }
+#endif
+#if LPA_SERVER
+  tcp_test_tick(s, now);
+#else
+  (void)s; (void)now;
+#endif
+}
+
+#if LPA_UDP
+#define UDP_HANDLER lpa_i2_udp_on_udp
+#else
+#define UDP_HANDLER NULL
+#endif
+const struct lpa_proto_ops lpa_i2_test_ops = {
+    test_accept, test_connected, test_recv, test_sendable, tcp_error, UDP_HANDLER, test_tick,
+    test_stop};
 
 /* ---- entry ---- */
 
@@ -557,7 +636,7 @@ int lpa_iperf2_start(struct lpa_session *s) {
     }
 #endif
     t->kind = I2_TCP_CLIENT;
-    s->ops = &tcp_client_ops;
+    s->ops = &lpa_i2_test_ops;
     return 0;
   }
 #else

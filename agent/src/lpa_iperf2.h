@@ -72,12 +72,16 @@ void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq);
 /* Ends a session whose flows are all done: closes what is open, reports DONE. */
 void lpa_i2_close_all(struct lpa_session *s);
 void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now);
-struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind,
-                                    const struct lpa_proto_ops *ops);
+struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind);
+/* The handlers of every iperf2 test session (the listener has its own). */
+extern const struct lpa_proto_ops lpa_i2_test_ops;
 void lpa_i2_fail(struct lpa_session *s, const char *why);
 
 #if LPA_UDP
 void lpa_i2_udp_client_start(struct lpa_session *s);
+void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
+                       const ip_addr_t *from, uint16_t port, uint32_t arrival_us);
+void lpa_i2_udp_tick(struct lpa_session *s, lpa_ms_t now);
 void lpa_i2_udp_listener_rx(struct lpa_session *listener, const uint8_t *data, size_t len,
                             const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us);
 #endif

@@ -176,12 +176,10 @@ static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_
   }
 }
 
-static void udp_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
 
 #if LPA_SERVER
 /* ---- server side of a UDP test ---- */
 
-static const struct lpa_proto_ops udp_test_ops;
 
 static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now) {
   struct i2_state *t = I2(s);
@@ -221,7 +219,8 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
     struct lpa_session *o = lpa_session_at(i);
-    if (o != NULL && o->ops == &udp_test_ops && I2(o)->parent == ls && o->peer_port == port &&
+    if (o != NULL && o->ops == &lpa_i2_test_ops && I2(o)->kind == I2_UDP_TEST &&
+        I2(o)->parent == ls && o->peer_port == port &&
         ip_addr_cmp(&o->peer, from)) {
       s = o;
       break;
@@ -229,7 +228,7 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
   }
   if (s == NULL) {
     if (n < I2_UDP_MIN_LEN || parse_seq(0, d, &seq)) return; /* not the start of a test */
-    s = lpa_i2_test_new(ls, LPA_PROTO_UDP, I2_UDP_TEST, &udp_test_ops);
+    s = lpa_i2_test_new(ls, LPA_PROTO_UDP, I2_UDP_TEST);
     if (s == NULL) return; /* busy: the client gets no report and says so */
     t = I2(s);
     ip_addr_copy(s->peer, *from);
@@ -280,9 +279,6 @@ static void udp_test_tick(struct lpa_session *s, lpa_ms_t now) {
     lpa_i2_close_all(s);
 }
 
-static const struct lpa_proto_ops udp_test_ops = {
-    NULL, NULL, NULL, NULL, NULL, LPA_IPERF2_BIDIR ? udp_test_on_udp : NULL, udp_test_tick,
-    udp_stop};
 
 #endif /* LPA_SERVER */
 
@@ -344,8 +340,6 @@ static void udp_client_tick(struct lpa_session *s, lpa_ms_t now) {
     lpa_i2_close_all(s);
 }
 
-static const struct lpa_proto_ops udp_client_ops = {
-    NULL, NULL, NULL, NULL, NULL, udp_client_on_udp, udp_client_tick, udp_stop};
 
 /* After lpa_iperf2_start opened t->conn (and t->back for -d/-r): the header, the flows, the
  * first datagrams at the next tick. */
@@ -353,7 +347,7 @@ void lpa_i2_udp_client_start(struct lpa_session *s) {
   struct i2_state *t = I2(s);
   lpa_ms_t now = lpa_now_ms();
   t->kind = I2_UDP_CLIENT;
-  s->ops = &udp_client_ops;
+  s->ops = &lpa_i2_test_ops;
   t->use64 = 1;
   /* UDPTESTS with -R: the upper flags are meaningful. */
   lpa_i2_client_setup(s, I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
@@ -371,5 +365,35 @@ void lpa_i2_udp_client_start(struct lpa_session *s) {
   lpa_flow_start(s, &t->fwd, now);
 }
 #endif /* LPA_CLIENT */
+
+/* The UDP tests' handlers in lpa_i2_test_ops. */
+void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
+                       const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
+#if LPA_CLIENT
+  if (I2(s)->kind == I2_UDP_CLIENT) {
+    udp_client_on_udp(s, c, d, n, from, port, arrival_us);
+    return;
+  }
+#endif
+#if LPA_SERVER
+  if (LPA_IPERF2_BIDIR && I2(s)->kind == I2_UDP_TEST) udp_test_on_udp(s, c, d, n, from, port, arrival_us);
+#else
+  (void)s; (void)c; (void)d; (void)n; (void)from; (void)port; (void)arrival_us;
+#endif
+}
+
+void lpa_i2_udp_tick(struct lpa_session *s, lpa_ms_t now) {
+#if LPA_CLIENT
+  if (I2(s)->kind == I2_UDP_CLIENT) {
+    udp_client_tick(s, now);
+    return;
+  }
+#endif
+#if LPA_SERVER
+  udp_test_tick(s, now);
+#else
+  (void)s; (void)now;
+#endif
+}
 
 #endif

@@ -272,8 +272,11 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
    * or two without a copy (header + reference), plus one for the tail of the last segment. */
   mss = tcp_mss(pcb) != 0 ? tcp_mss(pcb) : 536u;
   /* A reference shorter than a segment would cost a pbuf of the queue for a fraction of a
-   * segment (a short LPA_PATTERN_LEN, a small -l): copy it, lwIP fills segments with copies. */
-  if ((flags & LPA_SEND_PATTERN ? (size_t)LPA_PATTERN_LEN : len) < mss) flags &= ~LPA_SEND_STATIC;
+   * segment (a short LPA_PATTERN_LEN, a small -l): copy it, lwIP fills segments with copies.
+   * A pattern shorter than the smallest MSS (536) is always copied: the test is compiled out. */
+  if (LPA_PATTERN_LEN < 536 ||
+      (flags & LPA_SEND_PATTERN ? (size_t)LPA_PATTERN_LEN : len) < mss)
+    flags &= ~LPA_SEND_STATIC;
   per_seg = (flags & LPA_SEND_STATIC) ? 2u : 1u;
   queue_room = (int)TCP_SND_QUEUELEN - (int)tcp_sndqueuelen(pcb) - 1;
   if (queue_room < (int)per_seg) return 0;
