@@ -292,6 +292,25 @@ UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
 RATE_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
+class CaseEnv:
+    """One back end's host program in a test file: the agent's console lines since the
+    current case began (begin()), and the context a failed check prints."""
+
+    def __init__(self, topo, name, host):
+        self.topo, self.name, self.host = topo, name, host
+        self.thread = name != "raw"
+        self.mark = len(host.lines())
+
+    def begin(self):
+        self.mark = len(self.host.lines())
+
+    def lines(self):
+        return self.host.lines()[self.mark:]
+
+    def ctx(self, *more):
+        return more + ("agent:\n" + "\n".join(self.lines()[-30:]),)
+
+
 def host_program(name):
     """An agent host program: $LPA_HOST_DIR/<name>, else next to $LINKPERF (build/agent/),
     else the first build directory that has it."""

@@ -56,20 +56,12 @@ def near(a, b, tol):
     return abs(a - b) <= tol * max(abs(a), abs(b), 1)
 
 
-class Env:
+class Env(al.CaseEnv):
     """One back end's host program on an emulated 100 Mbit/s link; the agent's console lines
     since the current case began are parsed on demand."""
 
-    def __init__(self, topo, name, host):
-        self.topo, self.name, self.host = topo, name, host
-        self.thread = name != "raw"
-        self.mark = len(host.lines())
-
-    def begin(self):
-        self.mark = len(self.host.lines())
-
     def agent(self):
-        return al.parse_agent(self.host.lines()[self.mark:])
+        return al.parse_agent(self.lines())
 
     def wait_finals(self, want, timeout=20.0):
         """Waits until the agent printed `want` whole-test rows (own and peer) since begin();
@@ -82,11 +74,8 @@ class Env:
                 time.sleep(0.3)  # a peer report may follow its own final
                 return self.agent(), al.agent_finals(self.agent(), MIN_END)
             check(time.monotonic() < deadline, "the agent printed %d of %d final lines" % (
-                len(fin), want), "\n".join(self.host.lines()[self.mark:][-30:]))
+                len(fin), want), *self.ctx())
             time.sleep(0.1)
-
-    def ctx(self, *more):
-        return more + ("agent:\n" + "\n".join(self.host.lines()[self.mark:][-30:]),)
 
 
 def agent_row(env, p, fin, direction, peer=False):

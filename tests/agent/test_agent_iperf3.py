@@ -308,22 +308,8 @@ def agent_summaries(lines):
     return rows
 
 
-class LinkEnv:
+class LinkEnv(al.CaseEnv):
     """One back end's host program on the emulated link; console lines since begin()."""
-
-    def __init__(self, topo, name, host):
-        self.topo, self.name, self.host = topo, name, host
-        self.thread = name != "raw"
-        self.mark = len(host.lines())
-
-    def begin(self):
-        self.mark = len(self.host.lines())
-
-    def lines(self):
-        return self.host.lines()[self.mark:]
-
-    def ctx(self, *more):
-        return more + ("agent:\n" + "\n".join(self.lines()[-30:]),)
 
     def summaries(self, want, timeout=20.0):
         """Waits for `want` summary rows from the agent since begin()."""
