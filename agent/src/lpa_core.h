@@ -111,16 +111,14 @@ void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
 /* init, a START report of dir, start: a sender's limits can still be set before its pump. */
 void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
                    uint8_t proto, lpa_ms_t now);
-/* TCP sender: write until the stack is full, the rate says wait, or a limit is reached.
- * Returns 1 when the flow has sent everything it will send, 0 otherwise, -1 on a broken
- * connection. */
-int lpa_flow_tcp_pump(struct lpa_flow *f, lpa_ms_t now);
-/* UDP sender: datagrams due by now, each with the head built by make_head (which returns its
- * length, at most LPA_UDP_HEAD_MAX, with the sender's stamp from LPA_WALL_US()). Returns 1 when
- * the limit is reached, 0 otherwise. */
+/* Sender: TCP writes until the stack is full; UDP sends the datagrams due by now, each with the
+ * head built by make_head (which returns its length, at most LPA_UDP_HEAD_MAX, with the
+ * sender's stamp from LPA_WALL_US()) to to:to_port (NULL: the connected peer). Both stop when
+ * the rate says wait or a limit is reached. Returns 1 when the flow has sent everything it
+ * will send, 0 otherwise, -1 on a broken TCP connection. TCP callers pass NULL, NULL, NULL, 0. */
 typedef size_t (*lpa_udp_head_fn)(void *ctx, struct lpa_flow *f, uint8_t *head);
-int lpa_flow_udp_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
-                      const ip_addr_t *to, uint16_t to_port);
+int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
+                  const ip_addr_t *to, uint16_t to_port);
 /* Receivers. */
 void lpa_flow_rx(struct lpa_flow *f, size_t bytes, lpa_ms_t now);
 /* A UDP datagram: seq counts from 1 (iperf2 and iperf3); sent_us is the sender's stamp and

@@ -32,7 +32,7 @@ void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c
 
 /* May a sender send now? 1: its limit is reached, -1: not yet (pacing: the bytes sent so far
  * are due at rate_bps after elapsed ms; both products stay far below 2^64 for a day at
- * 10 Gbit/s), 0: yes. One function for both pumps (code size). */
+ * 10 Gbit/s), 0: yes. */
 static int flow_gate(const struct lpa_flow *f, lpa_ms_t now) {
   uint64_t sent = f->bytes + f->head_sent;
   uint32_t elapsed = now - f->start_ms;
@@ -41,44 +41,41 @@ static int flow_gate(const struct lpa_flow *f, lpa_ms_t now) {
   return f->rate_bps != 0 && (uint64_t)elapsed * f->rate_bps < sent * 8000u ? -1 : 0;
 }
 
-int lpa_flow_tcp_pump(struct lpa_flow *f, lpa_ms_t now) {
-  if (f->state != LPA_FLOW_RUNNING) return f->state == LPA_FLOW_DONE;
-  for (;;) {
-    uint64_t left;
-    size_t chunk = (size_t)LPA_PATTERN_LEN * LPA_PATTERN_SENDS;
-    long n;
-    int gate = flow_gate(f, now);
-    if (gate != 0) return gate > 0;
-    if (f->len != 0 && f->len < chunk) chunk = f->len;
-    if (f->amount != 0) {
-      left = f->amount - f->bytes - f->head_sent;
-      if (left < chunk) chunk = (size_t)left;
-    }
-    n = lpa_net_tcp_send(f->conn, lpa_pattern, chunk,
-                         LPA_SEND_PATTERN | LPA_SEND_STATIC | LPA_SEND_MORE);
-    if (n < 0) return -1;
-    if (n == 0) return 0;
-    lpa_flow_rx(f, (size_t)n, now);
-  }
-}
-
-int lpa_flow_udp_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
-                      const ip_addr_t *to, uint16_t to_port) {
+/* One loop for both protocols (code size): TCP writes until the stack is full, UDP sends at
+ * most LPA_UDP_BURST datagrams a call. */
+int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
+                  const ip_addr_t *to, uint16_t to_port) {
+#if LPA_UDP
   uint8_t head[LPA_UDP_HEAD_MAX];
+#else
+  (void)make_head; (void)ctx; (void)to; (void)to_port;
+#endif
   int n;
   if (f->state != LPA_FLOW_RUNNING) return f->state == LPA_FLOW_DONE;
-  for (n = 0; n < LPA_UDP_BURST; n++) {
-    size_t head_len;
+  for (n = 0; n < LPA_UDP_BURST || f->proto == LPA_PROTO_TCP; n++) {
+    long sent = (long)f->len;
     int gate = flow_gate(f, now);
     if (gate != 0) return gate > 0;
-    f->seq++;
-    head_len = make_head(ctx, f, head);
-    if (lpa_net_udp_send(f->conn, head, head_len, f->len, to, to_port) != 0) {
-      f->seq--; /* no buffer: this datagram goes out next tick with the same number */
-      f->send_errors++;
-      return 0;
+#if LPA_UDP
+    if (f->proto == LPA_PROTO_UDP) {
+      f->seq++;
+      if (lpa_net_udp_send(f->conn, head, make_head(ctx, f, head), f->len, to, to_port) != 0) {
+        f->seq--; /* no buffer: this datagram goes out next tick with the same number */
+        f->send_errors++;
+        return 0;
+      }
+    } else
+#endif
+    {
+      size_t chunk = (size_t)LPA_PATTERN_LEN * LPA_PATTERN_SENDS;
+      uint64_t left = f->amount - f->bytes - f->head_sent;
+      if (f->len != 0 && f->len < chunk) chunk = f->len;
+      if (f->amount != 0 && left < chunk) chunk = (size_t)left;
+      sent = lpa_net_tcp_send(f->conn, lpa_pattern, chunk,
+                              LPA_SEND_PATTERN | LPA_SEND_STATIC | LPA_SEND_MORE);
+      if (sent <= 0) return sent < 0 ? -1 : 0;
     }
-    lpa_flow_rx(f, f->len, now);
+    lpa_flow_rx(f, (size_t)sent, now);
   }
   return 0;
 }

@@ -172,7 +172,7 @@ enum { TT_HEADER = 0, TT_RUN, TT_BACK_PENDING };
 static void pump(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   int r;
   if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) return;
-  r = lpa_flow_tcp_pump(f, now);
+  r = lpa_flow_pump(f, now, NULL, NULL, NULL, 0);
   if (r < 0) {
     lpa_i2_fail(s, "connection broken");
   } else if (r > 0) {
@@ -395,7 +395,7 @@ static void tcp_client_pump(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int r;
   if (t->fwd.state != LPA_FLOW_RUNNING || t->fwd.dir != LPA_DIR_TX) return;
-  r = lpa_flow_tcp_pump(&t->fwd, now);
+  r = lpa_flow_pump(&t->fwd, now, NULL, NULL, NULL, 0);
   if (r < 0) {
     lpa_i2_fail(s, "connection broken");
   } else if (r > 0 && t->phase == TC_RUN) {

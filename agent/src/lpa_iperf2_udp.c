@@ -163,7 +163,7 @@ static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_
                             uint16_t port, int fin_exchange, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   if (f->state == LPA_FLOW_RUNNING) {
-    if (lpa_flow_udp_pump(f, now, data_head, t, to, port)) lpa_flow_finish(s, f, now);
+    if (lpa_flow_pump(f, now, data_head, t, to, port)) lpa_flow_finish(s, f, now);
   } else if (f->state == LPA_FLOW_DONE && !t->tx_done) {
     if (fin_exchange) {
       (void)tx_fin_step(s, f, to, port, now);

@@ -348,11 +348,11 @@ int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now) {
     if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) continue;
     if (t->udp) {
       int server = lpa_i3[s->index].kind == I3_SERVER;
-      r = lpa_flow_udp_pump(f, now, udp_head, t, server ? &st->ip : NULL, server ? st->port : 0);
+      r = lpa_flow_pump(f, now, udp_head, t, server ? &st->ip : NULL, server ? st->port : 0);
     } else if (f->conn == NULL) {
       r = 1;
     } else {
-      r = lpa_flow_tcp_pump(f, now);
+      r = lpa_flow_pump(f, now, NULL, NULL, NULL, 0);
       if (r < 0) {
         lpa_i3_fail(s, "iperf3 data connection broken while sending");
         return -1;

@@ -33,13 +33,10 @@ struct lpa_conn {
   } pcb;
   void *owner;
   uint8_t type;
-  uint8_t dirty; /* written with LPA_SEND_MORE since the last tcp_output() */
   uint16_t gen;
 };
 
 static struct lpa_conn conns[LPA_MAX_CONNS];
-/* Conns written since the last flush, so a pump of many small writes costs one tcp_output. */
-static uint16_t ndirty;
 /* Set when lpa_net_close() had to tcp_abort() a pcb: the callback running for that pcb must
  * then return ERR_ABRT, as lwIP requires. */
 static struct tcp_pcb *aborted_pcb;
@@ -51,7 +48,6 @@ static struct lpa_conn *conn_alloc(uint8_t type, void *owner) {
     if (c->type != CONN_FREE) continue;
     c->type = type;
     c->owner = owner;
-    c->dirty = 0;
     c->pcb.tcp = NULL;
     return c;
   }
@@ -59,9 +55,7 @@ static struct lpa_conn *conn_alloc(uint8_t type, void *owner) {
 }
 
 static void conn_free(struct lpa_conn *c) {
-  if (c->dirty && ndirty) ndirty--;
   c->type = CONN_FREE;
-  c->dirty = 0;
   c->owner = NULL;
   c->pcb.tcp = NULL;
   c->gen++;
@@ -73,17 +67,15 @@ int lpa_net_conns_in_use(void) {
   return n;
 }
 
-/* Sends what the core queued during an event: called on the way out of every entry point. */
+/* Sends what the core queued with LPA_SEND_MORE, on every connection: called by the tick and
+ * on the way out of the public API. Inside a pcb's callback nothing needs flushing: lwIP's
+ * tcp_input() calls tcp_output() for that pcb when the callback returns; data queued on another
+ * pcb waits for the next tick. No poll callback either: the core's tick retries a write the stack
+ * refused (no segment, no heap) every LPA_TICK_MS. */
 static void flush(void) {
   int i;
-  for (i = 0; i < LPA_MAX_CONNS && ndirty != 0; i++) {
-    struct lpa_conn *c = &conns[i];
-    if (!c->dirty) continue;
-    c->dirty = 0;
-    ndirty--;
-    if (c->type == CONN_TCP) tcp_output(c->pcb.tcp);
-  }
-  ndirty = 0;
+  for (i = 0; i < LPA_MAX_CONNS; i++)
+    if (conns[i].type == CONN_TCP) tcp_output(conns[i].pcb.tcp);
 }
 
 void lpa_net_lock(void) {
@@ -122,7 +114,6 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len) {
   (void)len;
   aborted_pcb = NULL;
   if (c != NULL && c->type == CONN_TCP) lpa_core_on_sendable(c->owner, c);
-  flush();
   return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
 }
 
@@ -150,7 +141,6 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err) 
       if (q->len != 0) lpa_core_on_recv(c->owner, c, (const uint8_t *)q->payload, q->len);
     pbuf_free(p);
   }
-  flush();
   return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
 }
 
@@ -166,12 +156,7 @@ static void on_err(void *arg, err_t err) {
   conn_free(c);
   if (type == CONN_CONNECTING) lpa_core_on_connected(owner, c, 0);
   else lpa_core_on_error(owner, c);
-  flush();
 }
-
-/* Every half second: a write that failed for lack of segments or heap gets another chance
- * even when no ACK is due to trigger on_sent. */
-static err_t on_poll(void *arg, struct tcp_pcb *pcb) { return on_sent(arg, pcb, 0); }
 
 static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
@@ -180,7 +165,6 @@ static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err) {
   if (c == NULL || c->type != CONN_CONNECTING) return ERR_OK;
   c->type = CONN_TCP;
   lpa_core_on_connected(c->owner, c, 1);
-  flush();
   return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
 }
 
@@ -196,7 +180,6 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err) {
   tcp_callbacks(pcb, c);
   aborted_pcb = NULL;
   lpa_core_on_accept(l->owner, c);
-  flush();
   return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
 }
 
@@ -205,7 +188,6 @@ static void tcp_callbacks(struct tcp_pcb *pcb, struct lpa_conn *c) {
   tcp_recv(pcb, on_recv);
   tcp_sent(pcb, on_sent);
   tcp_err(pcb, on_err);
-  tcp_poll(pcb, on_poll, 1);
 }
 
 /* ---- TCP calls ---- */
@@ -251,12 +233,6 @@ fail:
   return NULL;
 }
 
-static void mark_dirty(struct lpa_conn *c) {
-  if (c->dirty) return;
-  c->dirty = 1;
-  ndirty++;
-}
-
 long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned flags) {
   struct tcp_pcb *pcb;
   size_t room, per_seg, mss;
@@ -296,12 +272,7 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
     if (done == 0 && err != ERR_MEM) return -1;
     len = done;
   }
-  if (len == 0) {
-    if (c->dirty == 0) mark_dirty(c); /* what is queued must still go out */
-    return 0;
-  }
-  if (flags & LPA_SEND_MORE) mark_dirty(c);
-  else tcp_output(pcb);
+  if (len != 0 && !(flags & LPA_SEND_MORE)) tcp_output(pcb);
   return (long)len;
 }
 
@@ -335,7 +306,6 @@ static void on_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     lpa_core_on_udp(c->owner, c, data, p->tot_len, addr, port, now);
   }
   pbuf_free(p);
-  flush();
 }
 #endif
 
@@ -436,7 +406,6 @@ void lpa_net_close(struct lpa_conn *c) {
       tcp_recv(pcb, NULL); /* lwIP's default handler drops late data and answers a FIN */
       tcp_sent(pcb, NULL);
       tcp_err(pcb, NULL);
-      tcp_poll(pcb, NULL, 0);
     }
     if (tcp_close(pcb) != ERR_OK) {
       tcp_abort(pcb);
