@@ -44,10 +44,75 @@ enum lpa_report_kind {
   LPA_REPORT_FINAL = 2,    /* the whole test, one direction, measured here */
   LPA_REPORT_PEER = 3,     /* the whole test as the peer measured it (iperf2 UDP server report,
                             * iperf3 results exchange) */
-  LPA_REPORT_ERROR = 4,    /* text says what went wrong; the test has ended */
+  LPA_REPORT_ERROR = 4,    /* error says what went wrong; the test has ended */
   LPA_REPORT_DONE = 5      /* the session is free again */
 };
 enum lpa_dir { LPA_DIR_RX = 0, LPA_DIR_TX = 1 };
+
+/* What went wrong, in the error field of an LPA_REPORT_ERROR report: a code, like lwiperf's
+ * report types, so a build without the formatter carries no message strings. The list holds the
+ * text too; lpa_error_text() (lpa_format.c) returns it. */
+#define LPA_ERRORS(X) \
+  X(STOPPED, "stopped") \
+  X(RESET, "connection reset") \
+  X(BROKEN, "connection broken") \
+  X(IDLE, "no data for 30 s") \
+  X(NO_HEADER, "no test header") \
+  X(CONNECT, "connect failed") \
+  X(SEND_HEADER, "cannot send the header") \
+  X(CLOSED, "closed by the server") \
+  X(NO_DATA, "no data from the server") \
+  X(NO_REPORT, "no report from the peer") \
+  X(BACK_CONNECT, "cannot connect back") \
+  X(BACK_REFUSED, "connection back refused") \
+  X(BACK_OPEN, "cannot send back") \
+  X(NO_BACK_CONN, "no connection back") \
+  X(NO_BACK_FLOW, "no flow back") \
+  X(BACK_STOPPED, "flow back stopped") \
+  X(I3_OUTPUT, "iperf3 control output does not fit its buffer") \
+  X(I3_CTRL_DATA, "unexpected data on the iperf3 control connection") \
+  X(I3_JSON_SIZE, "iperf3 JSON message empty or longer than LPA_IPERF3_JSON_MAX") \
+  X(I3_JSON_EARLY, "iperf3 peer sent JSON before taking ours") \
+  X(I3_SEND_BROKEN, "iperf3 data connection broken while sending") \
+  X(I3_RESULTS_SIZE, "iperf3 results do not fit LPA_IPERF3_JSON_MAX") \
+  X(I3_PARAMS_SIZE, "iperf3 parameters do not fit LPA_IPERF3_JSON_MAX") \
+  X(I3_PROTO, "iperf3 test is neither TCP nor UDP (SCTP is not supported)") \
+  X(I3_UDP_PORT, "iperf3 server cannot open its UDP port") \
+  X(I3_PARAMS, "iperf3 parameters are not a JSON object") \
+  X(I3_OMIT, "iperf3 -O out of 0..600 s") \
+  X(I3_DURATION, "iperf3 test time too long") \
+  X(I3_BLOCKSIZE, "iperf3 block size out of range (UDP -R, --bidir: LPA_UDP_MAX_LEN)") \
+  X(I3_STREAMS, "iperf3 client asked for more streams than LPA_MAX_STREAMS (--bidir: twice -P)") \
+  X(I3_MSG, "unexpected iperf3 control message") \
+  X(I3_CTRL_RESET, "the iperf3 control connection was reset") \
+  X(I3_DATA_RESET, "an iperf3 data connection was reset") \
+  X(I3_CLIENT_TERMINATED, "the iperf3 client terminated the test") \
+  X(I3_CLIENT_MSG, "unknown or misplaced iperf3 control message from the client") \
+  X(I3_CLIENT_RESULTS, "iperf3 client results are not valid JSON") \
+  X(I3_CLIENT_CLOSED, "the iperf3 client closed the control connection") \
+  X(I3_IDLE, "iperf3 test moved no data for 30 s") \
+  X(I3_CLIENT_STALL, "iperf3 client made no progress for 10 s") \
+  X(I3_STREAM_OPEN, "iperf3 client cannot open a data stream") \
+  X(I3_SERVER_TERMINATED, "the iperf3 server has terminated") \
+  X(I3_SERVER_BUSY, "the iperf3 server is busy running a test. try again later") \
+  X(I3_SERVER_MSG, "unknown or misplaced iperf3 control message from the server") \
+  X(I3_SERVER_RESULTS, "iperf3 server results are not valid JSON") \
+  X(I3_SERVER_CONNECT, "cannot connect to the iperf3 server") \
+  X(I3_STREAM_CONNECT, "cannot connect an iperf3 data stream") \
+  X(I3_COOKIE, "cannot send the cookie on an iperf3 data stream") \
+  X(I3_SERVER_CLOSED, "the iperf3 server closed the control connection") \
+  X(I3_SERVER_STREAM_CLOSED, "the iperf3 server closed a data stream") \
+  X(I3_SERVER_IDLE, "no iperf3 data from the server for 30 s") \
+  X(I3_SERVER_STALL, "no answer from the iperf3 server for 10 s") \
+  X(I3_REFUSED_DURATION, "iperf3 server refused the test duration") \
+  X(I3_REFUSED_STREAMS, "iperf3 server refused the number of streams") \
+  X(I3_REFUSED_BLOCKSIZE, "iperf3 server refused the block size") \
+  X(I3_REFUSED_UNIMP, "iperf3 server does not implement an option of this test") \
+  X(I3_REFUSED_AUTH, "iperf3 server requires authentication") \
+  X(I3_REFUSED, "iperf3 server reported an error")
+
+#define LPA_ERR_ENUM_(name, text) LPA_ERR_##name,
+enum lpa_error { LPA_ERR_NONE = 0, LPA_ERRORS(LPA_ERR_ENUM_) LPA_ERR_COUNT };
 
 /* What a report callback receives. Counters are 64-bit: a 1 Gbit/s test passes 4 GiB in 35 s. */
 struct lpa_report {
@@ -59,6 +124,7 @@ struct lpa_report {
                       * server report: TX) */
   uint8_t session;   /* index of the session (LPA_REPORT_* of one test share it) */
   uint8_t stream;    /* 0: the test's first connection; 1: its second (iperf2 -d/-r back) */
+  uint8_t error;     /* LPA_REPORT_ERROR: enum lpa_error; otherwise 0 */
   ip_addr_t peer;
   uint16_t peer_port;
   uint32_t start_ms; /* interval bounds, from the start of the test */
@@ -70,7 +136,6 @@ struct lpa_report {
   uint64_t packets;      /* datagrams expected (highest sequence number seen) */
   uint64_t lost;
   uint64_t out_of_order;
-  const char *text;      /* LPA_REPORT_ERROR: the message; otherwise NULL */
 };
 
 typedef void (*lpa_report_fn)(const struct lpa_report *report, void *arg);
@@ -99,5 +164,7 @@ void lpa_config_defaults(struct lpa_config *cfg, uint8_t role, uint8_t proto, ui
 int lpa_command(const char *line, lpa_print_fn print, void *arg);
 /* Print one report as iperf prints it (iperf2 or iperf3 text layout, by report->dialect). */
 void lpa_format_report(const struct lpa_report *report, lpa_print_fn print, void *arg);
+/* The words for an enum lpa_error ("unknown error" for a code out of range). With LPA_FORMAT. */
+const char *lpa_error_text(unsigned error);
 
 #endif

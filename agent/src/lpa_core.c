@@ -36,7 +36,7 @@ struct lpa_session *lpa_session_at(int index) {
 
 void lpa_session_end(struct lpa_session *s) {
   if (!s->used) return;
-  lpa_report_simple(s, LPA_REPORT_DONE, 0, NULL);
+  lpa_report_simple(s, LPA_REPORT_DONE, 0, 0);
   s->used = 0;
   s->ops = NULL;
 }
@@ -50,13 +50,13 @@ void lpa_report_emit(struct lpa_session *s, struct lpa_report *r) {
   if (s->fn) s->fn(r, s->arg);
 }
 
-void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const char *text) {
+void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, uint8_t error) {
   struct lpa_report r;
   memset(&r, 0, sizeof(r));
   r.kind = kind;
   r.dir = dir & 1u;
   r.stream = (uint8_t)(dir >> 1);
-  r.text = text;
+  r.error = error;
   lpa_report_emit(s, &r);
 }
 

@@ -96,13 +96,13 @@ lpa_ms_t lpa_now_ms(void);
 
 /* Reports: fills session, dialect, proto and peer, then calls the session's callback. */
 void lpa_report_emit(struct lpa_session *s, struct lpa_report *r);
-/* A report without numbers: START (of direction dir), ERROR (text), DONE. */
-void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, const char *text);
-#define lpa_report_start(s, dir) lpa_report_simple((s), LPA_REPORT_START, (dir), NULL)
+/* A report without numbers: START (of direction dir), ERROR (enum lpa_error), DONE. */
+void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, uint8_t error);
+#define lpa_report_start(s, dir) lpa_report_simple((s), LPA_REPORT_START, (dir), 0)
 /* Or'ed into the dir argument of lpa_flow_init/open and lpa_report_start: the flow is the
  * test's second connection (iperf2 -d/-r back, --full-duplex), reported with stream 1. */
 #define LPA_SECOND 2u
-#define lpa_report_error(s, text) lpa_report_simple((s), LPA_REPORT_ERROR, 0, (text))
+#define lpa_report_error(s, error) lpa_report_simple((s), LPA_REPORT_ERROR, 0, (error))
 
 /* Flows. start: the clock of the flow begins (interval reports count from the session start).
  * A sender's limits: limit_ms / amount / rate_bps / len set by the caller. */

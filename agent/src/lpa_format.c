@@ -394,12 +394,19 @@ void lpa_format_report(const struct lpa_report *r, lpa_print_fn print, void *arg
       lpa_line_init(&l);
       lpa_line_id(&l, id_of(r));
       lpa_line_str(&l, "error: ");
-      lpa_line_str(&l, r->text != NULL ? r->text : "unknown");
+      lpa_line_str(&l, lpa_error_text(r->error));
       lpa_line_print(&l, print, arg);
       break;
     default: /* DONE: the final rows already said it all */
       break;
   }
+}
+
+#define LPA_ERR_TEXT_(name, text) text,
+static const char *const error_texts[] = {"no error", LPA_ERRORS(LPA_ERR_TEXT_)};
+
+const char *lpa_error_text(unsigned error) {
+  return error < LPA_ERR_COUNT ? error_texts[error] : "unknown error";
 }
 
 #endif

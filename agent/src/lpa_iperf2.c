@@ -131,7 +131,7 @@ void lpa_i2_close_all(struct lpa_session *s) {
   lpa_session_end(s);
 }
 
-void lpa_i2_fail(struct lpa_session *s, const char *why) {
+void lpa_i2_fail(struct lpa_session *s, uint8_t why) {
   struct i2_state *t = I2(s);
   lpa_ms_t now = lpa_now_ms();
   lpa_report_error(s, why);
@@ -141,7 +141,7 @@ void lpa_i2_fail(struct lpa_session *s, const char *why) {
 }
 
 
-static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, "stopped"); }
+static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, LPA_ERR_STOPPED); }
 
 /* A TCP connection of a test broke (c is already gone). A client always reports it; a server
  * only when the connection still carried a flow (a client that resets after its last byte
@@ -154,7 +154,7 @@ static void tcp_error(struct lpa_session *s, struct lpa_conn *c) {
   if (t->kind == I2_TCP_CLIENT ||
       (LPA_IPERF2_BIDIR && t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING) ||
       (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn))
-    lpa_i2_fail(s, "connection reset");
+    lpa_i2_fail(s, LPA_ERR_RESET);
   else
     lpa_i2_close_all(s);
 }
@@ -174,7 +174,7 @@ static void pump(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_TX) return;
   r = lpa_flow_pump(f, now, NULL, NULL, NULL, 0);
   if (r < 0) {
-    lpa_i2_fail(s, "connection broken");
+    lpa_i2_fail(s, LPA_ERR_BROKEN);
   } else if (r > 0) {
     lpa_flow_finish(s, f, now);
     if (f->conn != NULL) lpa_net_tcp_shutdown_tx(f->conn);
@@ -184,7 +184,7 @@ static void pump(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
 static void tcp_test_connect_back(struct lpa_session *s) {
   struct i2_state *t = I2(s);
   t->back = lpa_net_tcp_connect(&s->peer, t->req.back_port, s);
-  if (t->back == NULL) lpa_i2_fail(s, "cannot connect back");
+  if (t->back == NULL) lpa_i2_fail(s, LPA_ERR_BACK_CONNECT);
   else t->phase = TT_BACK_PENDING;
 }
 
@@ -286,7 +286,7 @@ static void tcp_test_connected(struct lpa_session *s, struct lpa_conn *c, int ok
      * a millisecond of the header can find it not listening yet. Try again for a while. */
     t->back = NULL;
     if (++t->back_tries < BACK_TRIES) t->deadline = now + BACK_RETRY_MS;
-    else lpa_i2_fail(s, "connection back refused");
+    else lpa_i2_fail(s, LPA_ERR_BACK_REFUSED);
     return;
   }
   t->phase = TT_RUN;
@@ -302,7 +302,7 @@ static void tcp_test_sendable(struct lpa_session *s, struct lpa_conn *c) {
 static void tcp_test_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   if (t->phase == TT_HEADER && LPA_DUE(now, t->deadline)) {
-    lpa_i2_fail(s, "no test header");
+    lpa_i2_fail(s, LPA_ERR_NO_HEADER);
     return;
   }
   if (LPA_IPERF2_BIDIR && t->phase == TT_BACK_PENDING && t->back == NULL &&
@@ -313,7 +313,7 @@ static void tcp_test_tick(struct lpa_session *s, lpa_ms_t now) {
   if (LPA_IPERF2_BIDIR) pump(s, &t->rev, now);
   if (!s->used || t->kind == 0) return;
   if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_ms > IDLE_TIMEOUT_MS) {
-    lpa_i2_fail(s, "no data for 30 s");
+    lpa_i2_fail(s, LPA_ERR_IDLE);
     return;
   }
   tcp_test_maybe_end(s);
@@ -397,7 +397,7 @@ static void tcp_client_pump(struct lpa_session *s, lpa_ms_t now) {
   if (t->fwd.state != LPA_FLOW_RUNNING || t->fwd.dir != LPA_DIR_TX) return;
   r = lpa_flow_pump(&t->fwd, now, NULL, NULL, NULL, 0);
   if (r < 0) {
-    lpa_i2_fail(s, "connection broken");
+    lpa_i2_fail(s, LPA_ERR_BROKEN);
   } else if (r > 0 && t->phase == TC_RUN) {
     /* Everything is queued: the test ends when the server has it all (or closes). */
     lpa_net_tcp_shutdown_tx(t->conn);
@@ -412,7 +412,7 @@ static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int 
   int reverse = LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE;
   if (!ok) {
     t->conn = NULL;
-    lpa_i2_fail(s, "connect failed");
+    lpa_i2_fail(s, LPA_ERR_CONNECT);
     return;
   }
   lpa_i2_client_setup(s, I2_EXTEND | I2_LEN_BIT | (I2_TCP_HDR_LEN << 1), now);
@@ -420,7 +420,7 @@ static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int 
   /* The header goes first and is not data; it fits any empty send buffer. With -R only the
    * header goes out, and the data comes back on this connection. */
   if (lpa_net_tcp_send(c, t->hdr, I2_TCP_HDR_LEN, reverse ? 0 : LPA_SEND_MORE) != I2_TCP_HDR_LEN) {
-    lpa_i2_fail(s, "cannot send the header");
+    lpa_i2_fail(s, LPA_ERR_SEND_HEADER);
     return;
   }
   if (reverse) {
@@ -449,7 +449,7 @@ static void tcp_client_recv(struct lpa_session *s, struct lpa_conn *c, const uin
     /* the server's header ack, then EOF */
     if (n == 0) {
       if (t->phase == TC_FLUSH) tcp_client_flushed(s, now);
-      else if (t->fwd.state == LPA_FLOW_RUNNING) lpa_i2_fail(s, "closed by the server");
+      else if (t->fwd.state == LPA_FLOW_RUNNING) lpa_i2_fail(s, LPA_ERR_CLOSED);
       if (s->used && t->kind != 0) close_conn(&t->conn);
     }
     return;
@@ -489,14 +489,14 @@ static void tcp_client_tick(struct lpa_session *s, lpa_ms_t now) {
   if (t->phase == TC_FLUSH && (lpa_net_tcp_unacked(t->conn) == 0 || LPA_DUE(now, t->deadline))) {
     tcp_client_flushed(s, now);
   } else if (LPA_IPERF2_BIDIR && t->phase == TC_WAIT_BACK && LPA_DUE(now, t->deadline)) {
-    lpa_i2_fail(s, "no connection back");
+    lpa_i2_fail(s, LPA_ERR_NO_BACK_CONN);
   } else if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE && t->phase != TC_CONNECTING &&
              t->fwd.limit_ms != 0 && LPA_DUE(now, t->deadline)) { /* set once connected */
     lpa_flow_finish(s, &t->rev, now);
     lpa_i2_close_all(s);
   } else if (LPA_IPERF2_BIDIR && t->rev.state == LPA_FLOW_RUNNING &&
              now - t->rev.last_ms > IDLE_TIMEOUT_MS) {
-    lpa_i2_fail(s, "no data for 30 s");
+    lpa_i2_fail(s, LPA_ERR_IDLE);
   }
 }
 

@@ -75,7 +75,7 @@ void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now);
 struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind);
 /* The handlers of every iperf2 test session (the listener has its own). */
 extern const struct lpa_proto_ops lpa_i2_test_ops;
-void lpa_i2_fail(struct lpa_session *s, const char *why);
+void lpa_i2_fail(struct lpa_session *s, uint8_t why); /* why: enum lpa_error */
 
 #if LPA_UDP
 void lpa_i2_udp_client_start(struct lpa_session *s);

@@ -146,7 +146,7 @@ static int tx_fin_step(struct lpa_session *s, struct lpa_flow *f, const ip_addr_
   if (t->tx_done) return 1;
   if (!LPA_DUE(now, t->tx_fin_next)) return 0;
   if (t->tx_fins >= FIN_TRIES) {
-    lpa_report_error(s, "no report from the peer");
+    lpa_report_error(s, LPA_ERR_NO_REPORT);
     t->tx_done = 1;
     return 1;
   }
@@ -203,7 +203,7 @@ static void udp_start_back(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   t->back = lpa_net_udp_open(0, &s->peer, t->req.back_port, s);
   if (t->back == NULL) {
-    lpa_i2_fail(s, "cannot send back");
+    lpa_i2_fail(s, LPA_ERR_BACK_OPEN);
     return;
   }
   lpa_flow_open(s, &t->rev, t->back, LPA_DIR_TX | LPA_SECOND, LPA_PROTO_UDP, now);
@@ -268,7 +268,7 @@ static void udp_test_tick(struct lpa_session *s, lpa_ms_t now) {
                     now);
   if (!s->used || t->kind == 0) return;
   if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_ms > UDP_IDLE_MS) {
-    lpa_i2_fail(s, "no data for 30 s");
+    lpa_i2_fail(s, LPA_ERR_IDLE);
     return;
   }
   /* Done once late FINs are answered and our flow (if any) has had its report; a -d/-r test
@@ -315,7 +315,7 @@ static void udp_client_tick(struct lpa_session *s, lpa_ms_t now) {
       n = data_head(t, &t->fwd, h);
       (void)lpa_net_udp_send(t->conn, h, n, t->fwd.len, NULL, 0);
       t->tx_fin_next = now + 20u;
-      if (t->tx_fins++ > 100) lpa_i2_fail(s, "no data from the server");
+      if (t->tx_fins++ > 100) lpa_i2_fail(s, LPA_ERR_NO_DATA);
     } else if (t->rev.state == LPA_FLOW_RUNNING && t->fwd.limit_ms != 0 &&
                LPA_DUE(now, t->deadline)) {
       lpa_flow_finish(s, &t->rev, now);
@@ -331,11 +331,11 @@ static void udp_client_tick(struct lpa_session *s, lpa_ms_t now) {
       t->phase = 1;
       t->deadline = now + 3000u;
     }
-    if (LPA_DUE(now, t->deadline)) lpa_i2_fail(s, "no flow back");
+    if (LPA_DUE(now, t->deadline)) lpa_i2_fail(s, LPA_ERR_NO_BACK_FLOW);
     return;
   }
   if (LPA_IPERF2_BIDIR && t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_ms > 3000u)
-    lpa_i2_fail(s, "flow back stopped");
+    lpa_i2_fail(s, LPA_ERR_BACK_STOPPED);
   else if (t->rev.state != LPA_FLOW_RUNNING && LPA_DUE(now, t->rx_linger))
     lpa_i2_close_all(s);
 }

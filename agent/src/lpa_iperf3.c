@@ -58,7 +58,7 @@ void lpa_i3_close_all(struct lpa_session *s) {
   lpa_session_end(s);
 }
 
-void lpa_i3_fail(struct lpa_session *s, const char *why) {
+void lpa_i3_fail(struct lpa_session *s, uint8_t why) {
   struct i3_test *t = I3(s);
   lpa_report_error(s, why);
   if (t != NULL && (t->sum.state == LPA_FLOW_RUNNING || t->sum2.state == LPA_FLOW_RUNNING))
@@ -90,7 +90,7 @@ void lpa_i3_flush(struct lpa_session *s) {
 int lpa_i3_send(struct lpa_session *s, const void *data, size_t n) {
   struct i3_test *t = I3(s);
   if (n > sizeof(t->buf) - t->out_len || (t->rd == RD_BODY && t->have != 0)) {
-    lpa_i3_fail(s, "iperf3 control output does not fit its buffer");
+    lpa_i3_fail(s, LPA_ERR_I3_OUTPUT);
     return -1;
   }
   memcpy(t->buf + t->out_len, data, n);
@@ -114,7 +114,7 @@ int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_f
     size_t take;
     uint8_t rd = t->rd;
     if (rd == RD_NONE) {
-      lpa_i3_fail(s, "unexpected data on the iperf3 control connection");
+      lpa_i3_fail(s, LPA_ERR_I3_CTRL_DATA);
       return -1;
     }
     dst = rd == RD_COOKIE ? (uint8_t *)t->cookie : rd == RD_BODY ? t->buf : t->hdr;
@@ -128,11 +128,11 @@ int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_f
     if (rd == RD_LEN) {
       uint32_t len = lpa_get32(t->hdr);
       if (len == 0 || len > LPA_IPERF3_JSON_MAX) {
-        lpa_i3_fail(s, "iperf3 JSON message empty or longer than LPA_IPERF3_JSON_MAX");
+        lpa_i3_fail(s, LPA_ERR_I3_JSON_SIZE);
         return -1;
       }
       if (t->out_len != 0) {
-        lpa_i3_fail(s, "iperf3 peer sent JSON before taking ours");
+        lpa_i3_fail(s, LPA_ERR_I3_JSON_EARLY);
         return -1;
       }
       lpa_i3_expect(t, RD_BODY, len);
@@ -354,7 +354,7 @@ int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now) {
     } else {
       r = lpa_flow_pump(f, now, NULL, NULL, NULL, 0);
       if (r < 0) {
-        lpa_i3_fail(s, "iperf3 data connection broken while sending");
+        lpa_i3_fail(s, LPA_ERR_I3_SEND_BROKEN);
         return -1;
       }
     }
@@ -379,7 +379,7 @@ int lpa_i3_send_results(struct lpa_session *s, int flush) {
   long len;
   int i, sends = t->bidir || t->dir0 == LPA_DIR_TX;
   if (room < 4 + 2) {
-    lpa_i3_fail(s, "iperf3 control output does not fit its buffer");
+    lpa_i3_fail(s, LPA_ERR_I3_OUTPUT);
     return -1;
   }
   lpa_jw_init(&w, (char *)p + 4, room - 4 - 1); /* one byte stays for a state after it */
@@ -417,7 +417,7 @@ int lpa_i3_send_results(struct lpa_session *s, int flush) {
   lpa_jw_end(&w);
   len = lpa_jw_finish(&w);
   if (len < 0) {
-    lpa_i3_fail(s, "iperf3 results do not fit LPA_IPERF3_JSON_MAX");
+    lpa_i3_fail(s, LPA_ERR_I3_RESULTS_SIZE);
     return -1;
   }
   lpa_put32(p, (uint32_t)len);
@@ -512,7 +512,7 @@ static void deny(struct lpa_conn *c) {
 }
 
 /* SERVER_ERROR with iperf3's error number (a stock client prints its text), then the end. */
-static int refuse(struct lpa_session *s, uint32_t i_errno, const char *why) {
+static int refuse(struct lpa_session *s, uint32_t i_errno, uint8_t why) {
   uint8_t m[9];
   m[0] = I3_SERVER_ERROR;
   lpa_put32(m + 1, i_errno);
@@ -542,19 +542,18 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   int64_t time_s, num, blocks, len, rate, par, omit;
   if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
       lpa_json_type(&root) != LPA_JSON_OBJECT)
-    return refuse(s, I3E_RECVPARAMS, "iperf3 parameters are not a JSON object");
+    return refuse(s, I3E_RECVPARAMS, LPA_ERR_I3_PARAMS);
   t->udp = lpa_json_get(&root, "udp", &v) == 0;
   if (!t->udp && lpa_json_get(&root, "tcp", &v) < 0)
-    return refuse(s, I3E_UNIMP, "iperf3 test is neither TCP nor UDP (SCTP is not supported)");
+    return refuse(s, I3E_UNIMP, LPA_ERR_I3_PROTO);
   t->bidir = (uint8_t)get_flag(&root, "bidirectional");
   par = get_int(&root, "parallel", 1);
   if (par < 1 || par * (t->bidir ? 2 : 1) > LPA_MAX_STREAMS)
-    return refuse(s, I3E_NUMSTREAMS, "iperf3 client asked for more streams than LPA_MAX_STREAMS"
-                                     " (--bidir: twice -P)");
+    return refuse(s, I3E_NUMSTREAMS, LPA_ERR_I3_STREAMS);
   time_s = get_int(&root, "time", 10);
-  if (time_s < 0 || time_s > 86400) return refuse(s, I3E_DURATION, "iperf3 test time too long");
+  if (time_s < 0 || time_s > 86400) return refuse(s, I3E_DURATION, LPA_ERR_I3_DURATION);
   omit = get_int(&root, "omit", 0);
-  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, I3E_OMIT, "iperf3 -O out of 0..600 s");
+  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, I3E_OMIT, LPA_ERR_I3_OMIT);
   t->omit_ms = (uint32_t)omit * 1000u;
   num = get_int(&root, "num", 0);
   blocks = get_int(&root, "blockcount", 0);
@@ -563,8 +562,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   len = get_int(&root, "len", t->udp ? 1460 : 131072);
   if (t->udp ? (len < 16 || len > 65507 || (I3_SENDS(t) && len > LPA_UDP_MAX_LEN))
              : (len < 1 || len > 1048576))
-    return refuse(s, I3E_BLOCKSIZE,
-                  "iperf3 block size out of range (UDP -R, --bidir: LPA_UDP_MAX_LEN)");
+    return refuse(s, I3E_BLOCKSIZE, LPA_ERR_I3_BLOCKSIZE);
   rate = get_int(&root, "bandwidth", t->udp ? 1048576 : 0);
   t->use64 = (uint8_t)get_flag(&root, "udp_counters_64bit");
   t->parallel = (uint8_t)par;
@@ -577,7 +575,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   if (t->udp) {
     t->udp_ep = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
     if (t->udp_ep == NULL)
-      return refuse(s, I3E_RECVPARAMS, "iperf3 server cannot open its UDP port");
+      return refuse(s, I3E_RECVPARAMS, LPA_ERR_I3_UDP_PORT);
   }
   s->cfg.proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
   t->phase = PH_STREAMS;
@@ -613,7 +611,7 @@ static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   lpa_i3_expect(t, RD_STATE, 1);
   if (b == I3_TEST_START) return 0; /* a client may echo it; iperf3 ignores it too */
   if (b == I3_CLIENT_TERMINATE) {
-    lpa_i3_fail(s, "the iperf3 client terminated the test");
+    lpa_i3_fail(s, LPA_ERR_I3_CLIENT_TERMINATED);
     return -1;
   }
   if (b == I3_TEST_END && t->phase == PH_RUNNING) {
@@ -630,7 +628,7 @@ static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
     lpa_i3_close_all(s);
     return -1;
   }
-  lpa_i3_fail(s, "unknown or misplaced iperf3 control message from the client");
+  lpa_i3_fail(s, LPA_ERR_I3_CLIENT_MSG);
   return -1;
 }
 
@@ -647,7 +645,7 @@ static int srv_item(struct lpa_session *s, uint8_t rd) {
   if (rd == RD_BODY && t->phase == PH_PARAMS) return srv_params(s, now);
   if (rd == RD_BODY && t->phase == PH_RESULTS) {
     if (lpa_i3_peer_results(s) < 0) {
-      lpa_i3_fail(s, "iperf3 client results are not valid JSON");
+      lpa_i3_fail(s, LPA_ERR_I3_CLIENT_RESULTS);
       return -1;
     }
     t->have = 0; /* buf is free again for our results */
@@ -657,7 +655,7 @@ static int srv_item(struct lpa_session *s, uint8_t rd) {
     lpa_i3_expect(t, RD_STATE, 1);
     return 0;
   }
-  lpa_i3_fail(s, "unexpected iperf3 control message");
+  lpa_i3_fail(s, LPA_ERR_I3_MSG);
   return -1;
 }
 
@@ -715,7 +713,7 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
     } else if (t->phase == PH_DISPLAY) {
       lpa_i3_close_all(s); /* EOF instead of IPERF_DONE: the results were exchanged */
     } else {
-      lpa_i3_fail(s, "the iperf3 client closed the control connection");
+      lpa_i3_fail(s, LPA_ERR_I3_CLIENT_CLOSED);
     }
     return;
   }
@@ -752,7 +750,7 @@ static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
   if (c == t->ctrl) {
     t->ctrl = NULL;
     if (t->phase == PH_DISPLAY) lpa_i3_close_all(s);
-    else lpa_i3_fail(s, "the iperf3 control connection was reset");
+    else lpa_i3_fail(s, LPA_ERR_I3_CTRL_RESET);
     return;
   }
   if ((i = find_pending(t, c)) >= 0) {
@@ -762,7 +760,7 @@ static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
   if ((i = lpa_i3_find_stream(t, c)) >= 0) {
     t->st[i].conn = NULL;
     t->st[i].f.conn = NULL;
-    if (t->phase == PH_RUNNING) lpa_i3_fail(s, "an iperf3 data connection was reset");
+    if (t->phase == PH_RUNNING) lpa_i3_fail(s, LPA_ERR_I3_DATA_RESET);
   }
 }
 
@@ -806,19 +804,19 @@ static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
       return;
     }
     if (I3_SENDS(t) && lpa_i3_pump(s, now) < 0) return;
-    if (now - t->sum.last_ms > I3_IDLE_MS) lpa_i3_fail(s, "iperf3 test moved no data for 30 s");
+    if (now - t->sum.last_ms > I3_IDLE_MS) lpa_i3_fail(s, LPA_ERR_I3_IDLE);
     return;
   case PH_DISPLAY:
     if (LPA_DUE(now, t->deadline)) lpa_i3_close_all(s); /* no IPERF_DONE: fine, results are in */
     return;
   default:
-    if (LPA_DUE(now, t->deadline)) lpa_i3_fail(s, "iperf3 client made no progress for 10 s");
+    if (LPA_DUE(now, t->deadline)) lpa_i3_fail(s, LPA_ERR_I3_CLIENT_STALL);
     return;
   }
 }
 
 static void srv_stop(struct lpa_session *s) {
-  if (lpa_i3_send_state(s, I3_SERVER_TERMINATE) == 0) lpa_i3_fail(s, "stopped");
+  if (lpa_i3_send_state(s, I3_SERVER_TERMINATE) == 0) lpa_i3_fail(s, LPA_ERR_STOPPED);
 }
 
 static const struct lpa_proto_ops srv_ops = {NULL,       NULL,    srv_recv, srv_sendable,

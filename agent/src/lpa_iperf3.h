@@ -129,7 +129,7 @@ extern struct i3_slot lpa_i3[LPA_MAX_SESSIONS];
 
 struct i3_test *lpa_i3_alloc(struct lpa_session *s, uint8_t kind);
 void lpa_i3_close_all(struct lpa_session *s);
-void lpa_i3_fail(struct lpa_session *s, const char *why);
+void lpa_i3_fail(struct lpa_session *s, uint8_t why); /* why: enum lpa_error */
 /* Control channel: queue bytes (sent as the stack takes them). Returns 0, or -1 when they did
  * not fit: then the session has ended (as with every -1 below). */
 int lpa_i3_send(struct lpa_session *s, const void *data, size_t n);

@@ -40,7 +40,7 @@ static int send_params(struct lpa_session *s) {
   struct lpa_jw w;
   long len;
   if (room < 8) {
-    lpa_i3_fail(s, "iperf3 control output does not fit its buffer");
+    lpa_i3_fail(s, LPA_ERR_I3_OUTPUT);
     return -1;
   }
   lpa_jw_init(&w, (char *)p + 4, room - 4);
@@ -60,7 +60,7 @@ static int send_params(struct lpa_session *s) {
   lpa_jw_end(&w);
   len = lpa_jw_finish(&w);
   if (len < 0) {
-    lpa_i3_fail(s, "iperf3 parameters do not fit LPA_IPERF3_JSON_MAX");
+    lpa_i3_fail(s, LPA_ERR_I3_PARAMS_SIZE);
     return -1;
   }
   lpa_put32(p, (uint32_t)len);
@@ -89,7 +89,7 @@ static int open_stream(struct lpa_session *s, lpa_ms_t now) {
     st->conn = lpa_net_tcp_connect(&s->cfg.peer, s->cfg.port, s);
   }
   if (st->conn == NULL) {
-    lpa_i3_fail(s, "iperf3 client cannot open a data stream");
+    lpa_i3_fail(s, LPA_ERR_I3_STREAM_OPEN);
     return -1;
   }
   lpa_flow_init(&st->f, st->conn, I3_STREAM_DIR(t, t->nstreams - 1),
@@ -115,14 +115,14 @@ static int end_test(struct lpa_session *s, lpa_ms_t now) {
   return lpa_i3_send_state(s, I3_TEST_END);
 }
 
-static const char *server_error_text(uint32_t e) {
+static uint8_t server_error(uint32_t e) {
   switch (e) {
-  case I3E_DURATION: return "iperf3 server refused the test duration";
-  case I3E_NUMSTREAMS: return "iperf3 server refused the number of streams";
-  case I3E_BLOCKSIZE: return "iperf3 server refused the block size";
-  case I3E_UNIMP: return "iperf3 server does not implement an option of this test";
-  case 142: return "iperf3 server requires authentication";
-  default: return "iperf3 server reported an error";
+  case I3E_DURATION: return LPA_ERR_I3_REFUSED_DURATION;
+  case I3E_NUMSTREAMS: return LPA_ERR_I3_REFUSED_STREAMS;
+  case I3E_BLOCKSIZE: return LPA_ERR_I3_REFUSED_BLOCKSIZE;
+  case I3E_UNIMP: return LPA_ERR_I3_REFUSED_UNIMP;
+  case 142: return LPA_ERR_I3_REFUSED_AUTH;
+  default: return LPA_ERR_I3_REFUSED;
   }
 }
 
@@ -162,10 +162,10 @@ static int cli_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
     lpa_i3_close_all(s); /* a graceful close: IPERF_DONE goes out before the FIN */
     return -1;
   case I3_SERVER_TERMINATE:
-    lpa_i3_fail(s, "the iperf3 server has terminated");
+    lpa_i3_fail(s, LPA_ERR_I3_SERVER_TERMINATED);
     return -1;
   case I3_ACCESS_DENIED:
-    lpa_i3_fail(s, "the iperf3 server is busy running a test. try again later");
+    lpa_i3_fail(s, LPA_ERR_I3_SERVER_BUSY);
     return -1;
   case I3_SERVER_ERROR:
     lpa_i3_expect(t, RD_ERRNO, 4);
@@ -173,7 +173,7 @@ static int cli_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   default:
     break;
   }
-  lpa_i3_fail(s, "unknown or misplaced iperf3 control message from the server");
+  lpa_i3_fail(s, LPA_ERR_I3_SERVER_MSG);
   return -1;
 }
 
@@ -182,12 +182,12 @@ static int cli_item(struct lpa_session *s, uint8_t rd) {
   lpa_ms_t now = lpa_now_ms();
   if (rd == RD_STATE) return cli_state(s, t->hdr[0], now);
   if (rd == RD_ERRNO) {
-    lpa_i3_fail(s, server_error_text(lpa_get32(t->hdr)));
+    lpa_i3_fail(s, server_error(lpa_get32(t->hdr)));
     return -1;
   }
   if (rd == RD_BODY && t->phase == PH_RESULTS) {
     if (lpa_i3_peer_results(s) < 0) {
-      lpa_i3_fail(s, "iperf3 server results are not valid JSON");
+      lpa_i3_fail(s, LPA_ERR_I3_SERVER_RESULTS);
       return -1;
     }
     t->have = 0;
@@ -196,7 +196,7 @@ static int cli_item(struct lpa_session *s, uint8_t rd) {
     lpa_i3_expect(t, RD_STATE, 1);
     return 0;
   }
-  lpa_i3_fail(s, "unexpected iperf3 control message");
+  lpa_i3_fail(s, LPA_ERR_I3_MSG);
   return -1;
 }
 
@@ -207,7 +207,7 @@ static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   if (c == t->ctrl) {
     if (!ok) {
       t->ctrl = NULL;
-      lpa_i3_fail(s, "cannot connect to the iperf3 server");
+      lpa_i3_fail(s, LPA_ERR_I3_SERVER_CONNECT);
       return;
     }
     make_cookie(s, t->cookie);
@@ -221,11 +221,11 @@ static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   if (i < 0) return;
   if (!ok) {
     t->st[i].conn = NULL;
-    lpa_i3_fail(s, "cannot connect an iperf3 data stream");
+    lpa_i3_fail(s, LPA_ERR_I3_STREAM_CONNECT);
     return;
   }
   if (lpa_net_tcp_send(c, t->cookie, I3_COOKIE_LEN, 0) != I3_COOKIE_LEN) {
-    lpa_i3_fail(s, "cannot send the cookie on an iperf3 data stream");
+    lpa_i3_fail(s, LPA_ERR_I3_COOKIE);
     return;
   }
   stream_ready(s, &t->st[i], now);
@@ -247,7 +247,7 @@ static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
   if (c == t->ctrl) {
     if (n != 0) (void)lpa_i3_feed(s, d, n, cli_item);
     else if (t->phase == PH_DISPLAY) lpa_i3_close_all(s);
-    else lpa_i3_fail(s, "the iperf3 server closed the control connection");
+    else lpa_i3_fail(s, LPA_ERR_I3_SERVER_CLOSED);
     return;
   }
   if ((i = lpa_i3_find_stream(t, c)) < 0) return;
@@ -255,7 +255,7 @@ static void cli_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
     t->st[i].conn = NULL;
     t->st[i].f.conn = NULL;
     lpa_net_close(c);
-    if (t->phase == PH_RUNNING) lpa_i3_fail(s, "the iperf3 server closed a data stream");
+    if (t->phase == PH_RUNNING) lpa_i3_fail(s, LPA_ERR_I3_SERVER_STREAM_CLOSED);
     return;
   }
   lpa_i3_rx(s, &t->st[i].f, n, now);
@@ -291,13 +291,13 @@ static void cli_error(struct lpa_session *s, struct lpa_conn *c) {
   if (c == t->ctrl) {
     t->ctrl = NULL;
     if (t->phase == PH_DISPLAY) lpa_i3_close_all(s);
-    else lpa_i3_fail(s, "the iperf3 control connection was reset");
+    else lpa_i3_fail(s, LPA_ERR_I3_CTRL_RESET);
     return;
   }
   if ((i = lpa_i3_find_stream(t, c)) < 0) return;
   t->st[i].conn = NULL;
   t->st[i].f.conn = NULL;
-  if (t->phase <= PH_RUNNING) lpa_i3_fail(s, "an iperf3 data connection was reset");
+  if (t->phase <= PH_RUNNING) lpa_i3_fail(s, LPA_ERR_I3_DATA_RESET);
 }
 
 static int all_acked(const struct i3_test *t) {
@@ -316,7 +316,7 @@ static void cli_tick(struct lpa_session *s, lpa_ms_t now) {
     if (t->reverse) {
       check_rx_end(s, now);
       if (s->used && I3(s) == t && t->phase == PH_RUNNING && now - t->sum.last_ms > I3_IDLE_MS)
-        lpa_i3_fail(s, "no iperf3 data from the server for 30 s");
+        lpa_i3_fail(s, LPA_ERR_I3_SERVER_IDLE);
       return;
     }
     r = lpa_i3_pump(s, now);
@@ -342,14 +342,14 @@ static void cli_tick(struct lpa_session *s, lpa_ms_t now) {
   default:
     break;
   }
-  if (LPA_DUE(now, t->deadline)) lpa_i3_fail(s, "no answer from the iperf3 server for 10 s");
+  if (LPA_DUE(now, t->deadline)) lpa_i3_fail(s, LPA_ERR_I3_SERVER_STALL);
 }
 
 static void cli_stop(struct lpa_session *s) {
   struct i3_test *t = I3(s);
   if (t->ctrl != NULL && t->phase >= PH_PARAMS && lpa_i3_send_state(s, I3_CLIENT_TERMINATE) < 0)
     return;
-  lpa_i3_fail(s, "stopped");
+  lpa_i3_fail(s, LPA_ERR_STOPPED);
 }
 
 static const struct lpa_proto_ops cli_ops = {NULL,      cli_connected, cli_recv, cli_sendable,
