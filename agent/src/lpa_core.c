@@ -5,18 +5,16 @@
 #include "lwip/sys.h"
 #include "lpa_core.h"
 
-static struct lpa_session sessions[LPA_MAX_SESSIONS];
+struct lpa_session lpa_sessions[LPA_MAX_SESSIONS];
 static uint8_t started;
 
 /* Zero bytes are as good a payload as iperf's digits, and cost nothing to generate. */
 const uint8_t lpa_pattern[LPA_PATTERN_LEN];
 
-lpa_ms_t lpa_now_ms(void) { return LPA_NOW_MS(); }
-
 struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
-    struct lpa_session *s = &sessions[i];
+    struct lpa_session *s = &lpa_sessions[i];
     if (s->used) continue;
     memset(s, 0, sizeof(*s));
     s->used = 1;
@@ -27,11 +25,6 @@ struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn 
     return s;
   }
   return NULL;
-}
-
-struct lpa_session *lpa_session_at(int index) {
-  if (index < 0 || index >= LPA_MAX_SESSIONS || !sessions[index].used) return NULL;
-  return &sessions[index];
 }
 
 void lpa_session_end(struct lpa_session *s) {
@@ -62,8 +55,9 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, uint8_t
 
 /* Events from the back end: owner is the session that opened (or accepted) the connection. */
 #define SESSION(owner) ((struct lpa_session *)(owner))
-/* A free session has no ops (lpa_session_end clears them), so ops alone says it is live. */
-#define LIVE(s, h) ((s) != NULL && (s)->ops != NULL && (s)->ops->h != NULL)
+/* A free session has no ops (lpa_session_end clears them), so ops alone says it is live; the
+ * back ends never give a NULL owner. */
+#define LIVE(s, h) ((s)->ops != NULL && (s)->ops->h != NULL)
 
 void lpa_core_on_accept(void *owner, struct lpa_conn *c) {
   struct lpa_session *s = SESSION(owner);
@@ -102,7 +96,7 @@ void lpa_core_tick(void) {
   lpa_ms_t now = lpa_now_ms();
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
-    struct lpa_session *s = &sessions[i];
+    struct lpa_session *s = &lpa_sessions[i];
     if (LIVE(s, tick)) s->ops->tick(s, now);
   }
 }
@@ -121,6 +115,7 @@ void lpa_config_defaults(struct lpa_config *cfg, uint8_t role, uint8_t proto, ui
 static int config_complete(struct lpa_config *c) {
   unsigned i3 = c->dialect; /* a dialect the build lacks is refused here */
   if (c->role > LPA_ROLE_CLIENT || c->proto > LPA_PROTO_UDP || i3 > (LPA_IPERF3 ? 1u : 0u) ||
+      (!LPA_IPERF2 && i3 == 0) ||
       c->mode > LPA_MODE_REVERSE || c->duration_ms > 86400000u)
     return LPA_EINVAL;
   if (c->port == 0) c->port = (uint16_t)(5001u + 200u * i3);
@@ -145,22 +140,21 @@ int lpa_init(void) {
 }
 
 int lpa_start(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
-  struct lpa_config c = *cfg;
   struct lpa_session *s;
-  int err = config_complete(&c);
-  if (err) return err;
-  if (!started) return LPA_ENET;
+  int err = LPA_ENET;
+  if (!started) return err;
   lpa_net_lock();
-  s = lpa_session_new(&c, fn, arg);
+  s = lpa_session_new(cfg, fn, arg);
   if (s == NULL) {
     err = LPA_EBUSY;
   } else {
-    err = LPA_EINVAL;
+    /* The session's own copy is completed and checked, then handed to the dialect. */
+    err = config_complete(&s->cfg);
 #if LPA_IPERF2
-    if (c.dialect == LPA_DIALECT_IPERF2) err = lpa_iperf2_start(s);
+    if (!err && s->cfg.dialect == LPA_DIALECT_IPERF2) err = lpa_iperf2_start(s);
 #endif
 #if LPA_IPERF3
-    if (c.dialect == LPA_DIALECT_IPERF3) err = lpa_iperf3_start(s);
+    if (!err && s->cfg.dialect == LPA_DIALECT_IPERF3) err = lpa_iperf3_start(s);
 #endif
     if (err) { /* nothing was reported yet: free silently */
       s->used = 0;
@@ -177,11 +171,10 @@ int lpa_stop(int session) {
   if (session < -1 || session >= LPA_MAX_SESSIONS) return LPA_ENOENT;
   lpa_net_lock();
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
-    struct lpa_session *s = &sessions[i];
+    struct lpa_session *s = &lpa_sessions[i];
     if (!s->used || (session >= 0 && i != session)) continue;
     found = 1;
-    if (s->ops && s->ops->stop) s->ops->stop(s);
-    else lpa_session_end(s);
+    s->ops->stop(s); /* every used session has ops with a stop (set under this lock) */
   }
   lpa_net_unlock();
   return found ? 0 : LPA_ENOENT;

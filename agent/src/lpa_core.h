@@ -90,9 +90,10 @@ struct lpa_flow {
 /* Sessions. new: NULL when all LPA_MAX_SESSIONS are in use. end: reports DONE, frees. */
 struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn fn, void *arg);
 void lpa_session_end(struct lpa_session *s);
-/* The session in slot index, or NULL when the slot is free (for walking the table). */
-struct lpa_session *lpa_session_at(int index);
-lpa_ms_t lpa_now_ms(void);
+/* The session table, for walking it (a slot is in use when used is set); a protocol module's
+ * state array has the same indexes. */
+extern struct lpa_session lpa_sessions[LPA_MAX_SESSIONS];
+#define lpa_now_ms() ((lpa_ms_t)LPA_NOW_MS())
 
 /* Reports: fills session, dialect, proto and peer, then calls the session's callback. */
 void lpa_report_emit(struct lpa_session *s, struct lpa_report *r);
@@ -129,6 +130,11 @@ void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, uint32_t sent_us, uint32_
 uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx);
 /* Emits an interval report when the flow's interval has elapsed (call from tick). */
 void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
+/* Emits a report of the flow's counters: INTERVAL (since the last one, which it starts), FINAL
+ * or PEER (the whole flow, from start_ms to end). A PEER report is what the peer measured:
+ * its numbers are put into the finished flow first (bytes, seq or rx, start_ms 0, end its
+ * duration). */
+void lpa_flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lpa_ms_t end);
 /* Emits the last partial interval (if any) and the final report; the flow becomes DONE. */
 void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t end);
 

@@ -112,43 +112,47 @@ uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx) {
 }
 
 /* One report of a flow: the interval since the last one (INTERVAL, which starts the next) or
- * the whole test (FINAL). Counters are read as differences from the interval's start marks; the
- * whole test's marks are zero. The counters a flow does not keep stay zero (a TCP flow's
- * datagrams, a sender's loss and jitter), so every report copies all of them unconditionally. */
-static void flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lpa_ms_t end) {
+ * the whole test (FINAL, PEER). Counters are read as differences from the interval's start
+ * marks; the whole test's marks are zero. The counters a flow does not keep stay zero (a TCP
+ * flow's datagrams, a sender's loss and jitter), so every report copies all of them. */
+void lpa_flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lpa_ms_t end) {
   struct lpa_report r;
-  struct lpa_flow_mark m = f->ivl, now;
+  struct lpa_flow_mark zero, *m = &f->ivl;
+  uint64_t seq = f->dir == LPA_DIR_RX ? f->rx.max_seq : f->seq;
+  uint64_t lost = lpa_udp_lost(&f->rx);
   uint32_t dur;
-  if (kind == LPA_REPORT_FINAL) {
-    memset(&m, 0, sizeof(m));
-    m.at_ms = f->start_ms;
+  if (kind != LPA_REPORT_INTERVAL) {
+    memset(&zero, 0, sizeof(zero));
+    zero.at_ms = f->start_ms;
+    m = &zero;
   }
-  now.at_ms = end;
-  now.bytes = f->bytes;
-  now.seq = f->dir == LPA_DIR_RX ? f->rx.max_seq : f->seq;
-  now.lost = lpa_udp_lost(&f->rx);
-  now.ooo = f->rx.out_of_order;
   memset(&r, 0, sizeof(r));
   r.kind = kind;
   r.dir = f->dir;
   r.stream = f->stream;
-  r.start_ms = m.at_ms - f->start_ms;
+  r.start_ms = m->at_ms - f->start_ms;
   r.end_ms = end - f->start_ms;
-  r.bytes = now.bytes - m.bytes;
-  dur = end - m.at_ms; /* never negative: callers keep end at or after the marks */
+  r.bytes = f->bytes - m->bytes;
+  dur = end - m->at_ms; /* never negative: callers keep end at or after the marks */
   r.bps = dur != 0 ? r.bytes * 8000u / dur : 0;
-  r.packets = now.seq - m.seq;
+  r.packets = seq - m->seq;
   r.jitter_us = f->rx.jitter_us16 / 16;
-  r.lost = now.lost - m.lost;
-  r.out_of_order = now.ooo - m.ooo;
-  if (kind == LPA_REPORT_INTERVAL) f->ivl = now;
+  r.lost = lost - m->lost;
+  r.out_of_order = f->rx.out_of_order - m->ooo;
+  if (kind == LPA_REPORT_INTERVAL) {
+    m->at_ms = end;
+    m->bytes = f->bytes;
+    m->seq = seq;
+    m->lost = lost;
+    m->ooo = f->rx.out_of_order;
+  }
   lpa_report_emit(s, &r);
 }
 
 void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   uint32_t ivl = s->cfg.interval_ms;
   while (f->state == LPA_FLOW_RUNNING && f->interim && LPA_DUE(now, f->ivl.at_ms + ivl))
-    flow_report(s, f, LPA_REPORT_INTERVAL, f->ivl.at_ms + ivl);
+    lpa_flow_report(s, f, LPA_REPORT_INTERVAL, f->ivl.at_ms + ivl);
 }
 
 void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t end) {
@@ -158,7 +162,7 @@ void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t end) {
    * would print a meaningless rate; its bytes are in the final report. */
   lpa_flow_interval(s, f, end);
   if (f->interim && LPA_DUE(end, f->ivl.at_ms + LAST_INTERVAL_MIN_MS))
-    flow_report(s, f, LPA_REPORT_INTERVAL, end);
+    lpa_flow_report(s, f, LPA_REPORT_INTERVAL, end);
   f->state = LPA_FLOW_DONE;
-  flow_report(s, f, LPA_REPORT_FINAL, end);
+  lpa_flow_report(s, f, LPA_REPORT_FINAL, end);
 }

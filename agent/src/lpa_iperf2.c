@@ -73,7 +73,7 @@ static struct i2_state *state_new(struct lpa_session *s) {
 #if LPA_CLIENT
 /* Client: the test header for s->cfg into t->hdr (flags: the protocol's own bits) and the
  * forward flow on t->conn with the config's limits. */
-void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now) {
+static void client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct i2_request *rq = &t->req;
   const struct lpa_config *cfg = &s->cfg;
@@ -141,7 +141,10 @@ void lpa_i2_fail(struct lpa_session *s, uint8_t why) {
 }
 
 
-static void test_stop(struct lpa_session *s) { lpa_i2_fail(s, LPA_ERR_STOPPED); }
+static void test_stop(struct lpa_session *s) {
+  if (I2(s)->kind == I2_LISTENER) lpa_i2_close_all(s);
+  else lpa_i2_fail(s, LPA_ERR_STOPPED);
+}
 
 /* A TCP connection of a test broke (c is already gone). A client always reports it; a server
  * only when the connection still carried a flow (a client that resets after its last byte
@@ -163,7 +166,7 @@ static void tcp_error(struct lpa_session *s, struct lpa_conn *c) {
 /* ---- server: one TCP test ---- */
 
 static int flows_done(const struct i2_state *t) {
-  return t->fwd.state != LPA_FLOW_RUNNING && t->rev.state != LPA_FLOW_RUNNING;
+  return t->fwd.state != LPA_FLOW_RUNNING && !I2_REV_RUNNING(t);
 }
 
 enum { TT_HEADER = 0, TT_RUN, TT_BACK_PENDING };
@@ -308,8 +311,6 @@ static void tcp_test_tick(struct lpa_session *s, lpa_ms_t now) {
   if (LPA_IPERF2_BIDIR && t->phase == TT_BACK_PENDING && t->back == NULL &&
       LPA_DUE(now, t->deadline))
     tcp_test_connect_back(s); /* the retry after a refusal */
-  lpa_flow_interval(s, &t->fwd, now);
-  lpa_flow_interval(s, &t->rev, now);
   if (LPA_IPERF2_BIDIR) pump(s, &t->rev, now);
   if (!s->used || t->kind == 0) return;
   if (t->fwd.state == LPA_FLOW_RUNNING && now - t->fwd.last_ms > IDLE_TIMEOUT_MS) {
@@ -338,25 +339,9 @@ static void listener_accept(struct lpa_session *ls, struct lpa_conn *c) {
   lpa_flow_open(s, &t->fwd, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
 }
 
-static void listener_udp(struct lpa_session *ls, struct lpa_conn *c, const uint8_t *d, size_t n,
-                         const ip_addr_t *from, uint16_t port, uint32_t at) {
-  (void)c;
-#if LPA_UDP
-  lpa_i2_udp_listener_rx(ls, d, n, from, port, at);
-#else
-  (void)ls; (void)d; (void)n; (void)from; (void)port; (void)at;
-#endif
-}
-
-static void listener_stop(struct lpa_session *s) { lpa_i2_close_all(s); }
-
-static const struct lpa_proto_ops listener_ops = {
-    listener_accept, NULL, NULL, NULL, NULL, listener_udp, NULL, listener_stop};
-
 static int start_listener(struct lpa_session *s) {
   struct i2_state *t = I2(s);
   t->kind = I2_LISTENER;
-  s->ops = &listener_ops;
   t->tcp_listen = lpa_net_tcp_listen(s->cfg.port, s);
   if (t->tcp_listen == NULL) return LPA_ENET;
 #if LPA_UDP
@@ -379,7 +364,7 @@ static void tcp_client_maybe_end(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int want_back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL ||
                                        s->cfg.mode == LPA_MODE_TRADEOFF);
-  if (t->fwd.state == LPA_FLOW_RUNNING || t->rev.state == LPA_FLOW_RUNNING) return;
+  if (t->fwd.state == LPA_FLOW_RUNNING || I2_REV_RUNNING(t)) return;
   if (t->phase == TC_FLUSH || t->phase == TC_CONNECTING) return;
   if (want_back && t->rev.state == LPA_FLOW_IDLE) {
     if (t->phase != TC_WAIT_BACK) {
@@ -394,7 +379,7 @@ static void tcp_client_maybe_end(struct lpa_session *s, lpa_ms_t now) {
 static void tcp_client_pump(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int r;
-  if (t->fwd.state != LPA_FLOW_RUNNING || t->fwd.dir != LPA_DIR_TX) return;
+  if (t->fwd.state != LPA_FLOW_RUNNING) return; /* -R: DONE from the start */
   r = lpa_flow_pump(&t->fwd, now, NULL, NULL, NULL, 0);
   if (r < 0) {
     lpa_i2_fail(s, LPA_ERR_BROKEN);
@@ -415,7 +400,7 @@ static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int 
     lpa_i2_fail(s, LPA_ERR_CONNECT);
     return;
   }
-  lpa_i2_client_setup(s, I2_EXTEND | I2_LEN_BIT | (I2_TCP_HDR_LEN << 1), now);
+  if (reverse) t->deadline = now + t->fwd.limit_ms + 2000u; /* from the connection on */
   t->phase = TC_RUN;
   /* The header goes first and is not data; it fits any empty send buffer. With -R only the
    * header goes out, and the data comes back on this connection. */
@@ -482,8 +467,6 @@ static void tcp_client_accept(struct lpa_session *s, struct lpa_conn *c) {
 
 static void tcp_client_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  lpa_flow_interval(s, &t->fwd, now);
-  lpa_flow_interval(s, &t->rev, now);
   tcp_client_pump(s, now);
   if (!s->used || t->kind == 0) return;
   if (t->phase == TC_FLUSH && (lpa_net_tcp_unacked(t->conn) == 0 || LPA_DUE(now, t->deadline))) {
@@ -507,10 +490,17 @@ static void tcp_client_sendable(struct lpa_session *s, struct lpa_conn *c) {
 
 #endif
 
-/* ---- one set of handlers for every test (TCP or UDP, client or server): one table instead
- * of four, each handler picks by kind ---- */
+/* ---- one set of handlers for every session (the listener, TCP or UDP tests, client or
+ * server): one table instead of five, each handler picks by kind. The listener only ever gets
+ * accept, UDP, tick and stop. ---- */
 
 static void test_accept(struct lpa_session *s, struct lpa_conn *c) {
+#if LPA_SERVER
+  if (I2(s)->kind == I2_LISTENER) {
+    listener_accept(s, c);
+    return;
+  }
+#endif
 #if LPA_CLIENT
   if (LPA_IPERF2_BIDIR && I2(s)->kind == I2_TCP_CLIENT) {
     tcp_client_accept(s, c);
@@ -564,8 +554,12 @@ static void test_sendable(struct lpa_session *s, struct lpa_conn *c) {
 }
 
 static void test_tick(struct lpa_session *s, lpa_ms_t now) {
-  uint8_t kind = I2(s)->kind;
+  struct i2_state *t = I2(s);
+  uint8_t kind = t->kind;
   (void)kind; /* a server-only TCP build has one kind of test */
+  lpa_flow_interval(s, &t->fwd, now); /* interval reports first, whatever the kind */
+  if (LPA_IPERF2_BIDIR) lpa_flow_interval(s, &t->rev, now);
+  if (kind == I2_LISTENER) return;
 #if LPA_UDP
   if (kind == I2_UDP_TEST || kind == I2_UDP_CLIENT) {
     lpa_i2_udp_tick(s, now);
@@ -598,6 +592,7 @@ const struct lpa_proto_ops lpa_i2_test_ops = {
 
 int lpa_iperf2_start(struct lpa_session *s) {
   state_new(s);
+  s->ops = &lpa_i2_test_ops; /* lpa_start clears it again when this fails */
   if (s->cfg.role == LPA_ROLE_SERVER) {
 #if LPA_SERVER
     return start_listener(s);
@@ -625,18 +620,21 @@ int lpa_iperf2_start(struct lpa_session *s) {
     t->conn = udp ? lpa_net_udp_open(0, &s->peer, s->peer_port, s)
                   : lpa_net_tcp_connect(&s->peer, s->peer_port, s);
     if (t->conn == NULL) {
-      close_conn(&t->back);
-      close_conn(&t->tcp_listen);
+      if (LPA_IPERF2_BIDIR) {
+        close_conn(&t->back);
+        close_conn(&t->tcp_listen);
+      }
       return LPA_ENET;
     }
+    t->kind = udp ? I2_UDP_CLIENT : I2_TCP_CLIENT;
+    /* UDPTESTS with -R: the upper flags are meaningful. */
+    client_setup(s, udp ? I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
+                              (s->cfg.mode == LPA_MODE_REVERSE ? 0x20000000u : 0)
+                        : I2_EXTEND | I2_LEN_BIT | (I2_TCP_HDR_LEN << 1),
+                 lpa_now_ms());
 #if LPA_UDP
-    if (udp) {
-      lpa_i2_udp_client_start(s);
-      return 0;
-    }
+    if (udp) lpa_i2_udp_client_start(s);
 #endif
-    t->kind = I2_TCP_CLIENT;
-    s->ops = &lpa_i2_test_ops;
     return 0;
   }
 #else

@@ -64,6 +64,8 @@ struct i2_state {
 
 extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 #define I2(s) ((struct i2_state *)(s)->state)
+/* The flow back runs (never in a build without two-way tests: the test folds away). */
+#define I2_REV_RUNNING(t) (LPA_IPERF2_BIDIR && (t)->rev.state == LPA_FLOW_RUNNING)
 
 void lpa_i2_put_request(uint8_t *hdr, const struct i2_request *rq);
 void lpa_i2_get_request(const uint8_t *hdr, size_t len, struct i2_request *rq);
@@ -71,7 +73,6 @@ void lpa_i2_get_request(const uint8_t *hdr, size_t len, struct i2_request *rq);
 void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq);
 /* Ends a session whose flows are all done: closes what is open, reports DONE. */
 void lpa_i2_close_all(struct lpa_session *s);
-void lpa_i2_client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now);
 struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind);
 /* The handlers of every iperf2 test session (the listener has its own). */
 extern const struct lpa_proto_ops lpa_i2_test_ops;

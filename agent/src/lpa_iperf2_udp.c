@@ -17,13 +17,10 @@
 /* Sequence number of a datagram; returns 1 for a FIN (negative number, absolute value in seq). */
 static int parse_seq(int use64, const uint8_t *d, uint64_t *seq) {
   uint32_t id = lpa_get32(d), id2 = lpa_get32(d + 12);
-  if (id2 == 0xFFFFFFFFu || use64) {
-    int64_t v = (int64_t)(((uint64_t)id2 << 32) | id);
-    *seq = (uint64_t)(v < 0 ? -v : v);
-    return v < 0;
-  }
-  *seq = (uint64_t)((int32_t)id < 0 ? -(int64_t)(int32_t)id : (int64_t)(int32_t)id);
-  return (int32_t)id < 0;
+  int64_t v = id2 == 0xFFFFFFFFu || use64 ? (int64_t)(((uint64_t)id2 << 32) | id)
+                                           : (int64_t)(int32_t)id;
+  *seq = (uint64_t)(v < 0 ? -v : v);
+  return v < 0;
 }
 
 static size_t put_prefix(uint8_t *h, int64_t seq) {
@@ -68,10 +65,9 @@ static void report_build(uint8_t *r, const struct lpa_flow *f) {
 /* The peer's report on our sending flow f. Reads the 2.0.13+ layout (at +16) or the
  * 2.0.5-era one (at +12); anything else is not a report. Words: flags, bytes high, bytes low,
  * seconds, microseconds, lost, out of order, datagrams, jitter s, jitter us; 2.0.13+ with
- * 64-bit sequence numbers adds the high words of lost, out of order, datagrams at 116. */
-static int report_parse(struct lpa_session *s, const struct lpa_flow *f, const uint8_t *d,
-                        size_t n) {
-  struct lpa_report r;
+ * 64-bit sequence numbers adds the high words of lost, out of order, datagrams at 116. The
+ * numbers replace ours in f (finished, its final report out) and go out as a PEER report. */
+static int report_parse(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n) {
   uint32_t w[13];
   size_t at;
   int i;
@@ -82,18 +78,13 @@ static int report_parse(struct lpa_session *s, const struct lpa_flow *f, const u
   for (i = 10; i < 13; i++)
     w[i] = at == 16 && n >= I2_REPORT_LEN && (w[0] & I2_SEQNO64B) ? lpa_get32(d + 76 + 4 * i) : 0;
   if (w[3] > 86400u * 30u || w[4] >= 1000000u) return 0;
-  memset(&r, 0, sizeof(r));
-  r.kind = LPA_REPORT_PEER;
-  r.dir = LPA_DIR_TX; /* our flow, as the peer received it (lpa.h) */
-  r.stream = f->stream;
-  r.bytes = ((uint64_t)w[1] << 32) | w[2];
-  r.end_ms = w[3] * 1000u + w[4] / 1000u;
-  r.lost = ((uint64_t)w[10] << 32) | w[5];
-  r.out_of_order = ((uint64_t)w[11] << 32) | w[6];
-  r.packets = ((uint64_t)w[12] << 32) | w[7];
-  r.jitter_us = w[8] * 1000000u + w[9];
-  if (w[3] != 0 || w[4] != 0) r.bps = r.bytes * 8000000u / ((uint64_t)w[3] * 1000000u + w[4]);
-  lpa_report_emit(s, &r);
+  f->bytes = ((uint64_t)w[1] << 32) | w[2];
+  f->rx.out_of_order = ((uint64_t)w[11] << 32) | w[6];
+  f->rx.lost_raw = (((uint64_t)w[10] << 32) | w[5]) + f->rx.out_of_order; /* lost, as reported */
+  f->seq = ((uint64_t)w[12] << 32) | w[7]; /* a sender's report counts datagrams in seq */
+  f->rx.jitter_us16 = (w[8] * 1000000u + w[9]) * 16u;
+  f->start_ms = 0;
+  lpa_flow_report(s, f, LPA_REPORT_PEER, w[3] * 1000u + w[4] / 1000u);
   return 1;
 }
 
@@ -218,9 +209,10 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
   uint64_t seq;
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
-    struct lpa_session *o = lpa_session_at(i);
-    if (o != NULL && o->ops == &lpa_i2_test_ops && I2(o)->kind == I2_UDP_TEST &&
-        I2(o)->parent == ls && o->peer_port == port &&
+    /* A UDP test of this listener from from:port: an iperf2 state's kind is 0 once its session
+     * has ended (lpa_i2_close_all), and slot i of lpa_i2 belongs to session i. */
+    struct lpa_session *o = &lpa_sessions[i];
+    if (lpa_i2[i].kind == I2_UDP_TEST && lpa_i2[i].parent == ls && o->peer_port == port &&
         ip_addr_cmp(&o->peer, from)) {
       s = o;
       break;
@@ -233,7 +225,7 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
     t = I2(s);
     ip_addr_copy(s->peer, *from);
     s->peer_port = port;
-    lpa_flow_init(&t->fwd, NULL, LPA_DIR_RX, LPA_PROTO_UDP);
+    t->fwd.proto = LPA_PROTO_UDP; /* a zeroed flow (state_new) is an idle receiver */
     udp_test_begin(s, d, n, now);
     if (LPA_IPERF2_BIDIR && (t->req.flags & I2_VERSION1) && (t->req.flags & I2_RUN_NOW))
       udp_start_back(s, now);
@@ -261,8 +253,6 @@ static void udp_test_on_udp(struct lpa_session *s, struct lpa_conn *c, const uin
 static void udp_test_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int reverse = t->rev.conn != NULL && t->rev.conn != t->back;
-  lpa_flow_interval(s, &t->fwd, now);
-  lpa_flow_interval(s, &t->rev, now);
   if (LPA_IPERF2_BIDIR)
     udp_sender_tick(s, &t->rev, reverse ? &s->peer : NULL, reverse ? s->peer_port : 0, !reverse,
                     now);
@@ -304,8 +294,6 @@ static void udp_client_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   int want_back = LPA_IPERF2_BIDIR && (s->cfg.mode == LPA_MODE_DUAL ||
                                        s->cfg.mode == LPA_MODE_TRADEOFF);
-  lpa_flow_interval(s, &t->fwd, now);
-  lpa_flow_interval(s, &t->rev, now);
   if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
     /* Repeat the request until data comes (the first datagrams may meet no listener yet). */
     if (t->rev.state == LPA_FLOW_IDLE && LPA_DUE(now, t->tx_fin_next)) {
@@ -336,22 +324,17 @@ static void udp_client_tick(struct lpa_session *s, lpa_ms_t now) {
   }
   if (LPA_IPERF2_BIDIR && t->rev.state == LPA_FLOW_RUNNING && now - t->rev.last_ms > 3000u)
     lpa_i2_fail(s, LPA_ERR_BACK_STOPPED);
-  else if (t->rev.state != LPA_FLOW_RUNNING && LPA_DUE(now, t->rx_linger))
+  else if (!I2_REV_RUNNING(t) && LPA_DUE(now, t->rx_linger))
     lpa_i2_close_all(s);
 }
 
 
-/* After lpa_iperf2_start opened t->conn (and t->back for -d/-r): the header, the flows, the
- * first datagrams at the next tick. */
+/* After lpa_iperf2_start opened t->conn (and t->back for -d/-r) and built the header: the
+ * flows, the first datagrams at the next tick. */
 void lpa_i2_udp_client_start(struct lpa_session *s) {
   struct i2_state *t = I2(s);
   lpa_ms_t now = lpa_now_ms();
-  t->kind = I2_UDP_CLIENT;
-  s->ops = &lpa_i2_test_ops;
   t->use64 = 1;
-  /* UDPTESTS with -R: the upper flags are meaningful. */
-  lpa_i2_client_setup(s, I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
-                             (s->cfg.mode == LPA_MODE_REVERSE ? 0x20000000u : 0), now);
   if (LPA_IPERF2_BIDIR) {
     lpa_flow_init(&t->rev, t->back, LPA_DIR_RX | LPA_SECOND, LPA_PROTO_UDP); /* -d/-r back */
     if (s->cfg.mode == LPA_MODE_REVERSE) {
@@ -369,6 +352,12 @@ void lpa_i2_udp_client_start(struct lpa_session *s) {
 /* The UDP tests' handlers in lpa_i2_test_ops. */
 void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
                        const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
+#if LPA_SERVER
+  if (I2(s)->kind == I2_LISTENER) {
+    lpa_i2_udp_listener_rx(s, d, n, from, port, arrival_us);
+    return;
+  }
+#endif
 #if LPA_CLIENT
   if (I2(s)->kind == I2_UDP_CLIENT) {
     udp_client_on_udp(s, c, d, n, from, port, arrival_us);

@@ -55,6 +55,7 @@ int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size
 
 /* Both. */
 void lpa_net_set_owner(struct lpa_conn *c, void *owner);
+/* The peer of a TCP connection from lpa_core_on_accept() (the core asks nothing else). */
 void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port);
 /* Close and forget: no event for c follows. TCP: a graceful close (FIN) of what is queued. */
 void lpa_net_close(struct lpa_conn *c);

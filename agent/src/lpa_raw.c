@@ -54,10 +54,8 @@ static struct lpa_conn *conn_alloc(uint8_t type, void *owner) {
   return NULL;
 }
 
-static void conn_free(struct lpa_conn *c) {
+static void conn_free(struct lpa_conn *c) { /* conn_alloc sets the other fields */
   c->type = CONN_FREE;
-  c->owner = NULL;
-  c->pcb.tcp = NULL;
   c->gen++;
 }
 
@@ -113,34 +111,24 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
   (void)len;
   aborted_pcb = NULL;
-  if (c != NULL && c->type == CONN_TCP) lpa_core_on_sendable(c->owner, c);
+  lpa_core_on_sendable(c->owner, c); /* a live conn, as in on_recv */
   return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
 }
 
 /* The window is reopened before the core sees the data: a handler that closes the connection
  * then sends a FIN (lwIP answers a close with unread data with a RST). */
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err) {
+  /* A live TCP conn: lpa_net_close() unhooks this callback before it frees the slot. */
   struct lpa_conn *c = (struct lpa_conn *)arg;
   struct pbuf *q;
-  uint16_t gen;
+  uint16_t gen = c->gen;
   (void)err;
   aborted_pcb = NULL;
-  if (c == NULL || c->type != CONN_TCP) {
-    if (p != NULL) {
-      tcp_recved(pcb, p->tot_len);
-      pbuf_free(p);
-    }
-    return ERR_OK;
-  }
-  gen = c->gen;
-  if (p == NULL) {
-    lpa_core_on_recv(c->owner, c, NULL, 0);
-  } else {
-    tcp_recved(pcb, p->tot_len);
-    for (q = p; q != NULL && c->gen == gen; q = q->next)
-      if (q->len != 0) lpa_core_on_recv(c->owner, c, (const uint8_t *)q->payload, q->len);
-    pbuf_free(p);
-  }
+  if (p == NULL) lpa_core_on_recv(c->owner, c, NULL, 0);
+  else tcp_recved(pcb, p->tot_len);
+  for (q = p; q != NULL && c->gen == gen; q = q->next)
+    if (q->len != 0) lpa_core_on_recv(c->owner, c, (const uint8_t *)q->payload, q->len);
+  if (p != NULL) pbuf_free(p);
   return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
 }
 
@@ -149,8 +137,7 @@ static void on_err(void *arg, err_t err) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
   void *owner;
   uint8_t type;
-  (void)err;
-  if (c == NULL || c->type == CONN_FREE) return;
+  (void)err; /* c is live: lpa_net_close() unhooks this callback */
   owner = c->owner;
   type = c->type;
   conn_free(c);
@@ -162,7 +149,6 @@ static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
   (void)err; /* lwIP reports failures through on_err, never here */
   aborted_pcb = NULL;
-  if (c == NULL || c->type != CONN_CONNECTING) return ERR_OK;
   c->type = CONN_TCP;
   lpa_core_on_connected(c->owner, c, 1);
   return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
@@ -171,8 +157,9 @@ static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err) {
 static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err) {
   struct lpa_conn *l = (struct lpa_conn *)arg;
   struct lpa_conn *c;
-  if (err != ERR_OK || pcb == NULL) return ERR_VAL; /* lwIP had no pcb: nothing to do */
-  if (l == NULL || l->type != CONN_LISTEN || (c = conn_alloc(CONN_TCP, l->owner)) == NULL) {
+  (void)err;
+  if (pcb == NULL) return ERR_VAL; /* lwIP had no pcb (err ERR_MEM): nothing to do */
+  if ((c = conn_alloc(CONN_TCP, l->owner)) == NULL) { /* l is live, as in on_recv */
     tcp_abort(pcb);
     return ERR_ABRT;
   }
@@ -239,7 +226,7 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   int queue_room;
   u8_t wflags;
   err_t err;
-  if (c == NULL || c->type != CONN_TCP) return -1;
+  if (c == NULL) return -1;
   pcb = c->pcb.tcp;
   room = tcp_sndbuf(pcb);
   if (room > 0xFFFFu) room = 0xFFFFu; /* tcp_write takes a u16_t */
@@ -277,12 +264,12 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
 }
 
 size_t lpa_net_tcp_unacked(struct lpa_conn *c) {
-  if (c == NULL || c->type != CONN_TCP) return 0;
+  if (c == NULL) return 0;
   return (size_t)(TCP_SND_BUF - tcp_sndbuf(c->pcb.tcp));
 }
 
 void lpa_net_tcp_shutdown_tx(struct lpa_conn *c) {
-  if (c == NULL || c->type != CONN_TCP) return;
+  if (c == NULL) return;
   tcp_shutdown(c->pcb.tcp, 0, 1);
   tcp_output(c->pcb.tcp);
 }
@@ -297,14 +284,12 @@ static void on_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
   const uint8_t *data = (const uint8_t *)p->payload;
   uint32_t now = (uint32_t)LPA_NOW_US();
   size_t want = p->tot_len < LPA_UDP_HEAD_MAX ? p->tot_len : LPA_UDP_HEAD_MAX;
-  (void)pcb;
-  if (c != NULL && c->type == CONN_UDP) {
-    if (p->len < want) { /* a chained pbuf: the headers may straddle the links */
-      pbuf_copy_partial(p, head, (u16_t)want, 0);
-      data = head;
-    }
-    lpa_core_on_udp(c->owner, c, data, p->tot_len, addr, port, now);
+  (void)pcb; /* c is live: lpa_net_close() removes the pcb with the slot */
+  if (p->len < want) { /* a chained pbuf: the headers may straddle the links */
+    pbuf_copy_partial(p, head, (u16_t)want, 0);
+    data = head;
   }
+  lpa_core_on_udp(c->owner, c, data, p->tot_len, addr, port, now);
   pbuf_free(p);
 }
 #endif
@@ -343,7 +328,7 @@ int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size
   struct pbuf *p;
   uint8_t *out;
   err_t err;
-  if (c == NULL || c->type != CONN_UDP || len > 0xFFFFu) return -1;
+  if (c == NULL || len > 0xFFFFu) return -1;
   if (head_len > len) head_len = len;
   p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
   if (p == NULL) return -1;
@@ -371,19 +356,9 @@ void lpa_net_set_owner(struct lpa_conn *c, void *owner) {
 }
 
 void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port) {
-  ip_addr_set_zero(ip);
-  *port = 0;
-  if (c == NULL) return;
-  if (c->type == CONN_TCP || c->type == CONN_CONNECTING) {
-    ip_addr_copy(*ip, c->pcb.tcp->remote_ip);
-    *port = c->pcb.tcp->remote_port;
-  }
-#if LPA_UDP
-  else if (c->type == CONN_UDP) {
-    ip_addr_copy(*ip, c->pcb.udp->remote_ip);
-    *port = c->pcb.udp->remote_port;
-  }
-#endif
+  /* The core asks about accepted TCP connections only (lpa_net.h). */
+  ip_addr_copy(*ip, c->pcb.tcp->remote_ip);
+  *port = c->pcb.tcp->remote_port;
 }
 
 void lpa_net_close(struct lpa_conn *c) {
