@@ -125,6 +125,8 @@ struct lpa_report {
   uint8_t session;   /* index of the session (LPA_REPORT_* of one test share it) */
   uint8_t stream;    /* 0: the test's first connection; 1: its second (iperf2 -d/-r back) */
   uint8_t error;     /* LPA_REPORT_ERROR: enum lpa_error; otherwise 0 */
+  uint8_t omitted;   /* iperf3 -O: an INTERVAL in the omitted seconds at the start, which
+                      * iperf3 shows (tagged "(omitted)") but leaves out of the totals */
   ip_addr_t peer;
   uint16_t peer_port;
   uint32_t start_ms; /* interval bounds, from the start of the test */

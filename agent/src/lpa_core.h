@@ -71,6 +71,7 @@ struct lpa_flow {
   uint8_t state; /* enum lpa_flow_state */
   uint8_t stream; /* lpa_report.stream: 1 for a test's second connection (LPA_SECOND) */
   uint8_t interim; /* interval reports wanted */
+  uint8_t omitting; /* iperf3 -O: its interval reports are in the omitted seconds */
   lpa_ms_t start_ms;
   lpa_ms_t last_ms;  /* last data sent or received */
   uint64_t bytes;

@@ -139,6 +139,9 @@ void lpa_flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lp
   r.jitter_us = f->rx.jitter_us16 / 16;
   r.lost = lost - m->lost;
   r.out_of_order = f->rx.out_of_order - m->ooo;
+#if LPA_IPERF3 /* only iperf3 omits (a build without it does not pay for the test) */
+  r.omitted = kind == LPA_REPORT_INTERVAL && f->omitting;
+#endif
   if (kind == LPA_REPORT_INTERVAL) {
     m->at_ms = end;
     m->bytes = f->bytes;

@@ -341,7 +341,8 @@ static void iperf2_row(const struct lpa_report *r, lpa_print_fn print, void *arg
 static void iperf3_row(const struct lpa_report *r, lpa_print_fn print, void *arg) {
   struct lpa_line l;
   int summary = r->kind != LPA_REPORT_INTERVAL, udp = r->proto == LPA_PROTO_UDP;
-  const char *tag = !summary ? "" : measured_rx(r) ? "receiver" : "sender";
+  const char *tag = !summary ? (r->omitted ? "(omitted)" : "") : measured_rx(r) ? "receiver"
+                                                                                 : "sender";
   lpa_line_init(&l);
   if (r->kind == LPA_REPORT_FINAL) {
     lpa_line_str(&l, I3_SEPARATOR);

@@ -152,8 +152,8 @@ static void test_stop(struct lpa_session *s) {
 static void tcp_error(struct lpa_session *s, struct lpa_conn *c) {
   struct i2_state *t = I2(s);
   if (c == t->conn) t->conn = NULL;
-  if (c == t->back) t->back = NULL;
-  if (c == t->tcp_listen) t->tcp_listen = NULL;
+  if (LPA_IPERF2_BIDIR && c == t->back) t->back = NULL; /* only two-way tests have these */
+  if (LPA_IPERF2_BIDIR && c == t->tcp_listen) t->tcp_listen = NULL;
   if (t->kind == I2_TCP_CLIENT ||
       (LPA_IPERF2_BIDIR && t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING) ||
       (t->fwd.state == LPA_FLOW_RUNNING && c == t->fwd.conn))
@@ -423,7 +423,8 @@ static void tcp_client_flushed(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   lpa_flow_finish(s, &t->fwd, now);
   t->phase = TC_RUN;
-  tcp_client_maybe_end(s, now);
+  if (LPA_IPERF2_BIDIR) tcp_client_maybe_end(s, now); /* a flow back may still run */
+  else lpa_i2_close_all(s);
 }
 
 static void tcp_client_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {

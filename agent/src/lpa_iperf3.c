@@ -286,10 +286,13 @@ static void omit_check(struct lpa_session *s, lpa_ms_t now) {
 
 void lpa_i3_intervals(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
-  omit_check(s, now);
+  /* The intervals due before the omitted seconds end are shown, tagged, as iperf3 does;
+   * then the sums start again. */
+  t->sum.omitting = t->sum2.omitting = t->omit_wait;
   lpa_i3_sum_sync(t);
   lpa_flow_interval(s, &t->sum, now);
   if (t->bidir) lpa_flow_interval(s, &t->sum2, now);
+  omit_check(s, now);
 }
 
 /* The sending half of a --bidir test has ended (its final report) while the other half still

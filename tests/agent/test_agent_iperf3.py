@@ -15,7 +15,8 @@ Agent as server (stock `iperf3 -c ... -J`):
 Agent as client (`iperf3 -c HOST` on its console) against stock `iperf3 -s -1 -J`: TCP, UDP,
 -R TCP, -R UDP, -P 2, -P 3 UDP, -P 2 -R (each stream carries data): the stock server's JSON
 bytes match the agent's final line within 1%. -O 1 both roles (server: TCP, UDP, -R; client:
-TCP, -R UDP): totals agree within what buffers hold at the omit boundary.
+TCP, -R UDP): totals agree within what buffers hold at the omit boundary, and the agent's
+console shows the omitted second as iperf3 does (one interval row tagged "(omitted)").
 linkperf (iperf3 dialect) takes both parts too: as client (TCP, UDP, -R) and as server (TCP,
 UDP, -R), with the same checks.
 On an emulated 100 Mbit/s link (cases <backend>_link): UDP loss of 2% is injected for 1.6 s in
@@ -58,6 +59,22 @@ def agent_final(host, timeout=10.0):
     return float(m.group(1)), float(m.group(2)) * UNITS[m.group(3)]
 
 
+INTERVAL_ROW = re.compile(r"^\[\s*\d+\]\s+(\d+\.\d\d)-\s*(\d+\.\d\d)\s+sec\s.*?(\(omitted\))?\s*$")
+
+
+def check_omitted(host, mark, what):
+    """-O 1 -i 1: the agent shows the omitted second as iperf3 does, one interval row
+    0.00-1.00 tagged "(omitted)", then the counted intervals (from 0.00 again) untagged."""
+    rows = [INTERVAL_ROW.match(l) for l in host.lines()[mark:]
+            if not l.rstrip().endswith(("sender", "receiver"))]
+    rows = [m for m in rows if m]
+    tags = [bool(m.group(3)) for m in rows]
+    check(len(rows) >= 3 and tags[0] and not any(tags[1:]) and
+          rows[0].group(1, 2) == ("0.00", "1.00") and rows[1].group(1) == "0.00",
+          "%s: the agent's interval rows are not one omitted second, then counted ones" % what,
+          "\n".join(host.lines()[mark:]))
+
+
 def near(a, b, tol=0.01):
     return abs(a - b) <= tol * max(a, b, 1)
 
@@ -73,6 +90,7 @@ def stock_client(topo, args, timeout=40, tool=None):
 
 def server_case(topo, host, args, udp=False, reverse=False, amount=None, streams=1,
                 thread=False, tool=None, omit=False):
+    mark = len(host.lines())
     r, doc = stock_client(topo, args, tool=tool)
     what = "%s -c %s" % ("linkperf" if tool else "iperf3", " ".join(args))
     check("error" not in doc, "%s: %s" % (what, doc.get("error")), r.describe())
@@ -118,6 +136,8 @@ def server_case(topo, host, args, udp=False, reverse=False, amount=None, streams
         what, len(end["streams"])))
     # The agent's own measurement: the receiver's bytes (forward) or the sender's (-R).
     sec, got = agent_final(host)
+    if omit:
+        check_omitted(host, mark, what)
     ours = sent["bytes"] if reverse else recv["bytes"]
     check(near(got, ours), "%s: the agent reported %.0f bytes, the client JSON says %d" % (
         what, got, ours))
@@ -187,6 +207,7 @@ def hostile_cases(topo, host):
 
 
 def client_case(topo, host, opts, udp=False, reverse=False, tool=None, streams=1):
+    mark = len(host.lines())
     srv = topo.start_b([tool or al.IPERF3, "-s", "-1", "-J"], timeout=40)
     deadline = time.monotonic() + 10
     while not lptest.port_bound(5201, pid=srv.pid):
@@ -218,6 +239,8 @@ def client_case(topo, host, opts, udp=False, reverse=False, tool=None, streams=1
         lost, pk = end["sum_received"]["lost_packets"], end["sum_received"]["packets"]
         check(lost <= pk * 0.005, "agent UDP client: stock server lost %d of %d" % (lost, pk))
     sec, got = agent_final(host)
+    if "-O" in opts.split():
+        check_omitted(host, mark, "agent -c " + opts)
     tol = 0.02 if reverse else 0.01
     check(near(got, theirs, tol), "agent client %s: agent %.0f bytes, stock server %d" % (
         opts, got, theirs), "\n".join(host.lines()[-12:]))

@@ -160,6 +160,11 @@ static void test_iperf3_tcp(void **state) {
   r.bytes = 11744051;
   r.bps = 94100000;
   assert_string_equal(fmt(&r), "[  1]   0.00-1.00   sec  11.2 MBytes  94.1 Mbits/sec                  \n");
+  /* -O: an interval of the omitted seconds, as iperf3 3.12 tags it (a receiver's row) */
+  r.omitted = 1;
+  assert_string_equal(fmt(&r), "[  1]   0.00-1.00   sec  11.2 MBytes  94.1 Mbits/sec                  "
+                               "(omitted)\n");
+  r.omitted = 0;
   r.kind = LPA_REPORT_FINAL;
   r.end_ms = 10000;
   r.bytes = 117440512;
