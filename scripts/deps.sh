@@ -5,7 +5,9 @@ set -eu
 what=${1:-build}
 
 build_pkgs="cmake make gcc pkg-config libcjson-dev"
-check_pkgs="$build_pkgs libcmocka-dev iperf3 iperf python3 clang iproute2 procps nftables iputils-ping"
+# gcc-arm-none-eabi + newlib: the agent's Cortex-M4 footprint build (make check-footprint)
+check_pkgs="$build_pkgs libcmocka-dev iperf3 iperf python3 clang iproute2 procps nftables iputils-ping
+ gcc-arm-none-eabi libnewlib-arm-none-eabi"
 case "$what" in
   build|run) pkgs=$build_pkgs ;;
   check) pkgs=$check_pkgs ;;
