@@ -4,7 +4,7 @@
 set -eu
 what=${1:-build}
 
-build_pkgs="cmake make gcc pkg-config libcjson-dev"
+build_pkgs="cmake make gcc pkg-config libcjson-dev libmicrohttpd-dev libsqlite3-dev"
 # gcc-arm-none-eabi + newlib: the agent's Cortex-M4 footprint build (make check-footprint)
 check_pkgs="$build_pkgs libcmocka-dev iperf3 iperf python3 clang iproute2 procps nftables iputils-ping
  gcc-arm-none-eabi libnewlib-arm-none-eabi"
@@ -20,7 +20,9 @@ for p in $pkgs; do
     missing="$missing $p"
   fi
 done
-[ -z "$missing" ] && exit 0
+# Node.js and npm for the web page's packages (uPlot): Debian's, unless the machine has some.
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
+[ -z "$missing" ] && exec "$(dirname "$0")/npm-deps.sh"
 
 if [ "$(id -u)" != 0 ]; then
   echo "linkperf: missing Debian packages:$missing" >&2
@@ -34,3 +36,4 @@ echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections 2>/dev/
 if ! apt-get install -y --no-install-recommends $missing; then
   apt-get update && apt-get install -y --no-install-recommends $missing
 fi
+exec "$(dirname "$0")/npm-deps.sh"

@@ -49,6 +49,9 @@ struct lp_cli_config {
     unsigned debug;                  /* -d/--debug[=n]: protocol trace (also in spec.report.debug) */
     char logfile[LP_CLI_PATH_MAX];   /* "" = stdout/stderr */
     char pidfile[LP_CLI_PATH_MAX];   /* "" = none */
+    char db[LP_CLI_PATH_MAX];        /* --db: the history database ("" = the default path) */
+    bool no_history;                 /* --no-history: record nothing */
+    char web[128];                   /* server --web HOST:PORT: the page too ("" = no) */
     struct lp_cli_scratch parse;     /* parser scratch (see above) */
 };
 

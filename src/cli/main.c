@@ -9,6 +9,10 @@
 
 #include "cli/demo.h"
 #include "cli/lwip_tune.h"
+#include "cli/ui.h"
+#include "cli/cmdline.h"
+#include "store/store.h"
+#include "web/web.h"
 #include "cli/help.h"
 #include "cli/output.h"
 #include "cli/parse.h"
@@ -48,14 +52,68 @@ static int status_of(int rc)
     return rc == 0 || rc == LP_ECANCEL ? LP_CLI_EXIT_OK : LP_CLI_EXIT_FAIL;
 }
 
+/* Two sinks fed the same records (the output and a server's web page). */
+struct sink_tee {
+    struct lp_sink a, b;
+};
+
+static void tee_record(const struct lp_record *rec, void *user)
+{
+    struct sink_tee *t = user;
+
+    t->a.record(rec, t->a.user);
+    t->b.record(rec, t->b.user);
+}
+
+static char *tee_server_output(unsigned test_id, int *is_json, void *user)
+{
+    struct sink_tee *t = user;
+
+    return t->a.server_output ? t->a.server_output(test_id, is_json, t->a.user) : NULL;
+}
+
+/* The output's sink (teed with web when given), behind the history tap when there is one. */
+static void sink_of(struct lp_cli_output *out, struct lp_store_tap *tap, struct sink_tee *web,
+                    struct lp_sink *sink)
+{
+    lp_cli_output_sink(out, sink);
+    if (web) {
+        web->a = *sink;
+        sink->record = tee_record;
+        sink->server_output = web->a.server_output ? tee_server_output : NULL;
+        sink->user = web;
+    }
+    if (tap) {
+        struct lp_sink next = *sink;
+        lp_store_tap_set_next(tap, &next);
+        lp_store_tap_sink(tap, sink);
+    }
+}
+
+/* The history (unless --no-history): a store that cannot be opened costs a warning, never
+ * the test. */
+static struct lp_store *open_history(const struct lp_cli_config *cfg, struct lp_cli_output *out)
+{
+    char err[LP_CLI_PATH_MAX + 128];
+    struct lp_store *st;
+
+    if (cfg->no_history || cfg->action != LP_CLI_ACTION_RUN)
+        return NULL;
+    st = lp_store_open(cfg->db, err, sizeof(err));
+    if (!st)
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s (not recording this test)\n",
+                             err);
+    return st;
+}
+
 static int run_client(const struct lp_cli_config *cfg, struct lp_cli_output *out,
-                      struct lp_cli_signals *sig)
+                      struct lp_cli_signals *sig, struct lp_store_tap *tap)
 {
     struct lp_sink sink;
     struct lp_client *c;
     int rc;
 
-    lp_cli_output_sink(out, &sink);
+    sink_of(out, tap, NULL, &sink);
     c = lp_client_new(&cfg->spec, &sink);
     if (!c) {
         lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: cannot start the client\n");
@@ -68,30 +126,73 @@ static int run_client(const struct lp_cli_config *cfg, struct lp_cli_output *out
     return status_of(rc);
 }
 
+/* --web: the browser page next to the server, its tests shown as they run. */
+static struct lp_web *start_web(const struct lp_cli_config *cfg, struct lp_cli_output *out,
+                                int argc, char **argv, struct sink_tee *tee, int *id)
+{
+    struct lp_web_opts o = {cfg->web, NULL, cfg->db, cfg->no_history};
+    struct lp_web *w;
+    char err[256];
+
+    w = lp_web_start(&o, err, sizeof(err));
+    if (!w) {
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: --web: %s\n", err);
+        return NULL;
+    }
+    *id = lp_web_attach(w, cfg, argc - 1, argv + 1, &tee->b);
+    if (*id < 0) {
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: --web: cannot show this server\n");
+        lp_web_free(w);
+        return NULL;
+    }
+    fprintf(stderr, "linkperf: web page at %s\n", lp_web_url(w));
+    return w;
+}
+
 static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out,
-                      struct lp_cli_signals *sig)
+                      struct lp_cli_signals *sig, struct lp_store_tap *tap, int argc,
+                      char **argv)
 {
     struct lp_sink sink;
     struct lp_server *s;
+    struct sink_tee tee;
+    struct lp_web *web = NULL;
     char err[256] = "";
-    int rc;
+    int rc, web_id = -1;
 
-    lp_cli_output_sink(out, &sink);
+    if (cfg->web[0] && (web = start_web(cfg, out, argc, argv, &tee, &web_id)) == NULL)
+        return LP_CLI_EXIT_FAIL;
+    sink_of(out, tap, web ? &tee : NULL, &sink);
     s = lp_server_new(&cfg->spec, &sink, err, sizeof(err));
     if (!s) {
         lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s\n",
                              err[0] ? err : "cannot start the server");
+        if (web)
+            lp_web_detach(web, web_id, -1);
+        lp_web_free(web);
         return LP_CLI_EXIT_FAIL;
     }
+    if (web)
+        lp_web_attach_server(web, web_id, s);
     if (cfg->stop_after_s > 0 &&
         lp_cli_signals_deadline(sig, cfg->stop_after_s, err, sizeof(err)) < 0) {
         lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s\n", err);
+        if (web) {
+            lp_web_attach_server(web, web_id, NULL);
+            lp_web_detach(web, web_id, -1);
+            lp_web_free(web);
+        }
         lp_server_free(s);
         return LP_CLI_EXIT_FAIL;
     }
     lp_cli_signals_target(sig, NULL, s);
     rc = lp_server_run(s);
     lp_cli_signals_target(sig, NULL, NULL);
+    if (web) {
+        lp_web_attach_server(web, web_id, NULL);
+        lp_web_detach(web, web_id, rc);
+        lp_web_free(web);
+    }
     lp_server_free(s);
     return status_of(rc);
 }
@@ -135,12 +236,16 @@ int main(int argc, char **argv)
     struct lp_cli_config cfg;
     struct lp_cli_output *out = NULL;
     struct lp_cli_signals *sig = NULL;
+    struct lp_store *store = NULL;
+    struct lp_store_tap *tap = NULL;
     struct lp_cli_err perr;
     char err[LP_CLI_PATH_MAX + 64];
     int status = LP_CLI_EXIT_FAIL;
 
     if (argc > 1 && strcmp(argv[1], "lwip-tune") == 0)
         return lp_lwip_tune_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "ui") == 0)
+        return lp_cli_ui_main(argc - 1, argv + 1);
     if (lp_cli_parse(argc, argv, &cfg, &perr) < 0) {
         fprintf(stderr, "linkperf: %s\n", perr.msg);
         return LP_CLI_EXIT_USAGE;
@@ -172,13 +277,21 @@ int main(int argc, char **argv)
         lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s\n", err);
         goto done;
     }
+    store = open_history(&cfg, out);
+    if (store) {
+        char *cmd = lp_cli_command_line(argc - 1, argv + 1);
+        tap = lp_store_tap_new(store, "cli", cmd ? cmd : "linkperf", NULL);
+        free(cmd);
+    }
     if (cfg.action == LP_CLI_ACTION_DEMO)
         status = lp_cli_demo_run(&cfg, out, sig);
     else if (cfg.spec.role == LP_ROLE_SERVER)
-        status = run_server(&cfg, out, sig);
+        status = run_server(&cfg, out, sig, tap, argc, argv);
     else
-        status = run_client(&cfg, out, sig);
+        status = run_client(&cfg, out, sig, tap);
 done:
+    lp_store_tap_free(tap);
+    lp_store_close(store);
     lp_cli_signals_free(sig);
     lp_cli_pidfile_remove(cfg.pidfile);
     lp_cli_output_free(out);

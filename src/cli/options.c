@@ -64,6 +64,15 @@ static const struct lp_cli_opt iperf3_opts[] = {
     {.name = "logfile", .metavar = "f", STR(logfile, LP_CLI_PATH_MAX - 1), GENERAL,
      .help = "send output to a log file",
      .man = "Append all output (normal and error) to file f instead of the terminal."},
+    {.name = "db", .metavar = "path", STR(db, LP_CLI_PATH_MAX - 1), GENERAL,
+     .help = "history database (default ~/.local/share/linkperf/history.db)",
+     .man = "Record the test in this SQLite history database instead of the default "
+            "$XDG_DATA_HOME/linkperf/history.db (~/.local/share/linkperf/history.db): its "
+            "command line, every interval and the iperf3 JSON result, which linkperf ui "
+            "lists, overlays and exports. A test cut short is kept, marked incomplete."},
+    {.name = "no-history", FLAG(no_history), GENERAL,
+     .help = "do not record the test in the history database",
+     .man = "Record nothing in the history database."},
     {.name = "forceflush", FLAG(forceflush), GENERAL,
      .help = "force flushing output at every interval",
      .man = "Flush the output after every line instead of after every report."},
@@ -165,6 +174,12 @@ static const struct lp_cli_opt iperf3_opts[] = {
      FIELD(spec.max_conns), .help = "exit after serving # tests (0 = never)",
      .man = "Exit after serving this many tests; 0 (the default) serves until stopped. This "
             "is JPerf's \"Num Connections\" and iperf2's server -P."},
+    {.name = "web", .metavar = "host:port", STR(web, 127), SERVER, .flags = LP_CLI_F_LINKPERF,
+     .help = "also serve the browser page (linkperf ui) on host:port",
+     .man = "Also serve linkperf ui's browser page on host:port (127.0.0.1:0 picks a free "
+            "port; any address but loopback needs the token printed with the URL), where the "
+            "tests this server runs show live, each with its chart and text. The URL is "
+            "printed on standard error."},
     {.name = "stop-after", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 0.01, .max = 86400,
      SERVER, .flags = LP_CLI_F_LINKPERF | LP_CLI_F_ZERO_OK, .store = LP_CLI_STORE_DOUBLE,
      FIELD(stop_after_s), .help = "stop the server after # seconds (0 = never)",

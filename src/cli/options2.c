@@ -52,6 +52,15 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "16..65507, default 1470, 1450 for an IPv6 client)."},
     {.name = "print_mss", .letter = 'm', GENERAL, .set = lp_cli_set_print_mss,
      .help = "print TCP maximum segment size"},
+    {.name = "db", .metavar = "path", STR(db, LP_CLI_PATH_MAX - 1), GENERAL,
+     .help = "history database (default ~/.local/share/linkperf/history.db)",
+     .man = "Record the test in this SQLite history database instead of the default "
+            "$XDG_DATA_HOME/linkperf/history.db (~/.local/share/linkperf/history.db): its "
+            "command line, every interval and the iperf3 JSON result, which linkperf ui "
+            "lists, overlays and exports. A test cut short is kept, marked incomplete."},
+    {.name = "no-history", FLAG(no_history), GENERAL,
+     .help = "do not record the test in the history database",
+     .man = "Record nothing in the history database."},
     {.name = "output", .letter = 'o', .metavar = "<filename>",
      STR(logfile, LP_CLI_PATH_MAX - 1), GENERAL,
      .help = "append the report and error messages to a file",
@@ -175,6 +184,10 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .help = "run one test at a time",
      .man = "Run one test at a time (the same as --max-tests 1): a client that comes while "
             "a test runs is refused, where iperf2 would make it wait."},
+    {.name = "web", .metavar = "host:port", STR(web, 127), SERVER, .flags = LP_CLI_F_LINKPERF,
+     .help = "also serve the browser page (linkperf ui) on host:port",
+     .man = "Also serve linkperf ui's browser page on host:port, where the tests this server "
+            "runs show live (see linkperf's --web)."},
     {.name = "daemon", .letter = 'D', FLAG(daemon), SERVER,
      .help = "run the server as a daemon",
      .man = "Run the server in the background, detached from the terminal; output goes to "

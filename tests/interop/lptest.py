@@ -38,6 +38,9 @@ LOOP6 = "::1"
 _ALL_PROCS = []          # every Proc ever started; atexit kills the live ones
 _ALL_LOCK = threading.Lock()
 _TMPDIR = tempfile.mkdtemp(prefix="lpinterop-")
+# linkperf records every test in a history database under $XDG_DATA_HOME: the tests' go into
+# their own temporary directory, never the user's.
+os.environ["XDG_DATA_HOME"] = _TMPDIR
 
 
 def _pdeathsig():

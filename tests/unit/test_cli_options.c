@@ -43,6 +43,9 @@ CHECK(json, c->json && !c->json_stream)
 CHECK(json_stream, c->json && c->json_stream)
 CHECK(logfile, strcmp(c->logfile, "/tmp/lp.log") == 0)
 CHECK(forceflush, c->forceflush)
+CHECK(db, strcmp(c->db, "/tmp/lp-history.db") == 0 && !c->no_history)
+CHECK(web, strcmp(c->web, "127.0.0.1:8081") == 0)
+CHECK(no_history, c->no_history && c->db[0] == '\0')
 CHECK(timestamps, c->fmt.timestamps && strcmp(c->fmt.timestamp_format, "%T ") == 0)
 CHECK(rcv_timeout, c->spec.rcv_timeout_ms == 5000)
 CHECK(snd_timeout, c->spec.snd_timeout_ms == 3000)
@@ -146,6 +149,12 @@ static const struct opt_case cases[] = {
      {{{"-c", "h", "--json-stream=x"}, "option --json-stream takes no argument"}}},
     {"logfile", {"-c", "h", "--logfile", "/tmp/lp.log"}, check_logfile,
      {{{"-c", "h", "--logfile"}, "option --logfile needs an argument"}}},
+    {"db", {"-c", "h", "--db", "/tmp/lp-history.db"}, check_db,
+     {{{"-c", "h", "--db"}, "option --db needs an argument"}}},
+    {"web", {"-s", "--web", "127.0.0.1:8081"}, check_web,
+     {{{"-s", "--web"}, "option --web needs an argument"}}},
+    {"no-history", {"-s", "--no-history"}, check_no_history,
+     {{{"-c", "h", "--no-history=1"}, "option --no-history takes no argument"}}},
     {"forceflush", {"-c", "h", "--forceflush"}, check_forceflush,
      {{{"-c", "h", "--forceflush=1"}, "option --forceflush takes no argument"}}},
     {"timestamps", {"-c", "h", "--timestamps=%T "}, check_timestamps,

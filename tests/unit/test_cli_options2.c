@@ -39,6 +39,9 @@ CHECK(interval, c->spec.report.interval_s == 0.5)
 CHECK(len, c->spec.blksize == 8000)
 CHECK(print_mss, c->spec.report.print_mss && c->fmt.print_mss)
 CHECK(output, strcmp(c->logfile, "/tmp/lp2.log") == 0)
+CHECK(db, strcmp(c->db, "/tmp/lp2-history.db") == 0)
+CHECK(web, strcmp(c->web, "127.0.0.1:8081") == 0)
+CHECK(no_history, c->no_history)
 CHECK(port, c->spec.port == 5003 && c->spec.port2 == 0)
 CHECK(udp, c->spec.proto == LP_PROTO_UDP && c->spec.blksize == 1470 &&
                c->spec.rate_bps == 1048576)
@@ -116,6 +119,12 @@ static const struct opt_case cases[] = {
                                 "g (1000-based) or K, M, G (1024-based) suffix"}}},
     {"print_mss", {"-c", "h", "-m"}, check_print_mss,
      {{{"-c", "h", "--print_mss=1"}, "option -m/--print_mss takes no argument"}}},
+    {"db", {"-c", "h", "--db", "/tmp/lp2-history.db"}, check_db,
+     {{{"-c", "h", "--db"}, "option --db needs an argument"}}},
+    {"web", {"-s", "--web", "127.0.0.1:8081"}, check_web,
+     {{{"-s", "--web"}, "option --web needs an argument"}}},
+    {"no-history", {"-s", "--no-history"}, check_no_history,
+     {{{"-s", "--no-history=x"}, "option --no-history takes no argument"}}},
     {"output", {"-s", "-o", "/tmp/lp2.log"}, check_output,
      {{{"-s", "-o"}, "option -o/--output needs an argument"}}},
     {"port", {"-s", "-p", "5003"}, check_port,

@@ -1,0 +1,77 @@
+/* `linkperf ui [--listen HOST:PORT] [--token T]`: the browser GUI. The options are few and
+ * its own, so they are parsed here rather than in the test option table. */
+#include "cli/ui.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/config.h"
+#include "web/web.h"
+
+static const char usage[] =
+    "Usage: linkperf ui [--listen HOST:PORT] [--token TOKEN] [--db PATH | --no-history]\n"
+    "Serve linkperf's browser GUI (a modern JPerf) and print its URL.\n"
+    "  --listen HOST:PORT  address to serve on (default 127.0.0.1:8080, or a free port when\n"
+    "                      8080 is taken; port 0 = a free port). A numeric address, [IPv6],\n"
+    "                      or localhost. Any address but loopback needs a token.\n"
+    "  --token TOKEN       the token the page must present (8-128 of [A-Za-z0-9._-]);\n"
+    "                      default: none on loopback, a random one elsewhere\n"
+    "  --db PATH           the history database (default\n"
+    "                      $XDG_DATA_HOME/linkperf/history.db or ~/.local/share/...)\n"
+    "  --no-history        record nothing and show no history\n"
+    "Stop with Ctrl-C (running tests stop and keep their partial results).\n";
+
+int lp_cli_ui_main(int argc, char **argv)
+{
+    struct lp_web_opts opts = {NULL, NULL, NULL, 0};
+    struct lp_web *w;
+    sigset_t set;
+    char err[256];
+    int i, sig;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return LP_CLI_EXIT_OK;
+        }
+        if (strcmp(a, "--no-history") == 0) {
+            opts.no_history = 1;
+            continue;
+        }
+        if (strcmp(a, "--listen") == 0 || strcmp(a, "--token") == 0 || strcmp(a, "--db") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "linkperf: ui: option %s needs an argument\n", a);
+                return LP_CLI_EXIT_USAGE;
+            }
+            if (a[2] == 'l')
+                opts.listen = argv[++i];
+            else if (a[2] == 't')
+                opts.token = argv[++i];
+            else
+                opts.db = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "linkperf: ui: unknown option %s (see linkperf ui --help)\n", a);
+        return LP_CLI_EXIT_USAGE;
+    }
+    /* Every thread the server starts inherits this mask; only sigwait below takes them. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    w = lp_web_start(&opts, err, sizeof(err));
+    if (!w) {
+        fprintf(stderr, "linkperf: ui: %s\n", err);
+        return LP_CLI_EXIT_FAIL;
+    }
+    printf("linkperf ui: %s\n", lp_web_url(w));
+    fflush(stdout);
+    sigwait(&set, &sig);
+    lp_web_free(w);
+    return LP_CLI_EXIT_OK;
+}

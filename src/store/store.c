@@ -1,0 +1,417 @@
+/* SQLite history: schema, the recording tap and the queries the web page makes. One
+ * connection per process, serialised by a mutex (a run's rows go in as one transaction per
+ * record); other processes write to the same file through SQLite's WAL and busy timeout. */
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "fmt/fmt.h"
+#include "store/store_int.h"
+
+#define SCHEMA_VERSION 1
+#define TAP_TESTS_MAX 256 /* tests of one server recorded at once; more are not recorded */
+
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS runs ("
+    " id INTEGER PRIMARY KEY, started_ms INTEGER NOT NULL, source TEXT NOT NULL,"
+    " command TEXT NOT NULL, role TEXT NOT NULL, host TEXT NOT NULL DEFAULT '',"
+    " port INTEGER, proto TEXT, dialect TEXT, streams INTEGER, reverse INTEGER, bidir INTEGER,"
+    " duration_s REAL, bytes INTEGER, bps_sent REAL, bps_received REAL, jitter_ms REAL,"
+    " lost INTEGER, packets INTEGER, retransmits INTEGER, complete INTEGER NOT NULL DEFAULT 0,"
+    " error TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '', result_json TEXT);"
+    "CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);"
+    "CREATE TABLE IF NOT EXISTS intervals ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL,"
+    " stream INTEGER NOT NULL, sender INTEGER, start_s REAL, end_s REAL, bytes INTEGER,"
+    " bps REAL, omitted INTEGER, retransmits INTEGER, cwnd INTEGER, rtt_us INTEGER,"
+    " jitter_ms REAL, lost INTEGER, packets INTEGER, PRIMARY KEY (run_id, seq, stream));"
+    "CREATE TABLE IF NOT EXISTS profiles (name TEXT PRIMARY KEY, args TEXT NOT NULL,"
+    " saved_ms INTEGER NOT NULL);";
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int lp_store_default_path(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/linkperf/history.db", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, len, "%s/.local/share/linkperf/history.db", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* mkdir -p of the directory part of path (0700: the history is the user's own). */
+static int make_parents(char *path)
+{
+    char *p;
+
+    for (p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+            *p = '/';
+            return -1;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+struct lp_store *lp_store_open(const char *path, char *err, size_t errlen)
+{
+    char buf[LP_STORE_PATH_MAX];
+    struct lp_store *s;
+    char *msg = NULL;
+
+    if (!path || !path[0]) {
+        if (lp_store_default_path(buf, sizeof(buf)) < 0) {
+            snprintf(err, errlen, "history: neither XDG_DATA_HOME nor HOME is set (use --db "
+                                  "PATH or --no-history)");
+            return NULL;
+        }
+    } else if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+        snprintf(err, errlen, "history: --db path too long");
+        return NULL;
+    }
+    if (make_parents(buf) < 0) {
+        snprintf(err, errlen, "history: cannot create the directory of %s: %s", buf,
+                 strerror(errno));
+        return NULL;
+    }
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    if (sqlite3_open_v2(buf, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                         SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_busy_timeout(s->db, 5000);
+    if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;", NULL, NULL,
+                     &msg) != SQLITE_OK ||
+        sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(s->db, "PRAGMA user_version=1;", NULL, NULL, &msg) != SQLITE_OK)
+        goto fail;
+    return s;
+fail:
+    snprintf(err, errlen, "history: %s: %s", buf, msg ? msg : sqlite3_errmsg(s->db));
+    sqlite3_free(msg);
+    lp_store_close(s);
+    return NULL;
+}
+
+void lp_store_close(struct lp_store *s)
+{
+    if (!s)
+        return;
+    sqlite3_close(s->db);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+/* ---- statements ---- */
+
+/* Runs sql with the given binds ('i' int64, 'd' double, 't' text, 'n' null), one step.
+ * Returns SQLITE_DONE / SQLITE_ROW or an error code. */
+static int exec_bind(sqlite3 *db, const char *sql, const char *types, ...)
+{
+    sqlite3_stmt *st;
+    va_list ap;
+    int rc, i;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return SQLITE_ERROR;
+    va_start(ap, types);
+    for (i = 0; types[i]; i++) {
+        switch (types[i]) {
+        case 'i': sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t)); break;
+        case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
+        case 't': sqlite3_bind_text(st, i + 1, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
+                  break;
+        default: sqlite3_bind_null(st, i + 1); break;
+        }
+    }
+    va_end(ap);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- the recording tap ---- */
+
+/* One test being recorded. Owns the -J formatter that builds its result document. */
+struct tap_test {
+    unsigned test_id;
+    int64_t run_id;        /* 0 until its row exists */
+    int64_t seq;
+    bool ended;            /* END seen and not partial */
+    struct lp_out out;
+    struct lp_fmt_json *json;
+    struct lp_store_tap *tap;
+};
+
+struct lp_store_tap {
+    struct lp_store *s;
+    char *source, *command;
+    struct lp_sink next;
+    bool has_next;
+    struct tap_test *tests[TAP_TESTS_MAX];
+};
+
+static struct tap_test *tap_find(struct lp_store_tap *t, unsigned test_id, bool create);
+
+/* The -J document arrives through out.write at DONE. */
+static void on_doc(void *user, enum lp_out_channel ch, const char *text, size_t n)
+{
+    struct tap_test *tt = user;
+    char *doc;
+
+    if (ch != LP_OUT_STDOUT || tt->run_id == 0)
+        return;
+    doc = strndup(text, n);
+    if (doc)
+        exec_bind(tt->tap->s->db, "UPDATE runs SET result_json=?1 WHERE id=?2", "ti", doc,
+                  tt->run_id);
+    free(doc);
+}
+
+static struct tap_test *tap_find(struct lp_store_tap *t, unsigned test_id, bool create)
+{
+    int i, free_slot = -1;
+
+    for (i = 0; i < TAP_TESTS_MAX; i++) {
+        if (t->tests[i] && t->tests[i]->test_id == test_id)
+            return t->tests[i];
+        if (!t->tests[i] && free_slot < 0)
+            free_slot = i;
+    }
+    if (!create || free_slot < 0)
+        return NULL;
+    t->tests[free_slot] = calloc(1, sizeof(struct tap_test));
+    if (t->tests[free_slot]) {
+        struct tap_test *tt = t->tests[free_slot];
+        struct lp_fmt_opts o;
+
+        memset(&o, 0, sizeof(o));
+        o.unit = 'a';
+        tt->test_id = test_id;
+        tt->tap = t;
+        tt->out = (struct lp_out){on_doc, tt};
+        tt->json = lp_fmt_json_new(&o, &tt->out, false);
+    }
+    return t->tests[free_slot];
+}
+
+static void tap_drop(struct lp_store_tap *t, struct tap_test *tt)
+{
+    int i;
+
+    for (i = 0; i < TAP_TESTS_MAX; i++)
+        if (t->tests[i] == tt)
+            t->tests[i] = NULL;
+    lp_fmt_json_free(tt->json);
+    free(tt);
+}
+
+static const char *proto_name(enum lp_proto p) { return p == LP_PROTO_UDP ? "udp" : "tcp"; }
+static const char *dialect_name(enum lp_dialect d)
+{
+    return d == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3";
+}
+
+static void row_insert(struct lp_store_tap *t, struct tap_test *tt, const struct lp_record *rec)
+{
+    const char *host = "";
+    int port = 0;
+    const char *proto = NULL, *dialect = NULL;
+
+    if (rec->kind == LP_REC_CONNECTING) {
+        host = rec->u.connecting.peer.host;
+        port = rec->u.connecting.peer.port;
+        proto = proto_name(rec->u.connecting.proto);
+        dialect = dialect_name(rec->u.connecting.dialect);
+    }
+    if (exec_bind(t->s->db, "INSERT INTO runs (started_ms, source, command, role, host, port,"
+                            " proto, dialect) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)", "itttti" "tt",
+                  wall_ms(), t->source, t->command,
+                  rec->role == LP_ROLE_SERVER ? "server" : "client", host, (int64_t)port,
+                  proto ? proto : "tcp", dialect ? dialect : "iperf3") == SQLITE_DONE)
+        tt->run_id = sqlite3_last_insert_rowid(t->s->db);
+}
+
+static void row_start(struct lp_store_tap *t, struct tap_test *tt, const struct lp_rec_start *st)
+{
+    const struct lp_spec *sp = st->spec;
+    const char *host = sp->role == LP_ROLE_CLIENT ? sp->host : st->control_peer.host;
+
+    exec_bind(t->s->db, "UPDATE runs SET started_ms=?1, host=?2, port=?3, proto=?4, dialect=?5,"
+                        " streams=?6, reverse=?7, bidir=?8, title=?9 WHERE id=?10",
+              "itittiiiti", (int64_t)st->timestamp_ms, host, (int64_t)sp->port,
+              proto_name(sp->proto), dialect_name(sp->dialect), (int64_t)sp->streams,
+              (int64_t)(sp->dir == LP_DIR_REVERSE), (int64_t)(sp->dir == LP_DIR_BIDIR), sp->title,
+              tt->run_id);
+}
+
+static void interval_row(sqlite3 *db, int64_t run, int64_t seq, int stream,
+                         const struct lp_sample *x)
+{
+    exec_bind(db, "INSERT OR REPLACE INTO intervals (run_id, seq, stream, sender, start_s,"
+                  " end_s, bytes, bps, omitted, retransmits, cwnd, rtt_us, jitter_ms, lost,"
+                  " packets) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+              "iiiiddidiiiidii", run, seq, (int64_t)stream, (int64_t)x->sid.sender, x->start_s,
+              x->end_s, (int64_t)x->bytes, x->bits_per_second, (int64_t)x->omitted,
+              (int64_t)(x->has_tcp_info ? x->retransmits : 0),
+              (int64_t)(x->has_tcp_info ? x->snd_cwnd : 0),
+              (int64_t)(x->has_tcp_info ? x->rtt_us : 0), x->jitter_ms,
+              (int64_t)x->lost_packets, (int64_t)x->packets);
+}
+
+static void row_interval(struct lp_store_tap *t, struct tap_test *tt,
+                         const struct lp_rec_interval *iv)
+{
+    unsigned i;
+
+    tt->seq++;
+    sqlite3_exec(t->s->db, "BEGIN", NULL, NULL, NULL);
+    for (i = 0; i < iv->nstreams; i++)
+        interval_row(t->s->db, tt->run_id, tt->seq, iv->streams[i].sid.id, &iv->streams[i]);
+    interval_row(t->s->db, tt->run_id, tt->seq, 0, &iv->sum);
+    if (iv->has_sum_reverse)
+        interval_row(t->s->db, tt->run_id, tt->seq, -1, &iv->sum_reverse);
+    sqlite3_exec(t->s->db, "COMMIT", NULL, NULL, NULL);
+}
+
+static void row_end(struct lp_store_tap *t, struct tap_test *tt, const struct lp_rec_end *e)
+{
+    const struct lp_direction_end *d = e->forward.present ? &e->forward : &e->reverse;
+    const struct lp_total *rx = &d->received, *tx = &d->sent;
+
+    tt->ended = !e->partial;
+    exec_bind(t->s->db, "UPDATE runs SET duration_s=?1, bytes=?2, bps_sent=?3, bps_received=?4,"
+                        " jitter_ms=?5, lost=?6, packets=?7, retransmits=?8, complete=?9"
+                        " WHERE id=?10",
+              "didddiiiii", rx->present ? rx->seconds : tx->seconds,
+              (int64_t)(rx->present ? rx->bytes : tx->bytes), tx->bits_per_second,
+              rx->bits_per_second, rx->jitter_ms, (int64_t)rx->lost_packets,
+              (int64_t)(rx->present ? rx->packets : tx->packets),
+              (int64_t)(tx->has_retransmits ? tx->retransmits : 0), (int64_t)tt->ended,
+              tt->run_id);
+}
+
+static void tap_record(const struct lp_record *rec, void *user)
+{
+    struct lp_store_tap *t = user;
+    struct tap_test *tt;
+
+    if (t->has_next)
+        t->next.record(rec, t->next.user);
+    if (rec->kind == LP_REC_DEBUG || rec->kind == LP_REC_LISTENING ||
+        (rec->role == LP_ROLE_SERVER && rec->test_id == 0))
+        return; /* the server's own records are not a test */
+    pthread_mutex_lock(&t->s->mu);
+    tt = tap_find(t, rec->test_id, true);
+    if (!tt)
+        goto out;
+    if (tt->run_id == 0 && rec->kind != LP_REC_DONE)
+        row_insert(t, tt, rec);
+    if (tt->json)
+        lp_fmt_json_record(tt->json, rec); /* the document, written at DONE (on_doc) */
+    if (tt->run_id != 0) {
+        switch (rec->kind) {
+        case LP_REC_START: row_start(t, tt, &rec->u.start); break;
+        case LP_REC_INTERVAL: row_interval(t, tt, &rec->u.interval); break;
+        case LP_REC_END: row_end(t, tt, &rec->u.end); break;
+        case LP_REC_ERROR:
+            exec_bind(t->s->db, "UPDATE runs SET error=?1 WHERE id=?2", "ti",
+                      rec->u.error.message ? rec->u.error.message : "error", tt->run_id);
+            break;
+        default: break;
+        }
+    }
+    if (rec->kind == LP_REC_DONE)
+        tap_drop(t, tt);
+out:
+    pthread_mutex_unlock(&t->s->mu);
+}
+
+static char *tap_server_output(unsigned test_id, int *is_json, void *user)
+{
+    struct lp_store_tap *t = user;
+
+    return t->has_next && t->next.server_output
+               ? t->next.server_output(test_id, is_json, t->next.user) : NULL;
+}
+
+struct lp_store_tap *lp_store_tap_new(struct lp_store *s, const char *source,
+                                      const char *command, const struct lp_sink *next)
+{
+    struct lp_store_tap *t = calloc(1, sizeof(*t));
+
+    if (!t)
+        return NULL;
+    t->s = s;
+    t->source = strdup(source);
+    t->command = strdup(command ? command : "");
+    if (next) {
+        t->next = *next;
+        t->has_next = true;
+    }
+    if (!t->source || !t->command) {
+        lp_store_tap_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void lp_store_tap_set_next(struct lp_store_tap *t, const struct lp_sink *next)
+{
+    t->next = *next;
+    t->has_next = true;
+}
+
+void lp_store_tap_sink(struct lp_store_tap *t, struct lp_sink *out)
+{
+    out->record = tap_record;
+    out->server_output = t->has_next && t->next.server_output ? tap_server_output : NULL;
+    out->user = t;
+}
+
+void lp_store_tap_free(struct lp_store_tap *t)
+{
+    int i;
+
+    if (!t)
+        return;
+    if (t->s)
+        pthread_mutex_lock(&t->s->mu);
+    for (i = 0; i < TAP_TESTS_MAX; i++)
+        if (t->tests[i])
+            tap_drop(t, t->tests[i]);
+    if (t->s)
+        pthread_mutex_unlock(&t->s->mu);
+    free(t->source);
+    free(t->command);
+    free(t);
+}

@@ -1,0 +1,14 @@
+/* What store.c and store_query.c share: the store itself. Not for other modules. */
+#ifndef LP_STORE_INT_H
+#define LP_STORE_INT_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+/* The mutex makes each multi-statement change (a run's interval rows) one unit. */
+struct lp_store {
+    sqlite3 *db;
+    pthread_mutex_t mu;
+};
+
+#endif

@@ -1,0 +1,275 @@
+/* History queries for the web page: listing with filters, one run with its intervals, its
+ * iperf3 document, CSV, deletion. Results are JSON (cJSON) or CSV text. */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "store/store_int.h"
+
+
+static const char run_columns[] =
+    "id, started_ms, source, command, role, host, port, proto, dialect, streams, duration_s,"
+    " bytes, bps_sent, bps_received, jitter_ms, lost, packets, retransmits, complete, error,"
+    " title";
+
+/* One row of any query as an object keyed by column name (NULL columns are JSON null). */
+static cJSON *row_object(sqlite3_stmt *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    int i, n = sqlite3_column_count(st);
+
+    for (i = 0; i < n; i++) {
+        const char *name = sqlite3_column_name(st, i);
+        switch (sqlite3_column_type(st, i)) {
+        case SQLITE_INTEGER:
+            cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, i));
+            break;
+        case SQLITE_FLOAT:
+            cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, i));
+            break;
+        case SQLITE_TEXT:
+            cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, i));
+            break;
+        default:
+            cJSON_AddNullToObject(o, name);
+            break;
+        }
+    }
+    return o;
+}
+
+static char *finish(cJSON *o)
+{
+    char *s = cJSON_PrintUnformatted(o);
+
+    cJSON_Delete(o);
+    return s;
+}
+
+char *lp_store_list(struct lp_store *s, const struct lp_store_filter *f)
+{
+    char sql[768];
+    sqlite3_stmt *st;
+    cJSON *o, *a;
+    const char *text = f && f->text ? f->text : "", *proto = f && f->proto ? f->proto : "";
+    unsigned limit = f && f->limit ? f->limit : 200;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT %s FROM runs WHERE (?1 = '' OR instr(lower(command), lower(?1)) > 0 OR"
+             " instr(lower(host), lower(?1)) > 0 OR instr(lower(title), lower(?1)) > 0)"
+             " AND (?2 = '' OR proto = ?2) AND (?3 = 0 OR started_ms >= ?3)"
+             " AND (?4 = 0 OR started_ms < ?4) ORDER BY started_ms DESC, id DESC LIMIT ?5",
+             run_columns);
+    pthread_mutex_lock(&s->mu);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        pthread_mutex_unlock(&s->mu);
+        return NULL;
+    }
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, proto, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, f ? f->since_ms : 0);
+    sqlite3_bind_int64(st, 4, f ? f->until_ms : 0);
+    sqlite3_bind_int64(st, 5, limit > 10000 ? 10000 : limit);
+    o = cJSON_CreateObject();
+    a = cJSON_AddArrayToObject(o, "runs");
+    while (sqlite3_step(st) == SQLITE_ROW)
+        cJSON_AddItemToArray(a, row_object(st));
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->mu);
+    return finish(o);
+}
+
+char *lp_store_get(struct lp_store *s, int64_t id)
+{
+    char sql[512];
+    sqlite3_stmt *st;
+    cJSON *o = NULL, *a;
+
+    snprintf(sql, sizeof(sql), "SELECT %s FROM runs WHERE id = ?1", run_columns);
+    pthread_mutex_lock(&s->mu);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            o = cJSON_CreateObject();
+            cJSON_AddItemToObject(o, "run", row_object(st));
+        }
+        sqlite3_finalize(st);
+    }
+    if (o && sqlite3_prepare_v2(s->db, "SELECT seq, stream, sender, start_s, end_s, bytes, bps,"
+                                       " omitted, retransmits, cwnd, rtt_us, jitter_ms, lost,"
+                                       " packets FROM intervals WHERE run_id = ?1"
+                                       " ORDER BY seq, stream", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        a = cJSON_AddArrayToObject(o, "intervals");
+        while (sqlite3_step(st) == SQLITE_ROW)
+            cJSON_AddItemToArray(a, row_object(st));
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return o ? finish(o) : NULL;
+}
+
+char *lp_store_result_json(struct lp_store *s, int64_t id)
+{
+    sqlite3_stmt *st;
+    char *doc = NULL;
+
+    pthread_mutex_lock(&s->mu);
+    if (sqlite3_prepare_v2(s->db, "SELECT result_json FROM runs WHERE id = ?1", -1, &st,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
+            doc = strdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return doc;
+}
+
+/* A growable string for the CSV. */
+struct text {
+    char *s;
+    size_t len, cap;
+};
+
+static void text_add(struct text *t, const char *piece)
+{
+    size_t n = strlen(piece);
+
+    if (!t->s)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        char *p = realloc(t->s, (t->len + n + 1) * 2);
+        if (!p) {
+            free(t->s);
+            t->s = NULL;
+            return;
+        }
+        t->s = p;
+        t->cap = (t->len + n + 1) * 2;
+    }
+    memcpy(t->s + t->len, piece, n + 1);
+    t->len += n;
+}
+
+char *lp_store_intervals_csv(struct lp_store *s, int64_t id)
+{
+    static const char header[] = "run,interval,stream,sender,start_s,end_s,bytes,bits_per_second,"
+                                 "omitted,retransmits,snd_cwnd,rtt_us,jitter_ms,lost_packets,"
+                                 "packets\n";
+    struct text t = {malloc(1024), 0, 1024};
+    sqlite3_stmt *st;
+    char line[512];
+    int found = 0;
+
+    if (!t.s)
+        return NULL;
+    t.s[0] = '\0';
+    text_add(&t, header);
+    pthread_mutex_lock(&s->mu);
+    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM runs WHERE id = ?1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        found = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+        sqlite3_finalize(st);
+    }
+    if (found && sqlite3_prepare_v2(s->db, "SELECT seq, stream, sender, start_s, end_s, bytes,"
+                                           " bps, omitted, retransmits, cwnd, rtt_us, jitter_ms,"
+                                           " lost, packets FROM intervals WHERE run_id = ?1"
+                                           " ORDER BY seq, stream", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            snprintf(line, sizeof(line),
+                     "%" PRId64 ",%lld,%lld,%lld,%.6f,%.6f,%lld,%.0f,%lld,%lld,%lld,%lld,%.3f,"
+                     "%lld,%lld\n", id, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                     sqlite3_column_int64(st, 2), sqlite3_column_double(st, 3),
+                     sqlite3_column_double(st, 4), sqlite3_column_int64(st, 5),
+                     sqlite3_column_double(st, 6), sqlite3_column_int64(st, 7),
+                     sqlite3_column_int64(st, 8), sqlite3_column_int64(st, 9),
+                     sqlite3_column_int64(st, 10), sqlite3_column_double(st, 11),
+                     sqlite3_column_int64(st, 12), sqlite3_column_int64(st, 13));
+            text_add(&t, line);
+        }
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (!found) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
+}
+
+int lp_store_delete(struct lp_store *s, int64_t id)
+{
+    sqlite3_stmt *st;
+    int changed = 0;
+
+    pthread_mutex_lock(&s->mu);
+    if (sqlite3_prepare_v2(s->db, "DELETE FROM runs WHERE id = ?1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            changed = sqlite3_changes(s->db);
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return changed > 0 ? 0 : -1;
+}
+
+char *lp_store_profiles(struct lp_store *s)
+{
+    sqlite3_stmt *st;
+    cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "profiles");
+
+    pthread_mutex_lock(&s->mu);
+    if (sqlite3_prepare_v2(s->db, "SELECT name, args, saved_ms FROM profiles ORDER BY name", -1,
+                           &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            cJSON *p = cJSON_CreateObject();
+            cJSON *args = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
+            cJSON_AddStringToObject(p, "name", (const char *)sqlite3_column_text(st, 0));
+            cJSON_AddItemToObject(p, "args", args ? args : cJSON_CreateArray());
+            cJSON_AddNumberToObject(p, "saved_ms", (double)sqlite3_column_int64(st, 2));
+            cJSON_AddItemToArray(a, p);
+        }
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return finish(o);
+}
+
+static int simple_change(struct lp_store *s, const char *sql, const char *a, const char *b)
+{
+    sqlite3_stmt *st;
+    int changed = -1;
+
+    pthread_mutex_lock(&s->mu);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, a, -1, SQLITE_TRANSIENT);
+        if (b)
+            sqlite3_bind_text(st, 2, b, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            changed = sqlite3_changes(s->db);
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return changed > 0 ? 0 : -1;
+}
+
+int lp_store_profile_save(struct lp_store *s, const char *name, const char *args_json)
+{
+    return simple_change(s, "INSERT OR REPLACE INTO profiles (name, args, saved_ms) VALUES"
+                            " (?1, ?2, CAST(strftime('%s','now') AS INTEGER) * 1000)",
+                         name, args_json);
+}
+
+int lp_store_profile_delete(struct lp_store *s, const char *name)
+{
+    return simple_change(s, "DELETE FROM profiles WHERE name = ?1", name, NULL);
+}

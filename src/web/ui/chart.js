@@ -1,0 +1,235 @@
+/* Turns one run's --json-stream records ({event, data}) into uPlot data: bits/s per stream
+ * and per direction, TCP sender RTT/cwnd/retransmits, UDP receiver jitter/loss, and the end
+ * summary. Pure logic, no DOM: app.js draws, Node tests. Records come from iperf3's schema as
+ * linkperf writes it; start/end are seconds since the test started. */
+(function (root) {
+  'use strict';
+
+  // A stats row over less than this is a leftover sliver (e.g. the end of an -O period):
+  // its rate is timer noise, so it is not plotted. -i is at least 0.1 s.
+  const MIN_INTERVAL_S = 0.02;
+
+  const BIT_UNITS = [[1e9, 'Gbits/s'], [1e6, 'Mbits/s'], [1e3, 'Kbits/s'], [1, 'bits/s']];
+  const BYTE_UNITS = [[1073741824, 'GBytes'], [1048576, 'MBytes'], [1024, 'KBytes'], [1, 'Bytes']];
+
+  // The largest unit in which the largest value is at least 1, so axes read 1..999.
+  function pick(units, max) {
+    for (const [div, label] of units) if (max >= div) return { div, label };
+    const last = units[units.length - 1];
+    return { div: last[0], label: last[1] };
+  }
+  const chooseUnit = (maxBps) => pick(BIT_UNITS, maxBps);
+  const chooseByteUnit = (maxBytes) => pick(BYTE_UNITS, maxBytes);
+
+  // iperf-style: three significant digits, e.g. "94.1 Mbits/s".
+  function formatRate(bps) {
+    const u = chooseUnit(bps);
+    const v = bps / u.div;
+    return (v >= 100 || v === 0 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) + ' ' + u.label;
+  }
+
+  const dirOf = (o) => (o && o.sender === false ? 'received' : 'sent');
+  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+  function addUp(list) {
+    if (!list.length) return null;
+    const out = { bits_per_second: 0, retransmits: 0, packets: 0, lost_packets: 0 };
+    let jitter = 0, nj = 0;
+    for (const s of list) {
+      out.bits_per_second += s.bits_per_second || 0;
+      out.retransmits += s.retransmits || 0;
+      out.packets += s.packets || 0;
+      out.lost_packets += s.lost_packets || 0;
+      if (num(s.jitter_ms) !== null) { jitter += s.jitter_ms; nj++; }
+    }
+    if (nj) { // iperf3 reports the mean of the streams' jitter for a sum
+      out.jitter_ms = jitter / nj;
+      out.lost_percent = out.packets ? (100 * out.lost_packets) / out.packets : 0;
+    }
+    return out;
+  }
+
+  // The per-direction sums of one interval. iperf3 --bidir sends "sum" and
+  // "sum_bidir_reverse"; iperf2 --dual sends one "sum" over both directions, so then each
+  // direction is added up from its streams.
+  function directionSums(d, streams) {
+    const dirs = new Set(streams.map(dirOf));
+    const out = {};
+    if (dirs.size < 2) {
+      out[dirs.size ? [...dirs][0] : dirOf(d.sum)] = d.sum || addUp(streams);
+    } else if (d.sum_bidir_reverse) {
+      out[dirOf(d.sum)] = d.sum;
+      out[dirOf(d.sum_bidir_reverse)] = d.sum_bidir_reverse;
+    } else {
+      for (const dir of dirs) out[dir] = addUp(streams.filter((s) => dirOf(s) === dir));
+    }
+    return out;
+  }
+
+  function createModel() {
+    let rows = [], streamKeys = new Map(), omit = 0, protocol = '', ended = false;
+    let end = null, error = '';
+
+    function add(rec) {
+      if (!rec || typeof rec !== 'object') return;
+      const d = rec.data;
+      if (rec.event === 'start') {
+        if (ended) { // a server run serves test after test: show the latest
+          rows = []; streamKeys = new Map(); end = null; ended = false; error = '';
+        }
+        const ts = (d && d.test_start) || {};
+        omit = num(ts.omit) || 0;
+        protocol = ts.protocol || protocol;
+      } else if (rec.event === 'interval' && d && Array.isArray(d.streams)) {
+        addInterval(d);
+      } else if (rec.event === 'end') {
+        end = d || {};
+        ended = true;
+      } else if (rec.event === 'error') {
+        error = typeof d === 'string' ? d : JSON.stringify(d);
+      }
+    }
+
+    function addInterval(d) {
+      const streams = d.streams.filter((s) => s && typeof s === 'object');
+      const ref = d.sum || streams[0];
+      if (!ref || num(ref.end) === null) return;
+      const seconds = num(ref.seconds) !== null ? ref.seconds : ref.end - (num(ref.start) || 0);
+      if (seconds < MIN_INTERVAL_S) return;
+      // iperf3 restarts the clock after -O: omitted rows go to [-omit, 0].
+      const x = ref.omitted ? ref.end - omit : ref.end;
+      if (rows.length && x <= rows[rows.length - 1].x) return; // uPlot needs x ascending
+      const row = { x, streams: new Map(), sums: directionSums(d, streams) };
+      for (const s of streams) {
+        const key = (s.socket != null ? s.socket : '?') + ':' + dirOf(s);
+        if (!streamKeys.has(key)) streamKeys.set(key, { socket: s.socket, dir: dirOf(s) });
+        row.streams.set(key, s);
+      }
+      rows.push(row);
+    }
+
+    function view() {
+      const x = rows.map((r) => r.x);
+      const keys = [...streamKeys.keys()];
+      const dirs = ['sent', 'received'].filter((dir) => rows.some((r) => r.sums[dir]));
+      const twoWay = dirs.length > 1;
+      const perDir = (dir) => keys.filter((k) => streamKeys.get(k).dir === dir);
+      const streamLabel = (k) => '[' + streamKeys.get(k).socket + ']' + (twoWay ? ' ' + streamKeys.get(k).dir : '');
+      const col = (f) => rows.map((r) => f(r));
+      const fromStream = (k, field, scale) => col((r) => {
+        const v = r.streams.has(k) ? num(r.streams.get(k)[field]) : null;
+        return v === null ? null : v / (scale || 1);
+      });
+
+      // bits/s: the streams of a direction (when it has more than one) and its sum.
+      const bpsSeries = [], bpsCols = [];
+      for (const dir of dirs) {
+        const ks = perDir(dir);
+        if (ks.length > 1) for (const k of ks) {
+          bpsSeries.push({ key: 's' + k, label: streamLabel(k), kind: 'stream' });
+          bpsCols.push(fromStream(k, 'bits_per_second'));
+        }
+        bpsSeries.push({ key: 'sum:' + dir, label: twoWay ? 'sum ' + dir : 'sum', kind: dir === dirs[0] ? 'sum' : 'rev' });
+        bpsCols.push(col((r) => (r.sums[dir] ? num(r.sums[dir].bits_per_second) : null)));
+      }
+      let max = 0;
+      for (const c of bpsCols) for (const v of c) if (v !== null && v > max) max = v;
+      const unit = chooseUnit(max);
+      const bps = panel(x, bpsSeries, bpsCols.map((c) => c.map((v) => (v === null ? null : v / unit.div))));
+      bps.unit = unit.label;
+
+      // TCP: what the sender's kernel reports (TCP_INFO) per sending stream.
+      const tcpKeys = keys.filter((k) => rows.some((r) => r.streams.has(k) && num(r.streams.get(k).snd_cwnd) !== null));
+      let rtt = null, cwnd = null, retr = null;
+      if (tcpKeys.length) {
+        const label = (k) => (tcpKeys.length > 1 || twoWay ? streamLabel(k) : 'stream ' + streamLabel(k));
+        rtt = panel(x, tcpKeys.map((k) => ({ key: 'rtt' + k, label: label(k), kind: 'stream' })),
+          tcpKeys.map((k) => fromStream(k, 'rtt', 1000)));
+        rtt.unit = 'ms';
+        let cmax = 0;
+        for (const k of tcpKeys) for (const v of fromStream(k, 'snd_cwnd')) if (v > cmax) cmax = v;
+        const cu = chooseByteUnit(cmax);
+        cwnd = panel(x, tcpKeys.map((k) => ({ key: 'cwnd' + k, label: label(k), kind: 'stream' })),
+          tcpKeys.map((k) => fromStream(k, 'snd_cwnd', cu.div)));
+        cwnd.unit = cu.label;
+        const rs = tcpKeys.map((k) => ({ key: 'retr' + k, label: label(k), kind: 'stream' }));
+        const rc = tcpKeys.map((k) => fromStream(k, 'retransmits'));
+        if (tcpKeys.length > 1) {
+          rs.push({ key: 'retr:sum', label: 'sum', kind: 'sum' });
+          rc.push(col((r) => tcpKeys.reduce((a, k) => a + ((r.streams.get(k) || {}).retransmits || 0), 0)));
+        }
+        retr = panel(x, rs, rc);
+        retr.unit = 'segments';
+      }
+
+      // UDP: jitter and loss are measured by the receiver, so they exist only for streams
+      // this side receives (-R, --bidir); a sending client gets them in the end summary.
+      const udpKeys = keys.filter((k) => rows.some((r) => r.streams.has(k) && num(r.streams.get(k).jitter_ms) !== null));
+      let jitter = null, loss = null;
+      if (udpKeys.length) {
+        const rdir = streamKeys.get(udpKeys[0]).dir;
+        const rsum = (r) => {
+          const s = r.sums[rdir];
+          return s && num(s.jitter_ms) !== null ? s : addUp(udpKeys.map((k) => r.streams.get(k)).filter(Boolean));
+        };
+        const js = [], jc = [];
+        if (udpKeys.length > 1) for (const k of udpKeys) {
+          js.push({ key: 'jit' + k, label: streamLabel(k), kind: 'stream' });
+          jc.push(fromStream(k, 'jitter_ms'));
+        }
+        js.push({ key: 'jit:sum', label: twoWay ? 'sum ' + rdir : 'sum', kind: 'sum' });
+        jc.push(col((r) => { const s = rsum(r); return s ? num(s.jitter_ms) : null; }));
+        jitter = panel(x, js, jc);
+        jitter.unit = 'ms';
+        loss = panel(x, [{ key: 'loss:pct', label: 'lost %', kind: 'sum', scale: '%' },
+          { key: 'loss:pkts', label: 'lost packets', kind: 'rev', scale: 'packets' }],
+        [col((r) => { const s = rsum(r); return s ? num(s.lost_percent) : null; }),
+          col((r) => { const s = rsum(r); return s ? num(s.lost_packets) : null; })]);
+        loss.unit = '%';
+      }
+
+      return { protocol, bps, rtt, cwnd, retr, jitter, loss, summary: summary(end), ended, error };
+    }
+
+    return { add, view };
+  }
+
+  function panel(x, series, cols) {
+    return { series, data: [x].concat(cols), signature: series.map((s) => s.key).join('|') };
+  }
+
+  // iperf3's words: the forward direction's sender and receiver, then --bidir's reverse one.
+  const SUMMARY_KEYS = [['sum_sent', 'sender'], ['sum_received', 'receiver'],
+    ['sum_sent_bidir_reverse', 'reverse sender'], ['sum_received_bidir_reverse', 'reverse receiver']];
+
+  // The end record's totals, one row per direction and side, for a small results table.
+  function summary(end) {
+    if (!end) return [];
+    const out = [];
+    for (const [key, label] of SUMMARY_KEYS) {
+      const s = end[key];
+      if (!s || typeof s !== 'object') continue;
+      const row = { label, seconds: num(s.seconds), bytes: num(s.bytes), bps: num(s.bits_per_second) };
+      const sent = key.startsWith('sum_sent');
+      if (sent && num(s.retransmits) !== null) row.retransmits = s.retransmits;
+      if (num(s.packets) !== null) row.packets = s.packets;
+      if (!sent && num(s.packets) !== null) { // jitter and loss are the receiver's numbers
+        row.jitter_ms = num(s.jitter_ms);
+        row.lost_packets = num(s.lost_packets);
+        row.lost_percent = num(s.lost_percent);
+      }
+      out.push(row);
+    }
+    return out;
+  }
+
+  function build(recs) {
+    const m = createModel();
+    for (const r of recs) m.add(r);
+    return m.view();
+  }
+
+  const api = { createModel, build, chooseUnit, chooseByteUnit, formatRate, MIN_INTERVAL_S };
+  if (typeof module !== 'undefined' && module.exports) module.exports = api;
+  else root.LPChart = api;
+})(typeof window !== 'undefined' ? window : globalThis);

@@ -1,0 +1,412 @@
+// Node tests of the browser page's pure logic (src/web/ui/form.js and chart.js):
+//   node --test tests/web/test_ui_logic.mjs
+// The chart fixtures are real --json-stream lines captured from linkperf on loopback.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const F = require('../../src/web/ui/form.js');
+const C = require('../../src/web/ui/chart.js');
+
+const form = (over) => Object.assign(F.defaults(), over);
+const cmd = (over) => F.commandLine(F.buildArgs(form(over)));
+const errs = (over) => F.validate(form(over));
+const parse = (text) => text.trim().split('\n').map((l) => JSON.parse(l));
+const close = (a, b, eps = 1e-6) => assert.ok(Math.abs(a - b) <= eps, a + ' is not ' + b);
+
+// linkperf -c 127.0.0.1 -t 3 -b 100M -P 2 --json-stream and others, lines kept as printed.
+const FIX = {
+  tcpP2: `
+{"event":"start","data":{"connected":[{"socket":14,"local_host":"127.0.0.1","local_port":44914,"remote_host":"127.0.0.1","remote_port":5333},{"socket":15,"local_host":"127.0.0.1","local_port":44916,"remote_host":"127.0.0.1","remote_port":5333}],"version":"linkperf 0.1.0","system_info":"Linux vm 6.18.44-fc-v769 #1 SMP PREEMPT_DYNAMIC @0 x86_64","timestamp":{"time":"Tue, 01 Dec 2026 05:23:27 GMT","timesecs":1796102607},"connecting_to":{"host":"127.0.0.1","port":5333},"cookie":"3j6jp25trkps6lj33ljdg5drjron5w67lqhb","tcp_mss_default":32768,"target_bitrate":100000000,"sock_bufsize":0,"sndbuf_actual":4194304,"rcvbuf_actual":131072,"test_start":{"protocol":"TCP","num_streams":2,"blksize":131072,"omit":0,"duration":3,"bytes":0,"blocks":0,"reverse":0,"tos":0,"target_bitrate":100000000}}}
+{"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000077,"seconds":1.00007700920105,"bytes":12582912,"bits_per_second":100655507.07555148,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":720896,"rtt":81,"rttvar":56,"pmtu":65535,"omitted":false,"sender":true},{"socket":15,"start":0,"end":1.000077,"seconds":1.00007700920105,"bytes":12582912,"bits_per_second":100655507.07555148,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":328704,"rtt":102,"rttvar":47,"pmtu":65535,"omitted":false,"sender":true}],"sum":{"start":0,"end":1.000077,"seconds":1.00007700920105,"bytes":25165824,"bits_per_second":201311014.151103,"retransmits":0,"omitted":false,"sender":true}}}
+{"event":"interval","data":{"streams":[{"socket":14,"start":1.000077,"end":2.000273,"seconds":1.0001959800720215,"bytes":12451840,"bits_per_second":99595255.601221576,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":720896,"rtt":82,"rttvar":53,"pmtu":65535,"omitted":false,"sender":true},{"socket":15,"start":1.000077,"end":2.000273,"seconds":1.0001959800720215,"bytes":12451840,"bits_per_second":99595255.601221576,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":1114112,"rtt":86,"rttvar":69,"pmtu":65535,"omitted":false,"sender":true}],"sum":{"start":1.000077,"end":2.000273,"seconds":1.0001959800720215,"bytes":24903680,"bits_per_second":199190511.20244315,"retransmits":0,"omitted":false,"sender":true}}}
+{"event":"end","data":{"streams":[{"sender":{"socket":14,"start":0,"end":3.000257,"seconds":3.000257,"bytes":37617664,"bits_per_second":100305188.68846273,"retransmits":0,"max_snd_cwnd":1178694,"max_snd_wnd":720896,"max_rtt":112,"min_rtt":81,"mean_rtt":91,"sender":true},"receiver":{"socket":14,"start":0,"end":3.006681,"seconds":3.006681,"bytes":37617664,"bits_per_second":100090852.6568995,"sender":true}},{"sender":{"socket":15,"start":0,"end":3.000257,"seconds":3.000257,"bytes":37617664,"bits_per_second":100305188.68846273,"retransmits":0,"max_snd_cwnd":1178694,"max_snd_wnd":1114112,"max_rtt":129,"min_rtt":86,"mean_rtt":105,"sender":true},"receiver":{"socket":15,"start":0,"end":3.006681,"seconds":3.006681,"bytes":37617664,"bits_per_second":100090852.6568995,"sender":true}}],"sum_sent":{"start":0,"end":3.000257,"seconds":3.000257,"bytes":75235328,"bits_per_second":200610377.37692547,"retransmits":0,"sender":true},"sum_received":{"start":0,"end":3.006681,"seconds":3.006681,"bytes":75235328,"bits_per_second":200181705.313799,"sender":true},"cpu_utilization_percent":{"host_total":1.3742378620176714,"host_user":0.34470927406627477,"host_system":1.0295285879513967,"remote_total":1.1866297810210475,"remote_user":0.805608582031161,"remote_system":0.38102119898988651},"sender_tcp_congestion":"bbr","receiver_tcp_congestion":"bbr"}}`,
+  udpReverse: `
+{"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000552,"seconds":1.00055205821991,"bytes":2500980,"bits_per_second":19996792.032360416,"jitter_ms":0.0003429053479006754,"lost_packets":0,"packets":1713,"lost_percent":0,"omitted":false,"sender":false}],"sum":{"start":0,"end":1.000552,"seconds":1.00055205821991,"bytes":2500980,"bits_per_second":19996792.032360416,"jitter_ms":0.0003429053479006754,"lost_packets":0,"packets":1713,"lost_percent":0,"omitted":false,"sender":false}}}
+{"event":"interval","data":{"streams":[{"socket":14,"start":1.000552,"end":2.000745,"seconds":1.0001929998397827,"bytes":2500980,"bits_per_second":20003984.332039922,"jitter_ms":0.00807601276310134,"lost_packets":0,"packets":1713,"lost_percent":0,"omitted":false,"sender":false}],"sum":{"start":1.000552,"end":2.000745,"seconds":1.0001929998397827,"bytes":2500980,"bits_per_second":20003984.332039922,"jitter_ms":0.00807601276310134,"lost_packets":0,"packets":1713,"lost_percent":0,"omitted":false,"sender":false}}}
+{"event":"end","data":{"streams":[{"udp":{"socket":14,"start":0,"end":3.000413,"seconds":3.000413,"bytes":7507320,"bits_per_second":20001308.988178045,"jitter_ms":0.0047691441972918186,"lost_packets":0,"packets":5138,"lost_percent":0,"out_of_order":0,"sender":false}}],"sum":{"start":0,"end":3.000413,"seconds":3.000413,"bytes":7507320,"bits_per_second":20001308.988178045,"jitter_ms":0.0047691441972918186,"lost_packets":0,"packets":5138,"lost_percent":0,"sender":false},"sum_sent":{"start":0,"end":3.002731,"seconds":3.002731,"bytes":7507320,"bits_per_second":20001308.988178045,"jitter_ms":0,"lost_packets":0,"packets":5142,"lost_percent":0,"sender":true},"sum_received":{"start":0,"end":3.000413,"seconds":3.000413,"bytes":7501480,"bits_per_second":20001195.115588747,"jitter_ms":0.0047691441972918186,"lost_packets":0,"packets":5138,"lost_percent":0,"sender":false},"cpu_utilization_percent":{"host_total":1.066151426297508,"host_user":0.30781720656154188,"host_system":0.758334219735966,"remote_total":8.5924491687009166,"remote_user":2.2957179478564775,"remote_system":6.2967312208444381}}}`,
+  udpSend: `
+{"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000169,"seconds":1.000169038772583,"bytes":2500980,"bits_per_second":20004463.946642045,"packets":1713,"omitted":false,"sender":true}],"sum":{"start":0,"end":1.000169,"seconds":1.000169038772583,"bytes":2500980,"bits_per_second":20004463.946642045,"packets":1713,"omitted":false,"sender":true}}}
+{"event":"end","data":{"streams":[{"udp":{"socket":14,"start":0,"end":3.000315,"seconds":3.000315,"bytes":7501480,"bits_per_second":20001849.186086334,"jitter_ms":0.00180511215239878,"lost_packets":0,"packets":5138,"lost_percent":0,"out_of_order":0,"sender":true}}],"sum":{"start":0,"end":3.00091,"seconds":3.00091,"bytes":7501480,"bits_per_second":20001849.186086334,"jitter_ms":0.00180511215239878,"lost_packets":0,"packets":5138,"lost_percent":0,"sender":true},"sum_sent":{"start":0,"end":3.000315,"seconds":3.000315,"bytes":7501480,"bits_per_second":20001849.186086334,"jitter_ms":0,"lost_packets":0,"packets":5138,"lost_percent":0,"sender":true},"sum_received":{"start":0,"end":3.00091,"seconds":3.00091,"bytes":7501480,"bits_per_second":19997883.488373943,"jitter_ms":0.00180511215239878,"lost_packets":0,"packets":5138,"lost_percent":0,"sender":false},"cpu_utilization_percent":{"host_total":9.75904966437827,"host_user":2.8360130016652936,"host_system":6.9230366627129758,"remote_total":1.7874444676217967,"remote_user":0.6519307152228343,"remote_system":1.1355137523989625}}}`,
+  bidir: `
+{"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.00045,"seconds":1.0004500150680542,"bytes":12582912,"bits_per_second":100618003.30890051,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":371712,"rtt":172,"rttvar":137,"pmtu":65535,"omitted":false,"sender":true},{"socket":15,"start":0,"end":1.00045,"seconds":1.0004500150680542,"bytes":12582912,"bits_per_second":100618003.30890051,"omitted":false,"sender":false}],"sum":{"start":0,"end":1.00045,"seconds":1.0004500150680542,"bytes":12582912,"bits_per_second":100618003.30890051,"retransmits":0,"omitted":false,"sender":true},"sum_bidir_reverse":{"start":0,"end":1.00045,"seconds":1.0004500150680542,"bytes":12582912,"bits_per_second":100618003.30890051,"omitted":false,"sender":false}}}`,
+  dual: `
+{"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000174,"seconds":1.0001740455627441,"bytes":6291456,"bits_per_second":50322879.288606837,"retransmits":0,"snd_cwnd":916762,"snd_wnd":1114112,"rtt":2985,"rttvar":5447,"pmtu":65535,"omitted":false,"sender":true},{"socket":15,"start":0,"end":1.000174,"seconds":1.0001740455627441,"bytes":6291456,"bits_per_second":50322879.288606837,"omitted":false,"sender":false}],"sum":{"start":0,"end":1.000174,"seconds":1.0001740455627441,"bytes":12582912,"bits_per_second":100645758.57721367,"omitted":false,"sender":false}}}`,
+  omit: `
+{"event":"start","data":{"connected":[{"socket":14,"local_host":"127.0.0.1","local_port":50202,"remote_host":"127.0.0.1","remote_port":5333}],"version":"linkperf 0.1.0","system_info":"Linux vm 6.18.44-fc-v769 #1 SMP PREEMPT_DYNAMIC @0 x86_64","timestamp":{"time":"Tue, 01 Dec 2026 05:23:56 GMT","timesecs":1796102636},"connecting_to":{"host":"127.0.0.1","port":5333},"cookie":"lqudg7h3qcuh3qoiwev2nk6bbdo7hvdufs7z","tcp_mss_default":32768,"target_bitrate":100000000,"sock_bufsize":0,"sndbuf_actual":4194304,"rcvbuf_actual":131072,"test_start":{"protocol":"TCP","num_streams":1,"blksize":131072,"omit":1,"duration":3,"bytes":0,"blocks":0,"reverse":0,"tos":0,"target_bitrate":100000000}}}
+{"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000048,"seconds":1.000048041343689,"bytes":12582912,"bits_per_second":100658462.88390464,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":328704,"rtt":99,"rttvar":106,"pmtu":65535,"omitted":true,"sender":true}],"sum":{"start":0,"end":1.000048,"seconds":1.000048041343689,"bytes":12582912,"bits_per_second":100658462.88390464,"retransmits":0,"omitted":true,"sender":true}}}
+{"event":"interval","data":{"streams":[{"socket":14,"start":1.000048,"end":1.000598,"seconds":0.00054999999701976776,"bytes":0,"bits_per_second":0,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":328704,"rtt":99,"rttvar":106,"pmtu":65535,"omitted":true,"sender":true}],"sum":{"start":1.000048,"end":1.000598,"seconds":0.00054999999701976776,"bytes":0,"bits_per_second":0,"retransmits":0,"omitted":true,"sender":true}}}
+{"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000398,"seconds":1.00039803981781,"bytes":12451840,"bits_per_second":99575055.471553564,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":371712,"rtt":60,"rttvar":62,"pmtu":65535,"omitted":false,"sender":true}],"sum":{"start":0,"end":1.000398,"seconds":1.00039803981781,"bytes":12451840,"bits_per_second":99575055.471553564,"retransmits":0,"omitted":false,"sender":true}}}`,
+};
+for (const k of Object.keys(FIX)) FIX[k] = parse(FIX[k]);
+
+/* ---- command line ---- */
+
+test('default form: a client with no address yet', () => {
+  assert.deepEqual(F.buildArgs(F.defaults()), ['-c', '']);
+  assert.equal(cmd({}), "linkperf -c ''");
+  assert.deepEqual(errs({}), { host: "enter the server's address" });
+});
+
+test('TCP client with -P 4 -w 256K -N -i 1 -t 20', () => {
+  const s = { host: '192.0.2.7', parallel: '4', tcpWin: '256K', noDelay: true, interval: '1', transmit: '20' };
+  assert.deepEqual(F.buildArgs(form(s)), ['-c', '192.0.2.7', '-t', '20', '-P', '4', '-w', '256K', '-N', '-i', '1']);
+  assert.equal(cmd(s), 'linkperf -c 192.0.2.7 -t 20 -P 4 -w 256K -N -i 1');
+  assert.deepEqual(errs(s), {});
+});
+
+test('UDP client -b 50M -l 1400: TCP fields are not emitted', () => {
+  const s = { host: 'board.local', proto: 'udp', bandwidth: '50M', udpLen: '1400', tcpWin: '1M', noDelay: true, tcpLen: '64K' };
+  assert.equal(cmd(s), 'linkperf -c board.local -u -b 50M -l 1400');
+  assert.deepEqual(errs(s), {});
+  assert.equal(F.applies('tcpWin', form(s)), false);
+  assert.equal(cmd({ host: 'h', proto: 'udp', udpWin: '4M', bandwidth: '1G/10', udp64: true }),
+    'linkperf -c h -u -b 1G/10 -w 4M --udp-counters-64bit');
+});
+
+test('server mode: listen port, client limit, num connections; client fields dropped', () => {
+  const s = { mode: 'server', listenPort: '5001', allow: '192.0.2.0/24,10.1.1.1', maxConns: '3',
+    host: 'ignored', parallel: '8', interval: '2', format: 'm', bind: '192.0.2.1', proto: 'udp' };
+  assert.equal(cmd(s), 'linkperf -s -p 5001 --allow 192.0.2.0/24,10.1.1.1 --max-connections 3 -i 2 -f m -B 192.0.2.1');
+  assert.deepEqual(errs(s), {});
+  assert.equal(cmd({ mode: 'server' }), 'linkperf -s');
+  assert.deepEqual(errs({ mode: 'server' }), {});
+});
+
+test('dialect iperf2 with dual and a listen port', () => {
+  const s = { host: '192.168.1.20', dialect: 'iperf2', dual: true, listenBack: '5002', transmit: '10', interval: '1' };
+  assert.equal(cmd(s), 'linkperf -c 192.168.1.20 --dialect iperf2 -t 10 --dual --listen-port 5002 -i 1');
+  assert.deepEqual(errs(s), {});
+  assert.equal(F.placeholder('port', form(s)), '5001');
+  assert.equal(F.placeholder('port', form({})), '5201');
+  assert.equal(F.placeholder('udpLen', form(s)), '1470');
+});
+
+test('a TCP rate limit uses -b too', () => {
+  assert.equal(cmd({ host: 'h', tcpRate: '100M', bandwidth: '5M' }), 'linkperf -c h -b 100M');
+  assert.equal(F.fieldForOption('-b', form({})), 'tcpRate');
+  assert.equal(F.fieldForOption('--bitrate', form({ proto: 'udp' })), 'bandwidth');
+});
+
+test('bytes instead of time: -n', () => {
+  assert.equal(cmd({ host: 'h', transmitUnit: 'bytes', transmit: '100M' }), 'linkperf -c h -n 100M');
+  assert.deepEqual(errs({ host: 'h', transmitUnit: 'bytes', transmit: '100M' }), {});
+  assert.match(errs({ host: 'h', transmitUnit: 'bytes' }).transmit, /number of bytes/);
+  assert.match(errs({ host: 'h', transmitUnit: 'bytes', transmit: '1X' }).transmit, /not a size/);
+  // a time may not carry a suffix, a byte count may
+  assert.match(errs({ host: 'h', transmit: '10K' }).transmit, /not an integer/);
+});
+
+test('iperf3 options, IP options and flags', () => {
+  assert.equal(cmd({ host: 'h', reverse: true, omit: '2', title: 'lab', tos: '0x08', ipv6: true, printMss: true }),
+    'linkperf -c h -R -O 2 -S 0x08 -T lab --print-mss -6');
+  assert.equal(cmd({ host: 'h', bidir: true, dscp: 'AF41', congestion: 'bbr', mss: '1400', format: 'A' }),
+    'linkperf -c h -M 1400 -C bbr --bidir --dscp AF41 -f A');
+  assert.equal(cmd({ host: 'h', dialect: 'iperf2', ttl: '8', compat: true, file: '/tmp/x.bin', tradeoff: false }),
+    'linkperf -c h --dialect iperf2 -F /tmp/x.bin --ttl 8 --compat');
+});
+
+test('TOS names are RFC 1349, not JPerf labels', () => {
+  const names = Object.fromEntries(F.TOS);
+  assert.match(names['0x02'], /Minimize-Cost/);
+  assert.match(names['0x04'], /Maximize-Reliability/);
+  assert.match(names['0x08'], /Maximize-Throughput/);
+  assert.match(names['0x10'], /Minimize-Delay/);
+  const dscp = F.DSCP.map((d) => d[0]);
+  for (const n of ['CS0', 'CS7', 'AF11', 'AF23', 'AF43', 'EF']) assert.ok(dscp.includes(n), n);
+  assert.equal(F.DSCP.find((d) => d[0] === 'AF41')[1], 'AF41 (34)');
+});
+
+test('shell quoting of spaces and quotes', () => {
+  assert.equal(F.shellQuote('plain-1.2:3/4'), 'plain-1.2:3/4');
+  assert.equal(F.shellQuote(''), "''");
+  assert.equal(F.shellQuote('two words'), "'two words'");
+  assert.equal(F.shellQuote("it's"), "'it'\\''s'");
+  assert.equal(F.shellQuote('a"b$c`d'), "'a\"b$c`d'");
+  assert.equal(cmd({ host: 'h', title: "Bob's link test" }), "linkperf -c h -T 'Bob'\\''s link test'");
+  assert.equal(cmd({ host: 'h', dialect: 'iperf2', file: '/data/my file.bin' }), "linkperf -c h --dialect iperf2 -F '/data/my file.bin'");
+});
+
+/* ---- validation ---- */
+
+test('out-of-range and malformed values are flagged on their field', () => {
+  assert.match(errs({ host: 'h', port: '0' }).port, /0 is out of range \(1\.\.65535\)/);
+  assert.match(errs({ host: 'h', port: '70000' }).port, /70000 is out of range/);
+  assert.match(errs({ host: 'h', port: 'http' }).port, /not an integer/);
+  assert.match(errs({ host: 'h', parallel: '0' }).parallel, /out of range \(1\.\.128\)/);
+  assert.match(errs({ host: 'h', parallel: '200' }).parallel, /200 is out of range/);
+  assert.match(errs({ host: 'h', interval: '-1' }).interval, /out of range \(0 or 0\.1\.\.60\)/);
+  assert.deepEqual(errs({ host: 'h', interval: '0' }), {});
+  assert.deepEqual(errs({ host: 'h', interval: '0.5' }), {});
+  assert.match(errs({ host: 'h', proto: 'udp', bandwidth: '10X' }).bandwidth, /not a rate/);
+  assert.match(errs({ host: 'h', proto: 'udp', bandwidth: '10Mbps' }).bandwidth, /not a rate/);
+  assert.match(errs({ host: 'h', proto: 'udp', bandwidth: '10M/0' }).bandwidth, /burst 0 is out of range/);
+  assert.match(errs({ host: 'h', proto: 'udp', udpLen: '8' }).udpLen, /out of range \(16\.\.65507\)/);
+  assert.match(errs({ host: 'h', tcpLen: '2M' }).tcpLen, /out of range \(1\.\.1M\)/);
+  assert.match(errs({ host: 'h', mss: '40' }).mss, /out of range \(0 or 88\.\.9216\)/);
+  assert.match(errs({ host: 'h', transmit: '86401' }).transmit, /out of range/);
+  assert.match(errs({ mode: 'server', listenPort: '65536' }).listenPort, /out of range \(0\.\.65535\)/);
+  assert.match(errs({ mode: 'server', maxConns: '-1' }).maxConns, /out of range/);
+  assert.match(errs({ mode: 'server', allow: '10.0.0.1,,10.0.0.2' }).allow, /empty entry/);
+  assert.match(errs({ host: 'h', congestion: 'a-very-long-algorithm' }).congestion, /at most 15/);
+  assert.match(errs({ host: 'two words' }).host, /spaces/);
+  assert.match(errs({ host: 'h', tos: '0x20' }).tos, /not one of the choices/);
+});
+
+test('empty server address only matters in client mode', () => {
+  assert.match(errs({ host: '  ' }).host, /server's address/);
+  assert.equal(errs({ mode: 'server' }).host, undefined);
+});
+
+test('combinations: dialect-only options, directions, TOS and DSCP', () => {
+  assert.match(errs({ host: 'h', dual: true }).dual, /--dual needs dialect iperf2/);
+  assert.match(errs({ host: 'h', tradeoff: true }).tradeoff, /needs dialect iperf2/);
+  assert.match(errs({ host: 'h', listenBack: '5002' }).listenBack, /needs dialect iperf2/);
+  assert.match(errs({ host: 'h', compat: true }).compat, /needs dialect iperf2/);
+  assert.match(errs({ host: 'h', dialect: 'iperf2', omit: '1' }).omit, /iperf3 protocol feature/);
+  assert.match(errs({ host: 'h', dialect: 'iperf2', dual: true, tradeoff: true }).tradeoff, /cannot be combined with --dual/);
+  assert.match(errs({ host: 'h', reverse: true, bidir: true }).bidir, /cannot be combined with -R/);
+  assert.match(errs({ host: 'h', dialect: 'iperf2', compat: true, reverse: true }).compat, /cannot be combined with -R/);
+  assert.match(errs({ host: 'h', tos: '0x10', dscp: 'EF' }).dscp, /not both/);
+  // compat is fine on a server, where it needs no dialect
+  assert.deepEqual(errs({ mode: 'server', compat: true }), {});
+});
+
+test('server messages land on the field of the option they name', () => {
+  assert.equal(F.fieldForOption('-t', form({})), 'transmit');
+  assert.equal(F.fieldForOption('--port', form({ mode: 'server' })), 'listenPort');
+  assert.equal(F.fieldForOption('-p', form({})), 'port');
+  assert.equal(F.fieldForOption('-w', form({ proto: 'udp' })), 'udpWin');
+  assert.equal(F.fieldForOption('-l', form({})), 'tcpLen');
+  assert.equal(F.fieldForOption('--dscp', form({})), 'dscp');
+  assert.equal(F.fieldForOption('', form({})), '');
+  assert.equal(F.fieldForOption('--nonsense', form({})), '');
+});
+
+/* ---- JPerf import ---- */
+
+// What JPerf 2.0.2's "Save configuration" writes (java.util.Properties.store), plus keys
+// JPerf never wrote, which must be ignored.
+const JPERF_UDP = `#JPerf 2.0.2 configuration
+#Tue Mar 03 14:12:09 CET 2009
+mode=client
+server-address=192.168.1.50
+server-port=5001
+serverside-parallel-streams=4
+listen-port=5001
+client-limit-enabled=false
+client-limit=
+clientside-parallel-streams=0
+compatibility-mode-enabled=false
+transmit-value=30
+transmit-unit=seconds
+output-format=MBITS
+report-interval=1
+test-mode-dual-enabled=false
+test-mode-trade-enabled=false
+test-mode-port=5001
+print-mss-enabled=false
+transport-protocol=udp
+tcp-buffer-length-enabled=false
+tcp-buffer-length=2.0
+tcp-buffer-length-unit=MBYTES
+tcp-window-size-enabled=false
+tcp-window-size=56.0
+tcp-window-size-unit=KBYTES
+tcp-mss-enabled=false
+tcp-mss=1.0
+tcp-mss-unit=KBYTES
+tcp-no-delay-enabled=false
+udp-bandwidth=10.0
+udp-bandwidth-unit=MEGABITS_PERSEC
+udp-buffer-size-enabled=false
+udp-buffer-size=41.0
+udp-buffer-size-unit=KBYTES
+udp-packet-size-enabled=true
+udp-packet-size=1470.0
+udp-packet-size-unit=BYTES
+ttl=1
+tos=THROUGHPUT
+bind-to-host=
+ipv6-enabled=false
+window-geometry=800x600
+last-directory=C\\:\\\\Users\\\\lab
+`;
+
+test('.jperf import: a UDP client configuration', () => {
+  const r = F.parseJperf(JPERF_UDP);
+  assert.deepEqual(r.errors, []);
+  assert.deepEqual(r.ignored, ['window-geometry', 'last-directory']);
+  const s = r.state;
+  assert.equal(s.mode, 'client');
+  assert.equal(s.dialect, 'iperf2');
+  assert.equal(s.host, '192.168.1.50');
+  assert.equal(s.port, ''); // 5001 is the iperf2 default
+  assert.equal(s.parallel, '4');
+  assert.equal(s.proto, 'udp');
+  assert.equal(s.bandwidth, '10485760'); // iperf2 read JPerf's "-b 10.0M" as 10 x 2^20 bit/s
+  assert.equal(s.udpLen, '1470');
+  assert.equal(s.transmit, '30');
+  assert.equal(s.format, 'm');
+  assert.equal(s.tos, '0x04'); // the byte JPerf's "Throughput" really sent
+  assert.ok(r.notes.some((n) => /Maximize-Reliability/.test(n)));
+  assert.equal(s.tcpWin, ''); // disabled in JPerf
+  assert.deepEqual(F.validate(s), {});
+  assert.equal(F.commandLine(F.buildArgs(s)),
+    'linkperf -c 192.168.1.50 --dialect iperf2 -u -b 10485760 -t 30 -P 4 -l 1470 -S 0x04 -f m');
+});
+
+test('.jperf import: a server, TCP sizes, dual, and Properties syntax', () => {
+  const text = [
+    '! a comment', 'mode = server', 'listen-port:5002', 'client-limit-enabled=true',
+    'client-limit=10.0.0.7', 'clientside-parallel-streams=5', 'report-interval=2',
+    'output-format=ADAPTIVE_BYTES', 'tcp-window-size-enabled=true', 'tcp-window-size=56.0',
+    'tcp-window-size-unit=KBYTES', 'tcp-buffer-length-enabled=true', 'tcp-buffer-length=512.0',
+    'tcp-buffer-length-unit=KBYTES', 'tcp-mss-enabled=true', 'tcp-mss=1.0', 'tcp-mss-unit=KBYTES',
+    'tcp-no-delay-enabled=TRUE', 'test-mode-dual-enabled=true', 'test-mode-port=5003',
+    'server-address=board\\', '    .lab', 'bind-to-host=\\u0031\\u0030.0.0.1', 'print-mss-enabled=true',
+  ].join('\r\n');
+  const r = F.parseJperf(text);
+  assert.deepEqual(r.errors, []);
+  const s = r.state;
+  assert.equal(s.host, 'board.lab'); // a continued line
+  assert.equal(s.bind, '10.0.0.1'); // a \\u escape
+  assert.equal(F.commandLine(F.buildArgs(s)), 'linkperf -s -p 5002 --allow 10.0.0.7 --max-connections 5 -i 2 -f A --print-mss -B 10.0.0.1');
+  // the same file as a client: the TCP fields and dual come through
+  s.mode = 'client';
+  assert.equal(F.commandLine(F.buildArgs(s)),
+    'linkperf -c board.lab --dialect iperf2 -l 512K -w 56K -M 1024 -N --dual --listen-port 5003 -i 2 -f A --print-mss -B 10.0.0.1');
+  assert.deepEqual(F.validate(s), {});
+});
+
+test('.jperf import: bad values are rejected and the defaults kept', () => {
+  const r = F.parseJperf([
+    'mode=both', 'server-address=my host', 'server-port=70000', 'serverside-parallel-streams=x',
+    'report-interval=abc', 'tos=HIGHEST', 'ipv6-enabled=yes', 'transport-protocol=sctp',
+    'udp-bandwidth=fast', 'output-format=BYTES', 'transmit-value=99999999', 'ttl=1',
+    // JPerf's own default buffer length, 2 MBytes, is over linkperf's -l limit
+    'tcp-buffer-length-enabled=true', 'tcp-buffer-length=2.0', 'tcp-buffer-length-unit=MBYTES',
+  ].join('\n'));
+  const bad = r.errors.map((e) => e.key).sort();
+  assert.deepEqual(bad, ['ipv6-enabled', 'mode', 'report-interval', 'server-address', 'server-port',
+    'serverside-parallel-streams', 'tcp-buffer-length', 'tos', 'transmit-value', 'transport-protocol',
+    'udp-bandwidth']);
+  assert.match(r.errors.find((e) => e.key === 'tcp-buffer-length').message, /2M is out of range \(1\.\.1M\)/);
+  assert.match(r.errors.find((e) => e.key === 'server-port').message, /out of range/);
+  const d = Object.assign(F.defaults(), { dialect: 'iperf2' });
+  assert.deepEqual(r.state, d);
+  assert.ok(r.notes.some((n) => /no plain bits\/Bytes/.test(n)));
+});
+
+test('Properties parser: separators, comments, escapes, continuations', () => {
+  const p = F.parseProperties('# c\n\n  a=1\nb : 2\nc 3\nd\\=e=4\nf=x\\\\\ng=long \\\n   value\nh=\\t\\u00e9\n');
+  assert.deepEqual([...p.entries()], [['a', '1'], ['b', '2'], ['c', '3'], ['d=e', '4'], ['f', 'x\\'], ['g', 'long value'], ['h', '\té']]);
+});
+
+/* ---- chart data from real --json-stream records ---- */
+
+test('unit choice by the largest value', () => {
+  assert.deepEqual(C.chooseUnit(0), { div: 1, label: 'bits/s' });
+  assert.deepEqual(C.chooseUnit(999), { div: 1, label: 'bits/s' });
+  assert.deepEqual(C.chooseUnit(1000), { div: 1e3, label: 'Kbits/s' });
+  assert.deepEqual(C.chooseUnit(2.5e6), { div: 1e6, label: 'Mbits/s' });
+  assert.deepEqual(C.chooseUnit(999.9e6), { div: 1e6, label: 'Mbits/s' });
+  assert.deepEqual(C.chooseUnit(1.2e10), { div: 1e9, label: 'Gbits/s' });
+  assert.equal(C.chooseByteUnit(1178694).label, 'MBytes');
+  assert.equal(C.chooseByteUnit(65535).label, 'KBytes');
+  assert.equal(C.formatRate(94.1e6), '94.1 Mbits/s');
+  assert.equal(C.formatRate(1.234e9), '1.23 Gbits/s');
+  assert.equal(C.formatRate(512), '512 bits/s');
+});
+
+test('TCP -P 2: one series per stream plus the sum, RTT, cwnd, retransmits', () => {
+  const v = C.build(FIX.tcpP2);
+  assert.equal(v.protocol, 'TCP');
+  assert.equal(v.bps.unit, 'Mbits/s');
+  assert.deepEqual(v.bps.series.map((s) => s.label), ['[14]', '[15]', 'sum']);
+  assert.deepEqual(v.bps.data[0], [1.000077, 2.000273]);
+  close(v.bps.data[1][0], 100.65550707555148);
+  close(v.bps.data[2][1], 99.595255601221576);
+  close(v.bps.data[3][0], 201.311014151103);
+  assert.deepEqual(v.rtt.series.map((s) => s.label), ['[14]', '[15]']);
+  assert.deepEqual(v.rtt.data.slice(1), [[0.081, 0.082], [0.102, 0.086]]);
+  assert.equal(v.cwnd.unit, 'MBytes');
+  close(v.cwnd.data[1][0], 1178694 / 1048576);
+  assert.deepEqual(v.retr.series.map((s) => s.label), ['[14]', '[15]', 'sum']);
+  assert.deepEqual(v.retr.data.slice(1), [[0, 0], [0, 0], [0, 0]]);
+  assert.equal(v.jitter, null);
+  assert.equal(v.loss, null);
+  assert.deepEqual(v.summary.map((r) => r.label), ['sender', 'receiver']);
+  assert.equal(v.summary[0].bytes, 75235328);
+  assert.equal(v.summary[0].retransmits, 0);
+});
+
+test('UDP -R: the receiver\'s jitter and loss per interval', () => {
+  const v = C.build(FIX.udpReverse);
+  assert.deepEqual(v.bps.series.map((s) => s.label), ['sum']);
+  assert.deepEqual(v.bps.data[0], [1.000552, 2.000745]);
+  close(v.bps.data[1][0], 19.996792032360416);
+  assert.deepEqual(v.jitter.series.map((s) => s.label), ['sum']);
+  assert.deepEqual(v.jitter.data[1], [0.0003429053479006754, 0.00807601276310134]);
+  assert.deepEqual(v.loss.series.map((s) => s.label), ['lost %', 'lost packets']);
+  assert.deepEqual(v.loss.data.slice(1), [[0, 0], [0, 0]]);
+  assert.equal(v.rtt, null);
+  const recv = v.summary.find((r) => r.label === 'receiver');
+  assert.equal(recv.packets, 5138);
+  assert.equal(recv.lost_packets, 0);
+  close(recv.jitter_ms, 0.0047691441972918186);
+});
+
+test('UDP sending client: no interval jitter, the summary has the receiver\'s', () => {
+  const v = C.build(FIX.udpSend);
+  assert.equal(v.jitter, null);
+  assert.equal(v.loss, null);
+  assert.deepEqual(v.bps.data[0], [1.000169]);
+  const recv = v.summary.find((r) => r.label === 'receiver');
+  close(recv.jitter_ms, 0.00180511215239878);
+  assert.equal(v.summary.find((r) => r.label === 'sender').jitter_ms, undefined);
+});
+
+test('--bidir: the sum of each direction, the reverse one marked', () => {
+  const v = C.build(FIX.bidir);
+  assert.deepEqual(v.bps.series.map((s) => [s.label, s.kind]), [['sum sent', 'sum'], ['sum received', 'rev']]);
+  close(v.bps.data[1][0], 100.61800330890051);
+  close(v.bps.data[2][0], 100.61800330890051);
+  assert.deepEqual(v.rtt.series.map((s) => s.label), ['[14] sent']); // only the sending stream has TCP_INFO
+});
+
+test('iperf2 --dual: each direction added up from its streams', () => {
+  const v = C.build(FIX.dual);
+  assert.deepEqual(v.bps.series.map((s) => s.label), ['sum sent', 'sum received']);
+  close(v.bps.data[1][0], 50.322879288606837); // not the record's 100.6 over both directions
+  close(v.bps.data[2][0], 50.322879288606837);
+});
+
+test('-O: omitted intervals before zero, the leftover sliver dropped', () => {
+  const v = C.build(FIX.omit);
+  assert.equal(v.bps.data[0].length, 2);
+  close(v.bps.data[0][0], 0.000048);
+  assert.equal(v.bps.data[0][1], 1.000398);
+});
+
+test('a record stream with only an error', () => {
+  const v = C.build([{ event: 'error', data: 'unable to connect to server 127.0.0.1 port 5334: Connection refused' }]);
+  assert.match(v.error, /Connection refused/);
+  assert.deepEqual(v.bps.series, []);
+  assert.deepEqual(v.summary, []);
+});
+
+test('incremental model: a new test after an end starts a fresh chart; junk is ignored', () => {
+  const m = C.createModel();
+  for (const r of FIX.tcpP2) m.add(r);
+  m.add(null);
+  m.add({ event: 'interval', data: { streams: 'nope' } });
+  assert.equal(m.view().bps.data[0].length, 2);
+  m.add(FIX.udpReverse[0]); // an interval of the next test, before its start: appended in order
+  m.add(FIX.tcpP2[0]);
+  m.add(FIX.tcpP2[1]);
+  const v = m.view();
+  assert.deepEqual(v.bps.data[0], [1.000077]);
+  assert.deepEqual(v.summary, []);
+});

@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""`linkperf ui`'s HTTP side: the embedded page and assets, the security checks (Host,
+token, CSRF, Origin, Content-Type, sizes), the CLI's own checks behind /api/check and
+/api/run, and live tests whose Server-Sent Events carry the same numbers iperf3's
+--json-stream would (TCP with -P 2 run to the end, UDP stopped early keeping its partial
+result). The browser side is tested by tests/e2e."""
+
+import http.client
+import os
+import time
+
+from weblib import UI, Events, check, lptest
+
+suite = lptest.Suite("web_api", needs_iperf3=False)
+
+
+def events_of(seen, run_id, name):
+    return [d for _, n, d in seen if n == name and d.get("id") == run_id]
+
+
+@suite.case
+def page_and_assets():
+    """GET / is the page (its scripts are served too, uPlot among them), with security
+    headers; unknown paths 404, other methods 405."""
+    ui = UI()
+    status, h, body = ui.request("GET", "/")
+    check(status == 200 and h["content-type"].startswith("text/html"), "GET /: %d %s" % (
+        status, h.get("content-type")))
+    page = body.decode()
+    check("<script" in page and "/app.js" in page, "the page does not load /app.js")
+    for header in ("content-security-policy", "x-content-type-options", "x-frame-options"):
+        check(header in h, "GET / lacks %s" % header)
+    status, h, body = ui.request("GET", "/uplot.js")
+    check(status == 200 and h["content-type"].startswith("text/javascript") and
+          len(body) > 20000 and b"uPlot" in body, "GET /uplot.js: %d, %d bytes" % (status,
+                                                                                 len(body)))
+    for path in ("/app.js", "/uplot.css"):
+        status, _, body = ui.request("GET", path)
+        check(status == 200 and len(body) > 100, "GET %s: %d" % (path, status))
+    for method, path, want in (("GET", "/etc/passwd", 404), ("GET", "/../../etc/passwd", 404),
+                               ("GET", "/api/nothing", 404), ("POST", "/", 405),
+                               ("GET", "/api/run", 405), ("DELETE", "/api/status", 405)):
+        status, _ = ui.json(method, path)
+        check(status == want, "%s %s: %d, want %d" % (method, path, status, want))
+    check(ui.stop() == 0, "linkperf ui did not exit 0 on SIGINT", ui.proc.tail())
+
+
+@suite.case
+def request_checks():
+    """A foreign Host (DNS rebinding), a POST without the CSRF token, with a foreign
+    Origin or as a form, a body over 64 KiB, bad JSON and bad args are refused with a
+    message, and nothing runs."""
+    ui = UI()
+    status, doc = ui.json("GET", "/api/info", headers={"Host": "evil.example:80"})
+    check(status == 421 and "own address" in doc["error"], "foreign Host: %d %s" % (status, doc))
+    info = ui.login()
+    check(info["version"].startswith("linkperf") and len(info["csrf"]) == 32 and
+          info["token_required"] is False, "info: %s" % info)
+    body = {"args": ["-c", "127.0.0.1", "-t", "1"]}
+    csrf, ui.csrf = ui.csrf, None
+    status, doc = ui.json("POST", "/api/run", body)
+    check(status == 403 and "CSRF" in doc["error"], "no CSRF token: %d %s" % (status, doc))
+    ui.csrf = "0" * 32
+    status, doc = ui.json("POST", "/api/run", body)
+    check(status == 403, "wrong CSRF token: %d %s" % (status, doc))
+    ui.csrf = csrf
+    status, doc = ui.json("POST", "/api/run", body, headers={"Origin": "http://evil.example"})
+    check(status == 403 and "cross-origin" in doc["error"], "foreign Origin: %d %s" % (
+        status, doc))
+    status, doc = ui.json("POST", "/api/run", headers={
+        "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": ui.csrf},
+        raw=b"args=-c")
+    check(status == 403 and "application/json" in doc["error"], "form post: %d %s" % (
+        status, doc))
+    status, doc = ui.json("POST", "/api/check", {"args": ["-c", "x" * 70000]})
+    check(status == 413, "70 KB body: %d %s" % (status, doc))
+    for raw, words in ((b"{not json", "JSON object"), (b"[1,2]", "JSON object"),
+                       (b'{"args":"-c x"}', "array"), (b'{"args":[]}', "array"),
+                       (b'{"args":[1,2]}', "array"),
+                       (("{\"args\":[%s]}" % ",".join(['"-V"'] * 129)).encode(), "128")):
+        status, doc = ui.json("POST", "/api/check", headers={
+            "Content-Type": "application/json", "X-CSRF-Token": ui.csrf}, raw=raw)
+        check(status == 400 and words in doc["error"], "%r: %d %s" % (raw[:40], status, doc))
+    log = lptest.tmp_path("web-x.log")
+    for args, words in ((["-c", "127.0.0.1", "--logfile", log], "writes no files"),
+                        (["-s", "-D"], "daemon"), (["-c", "127.0.0.1", "--stdin"], "stdin"),
+                        (["--help"], "tests only"), (["demo"], "tests only"),
+                        (["ui"], "not a test"), (["-c", "127.0.0.1", "-I", log], "no files"),
+                        (["-c", "127.0.0.1", "--dialect", "iperf2", "-F", "/nonexistent/file"],
+                         "cannot read"),
+                        (["-c", "127.0.0.1", "-T", "y" * 2000], "longer than")):
+        status, doc = ui.json("POST", "/api/run", {"args": args})
+        check(status == 400 and words in doc["error"], "run %s: %d %s" % (args, status, doc))
+    check(not os.path.exists(log), "--logfile from the page created %s" % log)
+    status, doc = ui.json("GET", "/api/status", want=200)
+    check(doc["runs"] == [], "refused runs are listed: %s" % doc)
+    status, doc = ui.json("POST", "/api/stop", {"id": 99})
+    check(status == 404, "stop of no run: %d %s" % (status, doc))
+    check(ui.stop() == 0, "linkperf ui did not exit 0 (a sanitizer report?)", ui.proc.tail())
+
+
+@suite.case
+def check_messages():
+    """/api/check answers with the CLI's own message and names the option, or with the
+    shell-quoted command line."""
+    ui = UI()
+    ui.login()
+    for args, option, words in ((["-c", "h", "-t", "abc"], "-t/--time", "not an integer"),
+                                (["-c", "h", "-P", "0"], "-P/--parallel", "out of range"),
+                                (["-c", "h", "-b", "10Q"], "-b/--bitrate", "not a rate"),
+                                (["-s", "-p", "70000"], "-p/--port", "out of range"),
+                                (["-c", "h", "--bogus"], "--bogus", "unknown option"),
+                                (["-c"], "-c/--client", "needs an argument")):
+        _, doc = ui.json("POST", "/api/check", {"args": args}, want=200)
+        check(doc["ok"] is False and doc["option"] == option and words in doc["error"],
+              "check %s: %s" % (args, doc))
+    _, doc = ui.json("POST", "/api/check", {"args": ["-c", "10.0.0.2", "-u", "-b", "50M",
+                                                     "-T", "it's a test"]}, want=200)
+    check(doc["ok"] is True and
+          doc["command"] == "linkperf -c 10.0.0.2 -u -b 50M -T 'it'\\''s a test'",
+          "command line: %s" % doc)
+    _, doc = ui.json("POST", "/api/check", {"args": ["--iperf2", "-c", "h", "-d", "-L",
+                                                     "5002"]}, want=200)
+    check(doc["ok"] is True, "iperf2 spelling: %s" % doc)
+
+
+@suite.case
+def tcp_run_live():
+    """A TCP test with -P 2 against a linkperf server: its events arrive while it runs
+    (run, then interval records with two streams and a sum, text rows), the interval bytes
+    add up to the end record's, and the run ends done."""
+    srv = lptest.start_server("linkperf")
+    ui = UI()
+    ui.login()
+    ev = Events(ui)
+    check(ev.status == 200 and ev.type == "text/event-stream", "events: %d %s" % (
+        ev.status, ev.type))
+    rid = ui.run(["-c", "127.0.0.1", "-p", str(srv.port), "-t", "3", "-P", "2"])
+    seen = ev.until(lambda e: e[1] == "state" and e[2]["id"] == rid, 30, "the end of the run")
+    ev.close()
+    runs = events_of(seen, rid, "run")
+    check(runs and runs[0]["state"] == "running" and runs[0]["args"][0] == "-c",
+          "run event: %s" % runs)
+    recs = [d["rec"] for d in events_of(seen, rid, "rec")]
+    kinds = [r["event"] for r in recs]
+    check(kinds[0] == "start" and kinds[-1] == "end" and kinds.count("interval") >= 3,
+          "record kinds: %s" % kinds)
+    ivs = [r["data"] for r in recs if r["event"] == "interval"]
+    for iv in ivs:
+        check(len(iv["streams"]) == 2 and all(s["bits_per_second"] > 0 for s in iv["streams"])
+              and iv["sum"]["bytes"] == sum(s["bytes"] for s in iv["streams"]),
+              "interval: %s" % iv)
+    ends = [iv["sum"]["end"] for iv in ivs]
+    check(ends == sorted(ends) and 2.5 < ends[-1] < 3.6, "interval ends: %s" % ends)
+    end = recs[-1]["data"]
+    total = sum(iv["sum"]["bytes"] for iv in ivs)
+    sent = end["sum_sent"]["bytes"]
+    check(sent > 0 and abs(total - sent) <= 0.01 * sent,
+          "interval bytes %d vs end sum_sent %d" % (total, sent))
+    lines = [d["line"] for d in events_of(seen, rid, "text")]
+    check(any(ln.startswith("[SUM]") and "sender" in ln for ln in lines) and
+          any("Bitrate" in ln for ln in lines), "text rows: %s" % lines[-6:])
+    state = events_of(seen, rid, "state")[0]
+    check(state["state"] == "done" and state["error"] == "", "state: %s" % state)
+    _, doc = ui.json("GET", "/api/status", want=200)
+    check([r["state"] for r in doc["runs"] if r["id"] == rid] == ["done"], "status: %s" % doc)
+    # A page opened afterwards gets the run replayed; a reconnect with Last-Event-ID only
+    # what followed.
+    late = Events(ui)
+    again = late.until(lambda e: e[1] == "state", 10, "the replayed end")
+    late.close()
+    check(len(again) == len(seen), "replay: %d events, first page saw %d" % (len(again),
+                                                                          len(seen)))
+    last = Events(ui, headers={"Last-Event-ID": str(seen[-2][0])})
+    tail = last.until(lambda e: e[1] == "state", 10, "the last event")
+    last.close()
+    check(len(tail) == 1, "after Last-Event-ID: %d events" % len(tail))
+    check(ui.stop() == 0, "linkperf ui did not exit 0 (a sanitizer report?)", ui.proc.tail())
+
+
+@suite.case
+def udp_stop_keeps_partial():
+    """A 30 s UDP test stopped from the API after its first interval: it ends as stopped within a
+    few seconds, with its interval records (jitter, loss) and a final summary."""
+    srv = lptest.start_server("linkperf")
+    ui = UI()
+    ui.login()
+    ev = Events(ui)
+    rid = ui.run(["-c", "127.0.0.1", "-p", str(srv.port), "-u", "-b", "20M", "-t", "30"])
+    ev.until(lambda e: e[1] == "rec" and e[2]["rec"]["event"] == "interval", 10,
+             "a first interval")
+    _, doc = ui.json("POST", "/api/stop", {"id": rid}, want=200)
+    t0 = time.monotonic()
+    seen = ev.until(lambda e: e[1] == "state" and e[2]["id"] == rid, 15, "the stopped state")
+    ev.close()
+    check(time.monotonic() - t0 < 10, "the stop took %.1f s" % (time.monotonic() - t0))
+    recs = [d["rec"] for d in events_of(seen, rid, "rec")]
+    ivs = [r["data"] for r in recs if r["event"] == "interval"]
+    check(ivs and all("jitter_ms" in iv["sum"] or "packets" in iv["sum"] for iv in ivs),
+          "UDP intervals: %s" % ivs[:1])
+    ends = [r["data"] for r in recs if r["event"] == "end"]
+    check(ends and ends[0]["sum"]["bytes"] > 0 and ends[0]["sum"]["end"] < 10,
+          "partial end: %s" % (ends[0] if ends else recs[-1:]))
+    state = events_of(seen, rid, "state")[0]
+    check(state["state"] == "stopped", "state after stop: %s" % state)
+    status, doc = ui.json("POST", "/api/stop", {"id": rid})
+    check(status == 404, "second stop: %d %s" % (status, doc))
+    check(ui.stop() == 0, "linkperf ui did not exit 0 (a sanitizer report?)", ui.proc.tail())
+
+
+@suite.case
+def token_and_listen_options():
+    """--token: every API call needs it (header or ?token= for the event stream), the page
+    itself does not; bad --listen and --token values exit with a message."""
+    ui = UI(["--token", "s3cret-token"])
+    check(ui.token == "s3cret-token" and "?token=s3cret-token" in ui.url, "url: %s" % ui.url)
+    token, ui.token = ui.token, None
+    status, doc = ui.json("GET", "/api/info")
+    check(status == 401 and "token" in doc["error"], "no token: %d %s" % (status, doc))
+    status, _, _ = ui.request("GET", "/")
+    check(status == 200, "the page needs no token: %d" % status)
+    ev = Events(ui)
+    check(ev.status == 401, "events without a token: %d" % ev.status)
+    ev.close()
+    ui.token = token
+    ui.login()
+    ev = Events(ui)
+    check(ev.status == 200, "events with ?token=: %d" % ev.status)
+    ev.close()
+    for args, words in ((["--listen", "nonsense"], "not HOST:PORT"),
+                        (["--listen", "127.0.0.1:70000"], "not HOST:PORT"),
+                        (["--listen", "192.0.2.77:0"], "cannot listen"),
+                        (["--token", "short"], "--token"), (["--bogus"], "unknown option")):
+        r = lptest.run([lptest.LINKPERF, "ui"] + args, timeout=10)
+        check(r.rc != 0 and words in r.err, "ui %s: rc %d %r" % (args, r.rc, r.err))
+
+
+@suite.case
+def many_event_streams():
+    """Forty event streams at once (more than one address may hold) do not stop the
+    server: when they close, the API answers again and a test still runs."""
+    srv = lptest.start_server("linkperf")
+    ui = UI()
+    ui.login()
+    streams = []
+    for _ in range(40):
+        try:
+            streams.append(Events(ui))
+        except (OSError, http.client.HTTPException):
+            break
+    check(len(streams) >= 30, "only %d event streams opened" % len(streams))
+    for s in streams:
+        s.close()
+    deadline = time.monotonic() + 15  # each stream's thread notices at its next keepalive
+    while True:
+        try:
+            status, info = ui.json("GET", "/api/info")
+            if status == 200:
+                break
+        except (OSError, http.client.HTTPException):
+            pass
+        check(time.monotonic() < deadline, "the API did not answer after the streams closed")
+        time.sleep(0.2)
+    rid = ui.run(["-c", "127.0.0.1", "-p", str(srv.port), "-t", "1"])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        _, doc = ui.json("GET", "/api/status", want=200)
+        if [r["state"] for r in doc["runs"] if r["id"] == rid] == ["done"]:
+            break
+        time.sleep(0.2)
+    check([r["state"] for r in doc["runs"] if r["id"] == rid] == ["done"], "status: %s" % doc)
+    check(ui.stop() == 0, "ui exit", ui.proc.tail())
+
+
+@suite.case
+def history():
+    """Runs from the page and from the CLI land in one history database: listed newest
+    first, filtered by text and protocol, each with its intervals (which add up to its
+    bytes), its iperf3 JSON document and a CSV export; a CLI client killed mid-test is kept,
+    marked incomplete; --no-history records nothing; deleted runs are gone."""
+    db = lptest.tmp_path("history-test.db")
+    srv = lptest.start_server("linkperf", ["--no-history"])
+    ui = UI(["--db", db])
+    ui.login()
+    ev = Events(ui)
+    rid = ui.run(["-c", "127.0.0.1", "-p", str(srv.port), "-t", "2", "-T", "from the page"])
+    ev.until(lambda e: e[1] == "state" and e[2]["id"] == rid, 30, "the page's run")
+    ev.close()
+    r = lptest.run([lptest.LINKPERF, "-c", "127.0.0.1", "-p", str(srv.port), "-u", "-b", "10M",
+                    "-t", "2", "--db", db], timeout=30)
+    check(r.rc == 0, "CLI UDP run", r.describe())
+    r = lptest.run([lptest.LINKPERF, "-c", "127.0.0.1", "-p", str(srv.port), "-t", "1",
+                    "--db", db, "--no-history"], timeout=30)
+    check(r.rc == 0, "CLI --no-history run", r.describe())
+    killed = lptest.start_client("linkperf", "127.0.0.1", srv.port, ["-t", "30", "--db", db])
+    time.sleep(2.5)
+    killed.signal(9)
+    killed.wait(10)
+    _, doc = ui.json("GET", "/api/history", want=200)
+    runs = doc["runs"]
+    check(len(runs) == 3, "history has %d runs, want 3 (page, CLI UDP, killed): %s" % (
+        len(runs), [r["command"] for r in runs]))
+    cut, udp, page = runs
+    check(page["source"] == "ui" and page["title"] == "from the page" and page["complete"] == 1
+          and page["proto"] == "tcp" and page["host"] == "127.0.0.1" and page["bytes"] > 0,
+          "the page's run: %s" % page)
+    check(udp["source"] == "cli" and udp["proto"] == "udp" and udp["complete"] == 1 and
+          "-u -b 10M" in udp["command"] and udp["packets"] > 0, "the CLI run: %s" % udp)
+    check(cut["complete"] == 0 and "-t 30" in cut["command"], "the killed run: %s" % cut)
+    _, doc = ui.json("GET", "/api/history?proto=udp", want=200)
+    check([r["id"] for r in doc["runs"]] == [udp["id"]], "proto=udp: %s" % doc["runs"])
+    _, doc = ui.json("GET", "/api/history?q=FROM%20THE", want=200)
+    check([r["id"] for r in doc["runs"]] == [page["id"]], "q=FROM THE: %s" % doc["runs"])
+    _, doc = ui.json("GET", "/api/history?since=%d" % (page["started_ms"] + 1), want=200)
+    check(page["id"] not in [r["id"] for r in doc["runs"]], "since filter: %s" % doc["runs"])
+    _, one = ui.json("GET", "/api/history/%d" % page["id"], want=200)
+    sums = [iv for iv in one["intervals"] if iv["stream"] == 0]
+    total = sum(iv["bytes"] for iv in sums)
+    check(len(sums) >= 2 and abs(total - page["bytes"]) <= 0.01 * page["bytes"],
+          "interval sums %d vs run bytes %d (%d intervals)" % (total, page["bytes"], len(sums)))
+    _, cut_one = ui.json("GET", "/api/history/%d" % cut["id"], want=200)
+    check(len([iv for iv in cut_one["intervals"] if iv["stream"] == 0]) >= 1,
+          "the killed run kept no intervals: %s" % cut_one)
+    status, h, body = ui.request("GET", "/api/history/%d/result.json" % page["id"])
+    doc = lptest.parse_json(body.decode(), "result.json")
+    check(status == 200 and "attachment" in h.get("content-disposition", "") and
+          doc["end"]["sum_sent"]["bytes"] > 0 and doc["start"]["test_start"]["protocol"] == "TCP",
+          "result.json: %d %s" % (status, str(doc)[:200]))
+    status, h, body = ui.request("GET", "/api/history/%d/intervals.csv" % udp["id"])
+    rows = body.decode().splitlines()
+    check(status == 200 and rows[0].startswith("run,interval,stream") and
+          len(rows) - 1 == len(ui.json("GET", "/api/history/%d" % udp["id"])[1]["intervals"]),
+          "intervals.csv: %d %s" % (status, rows[:3]))
+    for path in ("/api/history/99999", "/api/history/abc", "/api/history/1/nothing",
+                 "/api/history/%d/intervals.csv" % 99999):
+        status, _ = ui.json("GET", path)
+        check(status == 404, "GET %s: %d" % (path, status))
+    status, _ = ui.json("GET", "/api/history?proto=sctp")
+    check(status == 400, "proto=sctp: %d" % status)
+    _, doc = ui.json("POST", "/api/history/delete", {"id": udp["id"]}, want=200)
+    status, _ = ui.json("GET", "/api/history/%d" % udp["id"])
+    check(status == 404, "deleted run still there: %d" % status)
+    status, _ = ui.json("POST", "/api/history/delete", {"id": udp["id"]})
+    check(status == 404, "second delete: %d" % status)
+    check(ui.stop() == 0, "linkperf ui did not exit 0 (a sanitizer report?)", ui.proc.tail())
+
+
+@suite.case
+def profiles():
+    """Named settings: saved (a name can be replaced), listed by name, deleted; bad names
+    and arguments are refused; they live in the history database, so they outlast the
+    server."""
+    db = lptest.tmp_path("profiles-test.db")
+    ui = UI(["--db", db])
+    ui.login()
+    lab = ["-c", "192.0.2.7", "-u", "-b", "50M", "-T", "lab board"]
+    ui.json("POST", "/api/profiles/save", {"name": "lab UDP", "args": lab}, want=200)
+    ui.json("POST", "/api/profiles/save", {"name": "a TCP", "args": ["-c", "x"]}, want=200)
+    ui.json("POST", "/api/profiles/save", {"name": "a TCP", "args": ["-c", "y", "-P", "4"]},
+            want=200)
+    _, doc = ui.json("GET", "/api/profiles", want=200)
+    check([(p["name"], p["args"]) for p in doc["profiles"]] ==
+          [("a TCP", ["-c", "y", "-P", "4"]), ("lab UDP", lab)], "profiles: %s" % doc)
+    for body, words in (({"name": "", "args": []}, "name"), ({"name": "x" * 65, "args": []}, "name"),
+                        ({"name": "bad\nname", "args": []}, "control"),
+                        ({"name": "n", "args": "-c x"}, "array"),
+                        ({"name": "n", "args": ["x" * 2000]}, "array")):
+        status, doc = ui.json("POST", "/api/profiles/save", body)
+        check(status == 400 and words in doc["error"], "save %s: %d %s" % (str(body)[:40],
+                                                                           status, doc))
+    status, _ = ui.json("POST", "/api/profiles/delete", {"name": "nope"})
+    check(status == 404, "delete of no profile: %d" % status)
+    check(ui.stop() == 0, "ui exit", ui.proc.tail())
+    ui = UI(["--db", db])
+    ui.login()
+    ui.json("POST", "/api/profiles/delete", {"name": "a TCP"}, want=200)
+    _, doc = ui.json("GET", "/api/profiles", want=200)
+    check([p["name"] for p in doc["profiles"]] == ["lab UDP"], "after delete: %s" % doc)
+    check(ui.stop() == 0, "ui exit", ui.proc.tail())
+
+
+@suite.case
+def server_with_web():
+    """linkperf -s --web: a stock iperf3 client's test shows on the page as it runs (the
+    server's run, then the test's records and text), is recorded in the history as a server
+    test, and the page's Stop ends the server."""
+    db = lptest.tmp_path("server-web.db")
+    port = lptest.free_port()
+    ui = UI(argv=[lptest.LINKPERF, "-s", "-p", str(port), "--web", "127.0.0.1:0", "--db", db])
+    lptest.wait_listening(ui.proc, port)
+    ui.login()
+    ev = Events(ui)
+    seen = ev.until(lambda e: e[1] == "run", 10, "the server's run")
+    sid = seen[-1][2]["id"]
+    check(seen[-1][2]["args"][:1] == ["-s"], "server run: %s" % seen[-1][2])
+    r = lptest.run([lptest.IPERF3, "-c", "127.0.0.1", "-p", str(port), "-t", "2"], timeout=30)
+    check(r.rc == 0, "stock iperf3 client", r.describe())
+    seen = ev.until(lambda e: e[1] == "rec" and e[2]["rec"]["event"] == "end", 15,
+                    "the test's end record")
+    tests = {d["test"] for _, n, d in seen if n == "rec" and d["id"] == sid}
+    ivs = [d["rec"]["data"] for _, n, d in seen if n == "rec" and d["id"] == sid and
+           d["rec"]["event"] == "interval"]
+    check(len(tests) == 1 and len(ivs) >= 2 and ivs[0]["sum"]["bits_per_second"] > 0,
+          "server test records: tests %s, %d intervals" % (tests, len(ivs)))
+    lines = [d["line"] for _, n, d in seen if n == "text" and d["id"] == sid]
+    check(any("Accepted connection" in ln for ln in lines), "server text: %s" % lines[:5])
+    _, doc = ui.json("GET", "/api/history", want=200)
+    check([(x["role"], x["source"], x["complete"]) for x in doc["runs"]] ==
+          [("server", "cli", 1)], "history: %s" % doc["runs"])
+    ui.json("POST", "/api/stop", {"id": sid}, want=200)
+    ev.until(lambda e: e[1] == "state" and e[2]["id"] == sid, 10, "the server's end")
+    ev.close()
+    check(ui.proc.wait(10) == 0, "the server did not exit 0 after the page's Stop",
+          ui.proc.tail())
+
+
+if __name__ == "__main__":
+    suite.main()
