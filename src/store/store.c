@@ -19,6 +19,10 @@
 
 #define SCHEMA_VERSION 1
 #define TAP_TESTS_MAX 256 /* tests of one server recorded at once; more are not recorded */
+/* Runs kept: the oldest go when there are more (a server that strangers test must not fill
+ * the disk with their runs). Checked every PRUNE_EVERY inserts. */
+#define RUNS_KEPT 20000
+#define PRUNE_EVERY 64
 
 
 static const char schema[] =
@@ -109,7 +113,11 @@ struct lp_store *lp_store_open(const char *path, char *err, size_t errlen)
                                          SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK)
         goto fail;
     sqlite3_busy_timeout(s->db, 5000);
-    if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;", NULL, NULL,
+    /* WAL with synchronous=NORMAL: a commit is a write, not an fsync (a power cut may lose
+     * the last runs, never the file); the engine's control threads record, so a commit
+     * must stay cheap. */
+    if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                            " PRAGMA foreign_keys=ON;", NULL, NULL,
                      &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, "PRAGMA user_version=1;", NULL, NULL, &msg) != SQLITE_OK)
@@ -259,6 +267,9 @@ static void row_insert(struct lp_store_tap *t, struct tap_test *tt, const struct
                   rec->role == LP_ROLE_SERVER ? "server" : "client", host, (int64_t)port,
                   proto ? proto : "tcp", dialect ? dialect : "iperf3") == SQLITE_DONE)
         tt->run_id = sqlite3_last_insert_rowid(t->s->db);
+    if (tt->run_id > RUNS_KEPT && tt->run_id % PRUNE_EVERY == 0)
+        exec_bind(t->s->db, "DELETE FROM runs WHERE id <= ?1", "i",
+                  (int64_t)(tt->run_id - RUNS_KEPT));
 }
 
 static void row_start(struct lp_store_tap *t, struct tap_test *tt, const struct lp_rec_start *st)
@@ -334,7 +345,11 @@ static void tap_record(const struct lp_record *rec, void *user)
     tt = tap_find(t, rec->test_id, true);
     if (!tt)
         goto out;
-    if (tt->run_id == 0 && rec->kind != LP_REC_DONE)
+    /* A client's run is recorded from its first record (a refused connect is history too);
+     * a server's only once a test starts: connections that never become a test (scans,
+     * garbage, refusals) leave no rows. */
+    if (tt->run_id == 0 && rec->kind != LP_REC_DONE &&
+        (rec->role == LP_ROLE_CLIENT || rec->kind == LP_REC_START))
         row_insert(t, tt, rec);
     if (tt->json)
         lp_fmt_json_record(tt->json, rec); /* the document, written at DONE (on_doc) */

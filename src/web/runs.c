@@ -251,6 +251,16 @@ static void drop_test(struct run *r, unsigned test_id)
     }
 }
 
+/* Tests that never got DONE (a server stopped mid-test; the server's own test 0). */
+static void drop_tests(struct run *r)
+{
+    while (r->tests) {
+        struct web_test *t = r->tests;
+        r->tests = t->next;
+        test_free(t);
+    }
+}
+
 static void on_record(const struct lp_record *rec, void *user)
 {
     struct run *r = user;
@@ -336,11 +346,7 @@ static void *run_main(void *arg)
     }
     lp_store_tap_free(tap); /* a test without DONE stays recorded as incomplete */
     pthread_mutex_lock(&r->rec_mu);
-    while (r->tests) { /* tests that never got DONE (a server stopped mid-test) */
-        struct web_test *t = r->tests;
-        r->tests = t->next;
-        test_free(t);
-    }
+    drop_tests(r);
     if (err[0] && !r->error[0])
         snprintf(r->error, sizeof(r->error), "%s", err);
     if (rc < 0 && !r->error[0])
@@ -363,6 +369,7 @@ static void run_free(struct run *r)
         return;
     if (!r->joined)
         pthread_join(r->thread, NULL);
+    drop_tests(r); /* an attached run's, whose server is gone */
     for (i = 0; i < r->argc; i++)
         free(r->argv[i]);
     free(r->argv);
