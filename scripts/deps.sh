@@ -6,8 +6,9 @@ what=${1:-build}
 
 build_pkgs="cmake make gcc pkg-config libcjson-dev libmicrohttpd-dev libsqlite3-dev"
 # gcc-arm-none-eabi + newlib: the agent's Cortex-M4 footprint build (make check-footprint)
+# chromium: the web page's browser tests (tests/e2e, driven by playwright-core from npm)
 check_pkgs="$build_pkgs libcmocka-dev iperf3 iperf python3 clang iproute2 procps nftables iputils-ping
- gcc-arm-none-eabi libnewlib-arm-none-eabi"
+ gcc-arm-none-eabi libnewlib-arm-none-eabi chromium"
 case "$what" in
   build|run) pkgs=$build_pkgs ;;
   check) pkgs=$check_pkgs ;;
