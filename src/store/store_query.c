@@ -13,7 +13,8 @@
 
 
 static const char run_columns[] =
-    "id, started_ms, source, command, role, host, port, proto, dialect, streams, duration_s,"
+    "id, started_ms, source, command, role, host, port, proto, dialect, streams, reverse, bidir,"
+    " duration_s,"
     " bytes, bps_sent, bps_received, jitter_ms, lost, packets, retransmits, complete, error,"
     " title";
 

@@ -11,7 +11,7 @@
     for (const k of kids || []) e.append(k);
     return e;
   };
-  const F = window.LPForm, C = window.LPChart;
+  const F = window.LPForm, C = window.LPChart, H = window.LPHist, P = window.LPPlots;
 
   /* ---- API: optional token on every request, CSRF token on every POST ---- */
 
@@ -179,7 +179,8 @@
     const old = runs.get(id);
     if (old && old.gen !== serverGen) runs.delete(id);
     if (!runs.has(id)) {
-      runs.set(id, { id, gen: serverGen, args: [], state: 'running', error: '', lines: [], cleared: 0, model: C.createModel() });
+      runs.set(id, { id, gen: serverGen, args: [], state: 'running', error: '', lines: [], cleared: 0,
+        model: C.createModel(), tests: H.createTests(), server: false });
       if (selectedId === null) selectedId = id;
     }
     return runs.get(id);
@@ -188,6 +189,7 @@
   function onRunEvent(d) {
     const r = runOf(d.id);
     if (Array.isArray(d.args)) r.args = d.args;
+    r.server = H.isServerArgs(r.args);
     if (d.state) r.state = d.state;
     r.started_ms = d.started_ms;
     select(d.id); // draw the run started last
@@ -197,35 +199,53 @@
     const r = runOf(d.id);
     r.state = d.state || r.state;
     r.error = d.error || '';
+    if (r.state !== 'running') r.tests.runEnded(r.state);
     updateRunList();
-    if (d.id === selectedId) showRunError(r);
+    if (d.id === selectedId) scheduleDraw();
     updateButtons();
+    if (r.state !== 'running') historyChanged(); // the run's row now has its totals
   }
 
   function onTextEvent(d) {
     const r = runOf(d.id);
-    r.lines.push(String(d.line));
-    if (d.id === selectedId) queueLine(String(d.line));
+    const line = String(d.line);
+    r.lines.push(line);
+    r.tests.text(d.test, line);
+    if (d.id !== selectedId) return;
+    if (!r.server || shownTest(r) === null || shownTest(r) === (Number(d.test) || 0)) queueLine(line);
+    if (r.server) scheduleDraw(); // a test's first line may come before its first record
   }
 
   function onRecEvent(d) {
     const r = runOf(d.id);
     r.model.add(d.rec);
+    r.tests.rec(d.test, d.rec);
     if (d.id === selectedId) scheduleDraw();
+    if (r.server && d.rec && d.rec.event === 'end') historyChanged(); // a server's test is recorded at its end
   }
 
   function select(id) {
     selectedId = id;
     const r = runs.get(id);
     updateRunList();
-    $('text').textContent = r ? r.lines.slice(r.cleared).join('\n') + (r.lines.length > r.cleared ? '\n' : '') : '';
-    pendingLines = [];
-    $('text').scrollTop = $('text').scrollHeight;
-    zoomed = false;
-    destroyPlots();
+    pinnedTest = null;
+    shownTestId = null;
+    clearCards();
+    liveSet.destroy();
+    showText(r);
     showRunError(r);
     scheduleDraw();
     updateButtons();
+  }
+
+  // The text pane: the run's lines, or for a server run the lines of the test shown.
+  function showText(r) {
+    const t = r && r.server ? shownTest(r) : null;
+    const lines = !r ? [] : t === null ? r.lines.slice(r.cleared) : r.tests.get(t).lines;
+    $('text').textContent = lines.length ? lines.join('\n') + '\n' : '';
+    pendingLines = [];
+    $('text').scrollTop = $('text').scrollHeight;
+    $('output-of').textContent = r && r.server && t !== null ? (t === 0 ? '(the server)' : '(test ' + t + ')') : '';
   }
 
   function updateRunList() {
@@ -241,6 +261,73 @@
     const msg = r ? r.error || ((view || r.model.view()).error) || '' : '';
     box.hidden = !msg;
     box.textContent = msg;
+  }
+
+  /* ---- a server run: its incoming tests, each with a card (a small chart) ---- */
+
+  let pinnedTest = null;  // a test the user clicked
+  let shownTestId = null; // the test whose text is in the pane
+  const cards = new Map(); // test id -> {box, head, set}
+
+  // Which test a server run shows: the one clicked, else the newest (the server itself until
+  // a client comes). null: not a server run.
+  function shownTest(r) {
+    if (!r || !r.server) return null;
+    if (pinnedTest !== null && r.tests.has(pinnedTest)) return pinnedTest;
+    const list = r.tests.list();
+    return list.length ? list[0].id : 0;
+  }
+
+  function clearCards() {
+    for (const c of cards.values()) { c.set.destroy(); c.box.remove(); }
+    cards.clear();
+  }
+
+  const MAX_CARDS = 24; // a server that runs for days: the newest tests get a card
+
+  function drawServer(r) {
+    const all = r.tests.list();
+    const list = all.filter((t, i) => i < MAX_CARDS || t.id === pinnedTest);
+    $('server-tests').hidden = false;
+    $('server-info').textContent = all.length ? all.length + (all.length === 1 ? ' test' : ' tests') +
+      ', ' + all.filter((t) => t.state === 'running').length + ' running' +
+      (all.length > list.length ? ' (the newest ' + MAX_CARDS + ' shown)' : '') : 'waiting for a client…';
+    const want = shownTest(r);
+    if (want !== shownTestId) {
+      shownTestId = want;
+      liveSet.destroy();
+      showText(r);
+    }
+    const box = $('test-cards');
+    list.forEach((t, i) => {
+      let c = cards.get(t.id);
+      if (!c) {
+        const cbox = el('div', { className: 'test-card', tabIndex: 0 });
+        cbox.dataset.test = String(t.id);
+        const head = el('div', { className: 'test-head' });
+        const chart = el('div', { className: 'test-chart' });
+        cbox.append(head, chart);
+        const pick = () => { pinnedTest = t.id; scheduleDraw(); };
+        cbox.addEventListener('click', pick);
+        cbox.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(); } });
+        c = { box: cbox, head, set: P.createChartSet(chart, { panels: ['bps'], heights: { bps: 100 }, width: () => 256, compact: true }) };
+        cards.set(t.id, c);
+      }
+      if (box.children[i] !== c.box) box.insertBefore(c.box, box.children[i] || null);
+      c.box.dataset.state = t.state;
+      c.box.dataset.peer = t.peer;
+      c.box.dataset.points = String(t.points);
+      c.box.classList.toggle('on', t.id === want);
+      c.head.replaceChildren(el('strong', { textContent: 'test ' + t.id }), ' ',
+        el('span', { className: 'peer', textContent: t.peer || 'connecting…' }), ' ',
+        el('span', { className: 'proto', textContent: t.proto || '' }), ' ',
+        el('span', { className: 'state ' + t.state, textContent: t.state }),
+        el('div', { className: 'rate muted', textContent: t.lastBps != null ? C.formatRate(t.lastBps) + (t.state === 'running' ? ' now' : ' last') : '' }));
+      c.box.title = t.error || '';
+      c.set.draw(t.model.view());
+    });
+    for (const [id, c] of cards) if (!list.some((t) => t.id === id)) { c.set.destroy(); c.box.remove(); cards.delete(id); }
+    return want === null ? null : r.tests.get(want).model.view();
   }
 
   function updateButtons() {
@@ -340,113 +427,33 @@
     }
   }
 
-  /* ---- charts ---- */
+  /* ---- charts (plots.js draws; here: which view goes where) ---- */
 
-  const PANELS = [['bps', 'Throughput', 260], ['jitter', 'Jitter', 150], ['loss', 'Loss', 150],
-    ['rtt', 'RTT', 150], ['cwnd', 'Congestion window', 150], ['retr', 'Retransmits', 140]];
-  const PALETTE = ['#2563eb', '#16a34a', '#d97706', '#9333ea', '#0891b2', '#db2777', '#65a30d', '#7c3aed', '#ea580c', '#0d9488'];
-  const plots = {}; // panel name -> {u, sig, box}
-  let zoomed = false, syncing = false;
-
-  function fmt(v) {
-    if (v == null) return '–';
-    if (Number.isInteger(v)) return String(v); // counts: packets, segments
-    const a = Math.abs(v);
-    return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toPrecision(2);
-  }
-
-  function plotOpts(name, title, height, p) {
-    let stream = 0;
-    const series = [{ label: 'time (s)', value: (u, v) => (v == null ? '–' : v.toFixed(2)) }];
-    for (const s of p.series) {
-      const color = s.kind === 'sum' ? '#102a43' : s.kind === 'rev' ? '#c2410c' : PALETTE[stream++ % PALETTE.length];
-      series.push({
-        label: s.label, stroke: color, width: s.kind === 'stream' ? 1.25 : 2,
-        dash: s.kind === 'rev' ? [6, 3] : undefined, scale: s.scale || 'y',
-        value: (u, v) => fmt(v), points: { show: p.data[0].length <= 60 },
-      });
-    }
-    // Rates, times and counts start at zero: an axis from 99.5 to 100.5 would make noise look big.
-    const fromZero = { range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1] };
-    // Time starts at the test's start (or before it, for -O), not at the first report.
-    // A zoom (min past the first report) is kept as chosen.
-    const x = { time: false, range: (u, min, max) => [min > u.data[0][0] ? min : Math.min(0, min), max] };
-    const scales = { x, y: fromZero, '%': fromZero, packets: fromZero };
-    // Only the main panel names the time axis: the small ones below share it.
-    const axes = [name === 'bps' ? { label: 'seconds' } : {}, { label: p.unit, scale: p.series[0].scale || 'y' }];
-    if (name === 'loss') axes.push({ label: 'packets', scale: 'packets', side: 1, grid: { show: false } });
-    return {
-      title, height, width: panelWidth(name), scales, series, axes,
-      cursor: { sync: { key: 'lp' }, drag: { x: true, y: false } },
-      hooks: { setScale: [(u, key) => { if (key === 'x') onZoom(u); }], setCursor: [showLatest] },
-    };
-  }
-
-  // The throughput panel spans the width; the small ones pair up when there is room.
-  function panelWidth(name) {
-    const w = $('charts').clientWidth - 30; // less the padding
-    return Math.max(280, name === 'bps' || w < 760 ? w : Math.floor((w - 16) / 2)); // 16: the gap
-  }
-
-  // Away from the cursor the legend shows the latest values, like JPerf's legend did.
-  function showLatest(u) {
-    const n = u.data[0].length;
-    if (n && !(u.cursor.left >= 0)) u.setLegend({ idx: n - 1 }, false);
-  }
-
-  // Zoom is shared by every panel; while zoomed, new data keeps the chosen window.
-  function onZoom(u) {
-    if (syncing) return;
-    const xs = u.data[0];
-    const { min, max } = u.scales.x;
-    zoomed = xs.length > 1 && (min > xs[0] + 1e-9 || max < xs[xs.length - 1] - 1e-9);
-    syncing = true;
-    for (const p of Object.values(plots)) if (p.u !== u) p.u.setScale('x', { min, max });
-    syncing = false;
-  }
-
-  function destroyPlots() {
-    for (const [name, p] of Object.entries(plots)) {
-      p.u.destroy();
-      p.box.remove();
-      delete plots[name];
-    }
-  }
+  let liveSet = null; // created at start-up, once #charts exists
 
   function draw() {
     const r = runs.get(selectedId);
-    const view = r ? r.model.view() : null;
-    const charts = $('charts');
-    let any = false;
-    for (const [name, title, height] of PANELS) {
-      const p = view && view[name];
-      const has = p && p.series.length && p.data[0].length;
-      const old = plots[name];
-      if (!has) {
-        if (old) { old.u.destroy(); old.box.remove(); delete plots[name]; }
-        continue;
-      }
-      any = true;
-      const sig = p.signature + '/' + p.unit;
-      if (old && old.sig === sig) {
-        old.u.setData(p.data, !zoomed);
-        showLatest(old.u);
-        continue;
-      }
-      if (old) { old.u.destroy(); old.box.remove(); }
-      const box = el('div', { className: 'panel ' + name });
-      const before = PANELS.slice(PANELS.findIndex((x) => x[0] === name) + 1).map((x) => plots[x[0]]).find(Boolean);
-      charts.insertBefore(box, before ? before.box : null);
-      plots[name] = { u: new window.uPlot(plotOpts(name, title + ' (' + p.unit + ')', height, p), p.data, box), sig, box };
-      showLatest(plots[name].u);
+    let view = null;
+    if (r && r.server) view = drawServer(r);
+    else {
+      $('server-tests').hidden = true;
+      view = r ? r.model.view() : null;
     }
+    const any = liveSet.draw(view);
     $('no-data').hidden = any;
-    drawSummary(view);
+    if (r && r.server && !any) {
+      $('no-data').hidden = false;
+      $('no-data').textContent = 'A server: each incoming test is listed above with its chart; the one chosen is drawn here.';
+    } else if (!any) {
+      $('no-data').textContent = 'Start a test: its throughput is drawn here as it runs (drag to zoom, double-click to see the whole run).';
+    }
+    drawSummary($('summary'), view);
     showRunError(r, view);
   }
 
-  function drawSummary(view) {
-    const t = $('summary');
+  const fmt = P.fmt;
+
+  function drawSummary(t, view) {
     const rows = view ? view.summary : [];
     t.hidden = !rows.length;
     if (!rows.length) return t.replaceChildren();
@@ -462,13 +469,263 @@
       ...rows.map((x) => el('tr', {}, cells(x).map((c) => el('td', { textContent: c })))));
   }
 
-  let resizeFrame = 0;
-  new ResizeObserver(() => {
-    cancelAnimationFrame(resizeFrame);
-    resizeFrame = requestAnimationFrame(() => {
-      for (const [name, p] of Object.entries(plots)) p.u.setSize({ width: panelWidth(name), height: p.u.height });
-    });
-  }).observe($('charts'));
+  // A link click that downloads: same origin, so the download attribute names the file.
+  function download(href, name) {
+    const a = el('a', { href, download: name });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+
+  function downloadBlob(blob, name) {
+    const url = URL.createObjectURL(blob);
+    download(url, name);
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+
+  /* ---- tabs ---- */
+
+  function showTab(name) {
+    for (const t of ['live', 'history']) {
+      $('tab-' + t).setAttribute('aria-selected', String(t === name));
+      $('view-' + t).hidden = t !== name;
+    }
+    if (name === 'history' && (histStale || !histLoaded)) loadHistory();
+    requestAnimationFrame(() => { liveSet.resize(); histSet.resize(); });
+  }
+
+  /* ---- history: the runs the database recorded ---- */
+
+  let histSet = null, histRuns = [], histLoaded = false, histStale = false, histSeq = 0, histTimer = 0;
+  const checked = new Set();
+  let opened = null; // {kind: 'run', id, detail} or {kind: 'overlay', ids, details}
+
+  const histVisible = () => !$('view-history').hidden;
+
+  function historyChanged() {
+    histStale = true;
+    if (!histVisible()) return;
+    clearTimeout(histTimer);
+    histTimer = setTimeout(loadHistory, 250);
+  }
+
+  function histFilters() {
+    return { q: $('hist-q').value, proto: $('hist-proto').value, from: $('hist-from').value, to: $('hist-to').value, limit: 500 };
+  }
+
+  async function loadHistory() {
+    const seq = ++histSeq;
+    histStale = false;
+    const r = await api('GET', H.historyQuery(histFilters()));
+    if (seq !== histSeq) return;
+    histLoaded = true;
+    if (!r.ok) {
+      histRuns = [];
+      renderHistory(r.json.error || 'GET /api/history failed (' + r.status + ')');
+      return;
+    }
+    histRuns = Array.isArray(r.json.runs) ? r.json.runs : [];
+    for (const id of [...checked]) if (!histRuns.some((x) => x.id === id)) checked.delete(id);
+    renderHistory('');
+  }
+
+  function renderHistory(error) {
+    const body = $('hist-table').tBodies[0];
+    const openId = opened && opened.kind === 'run' ? opened.id : null;
+    body.replaceChildren(...histRuns.map((run) => {
+      const c = H.rowCells(run);
+      if (c.status.key === 'incomplete' && liveRunOf(run)) c.status = { key: 'running', text: 'running', title: 'still running in this page' };
+      const box = el('input', { type: 'checkbox', checked: checked.has(run.id) });
+      box.setAttribute('aria-label', 'Select run ' + run.id);
+      box.addEventListener('click', (e) => e.stopPropagation());
+      box.addEventListener('change', () => {
+        if (box.checked) checked.add(run.id); else checked.delete(run.id);
+        updateHistButtons();
+      });
+      const status = el('span', { className: 'badge ' + c.status.key, textContent: c.status.text, title: c.status.title });
+      const tr = el('tr', {}, [el('td', {}, [box]), el('td', { textContent: String(run.id) }),
+        el('td', { textContent: c.date }), el('td', {}, [status]), el('td', { textContent: c.source }),
+        el('td', { className: 'cmd', textContent: c.command, title: c.command }), el('td', { textContent: c.peer }),
+        el('td', { textContent: c.proto }), el('td', { className: 'num', textContent: c.duration }),
+        el('td', { className: 'num', textContent: c.bytes }), el('td', { className: 'num', textContent: c.sent }),
+        el('td', { className: 'num', textContent: c.received })]);
+      tr.dataset.id = String(run.id);
+      tr.dataset.status = c.status.key;
+      tr.dataset.proto = String(run.proto || '');
+      tr.tabIndex = 0;
+      tr.classList.toggle('on', run.id === openId || (opened && opened.kind === 'overlay' && opened.ids.includes(run.id)));
+      tr.addEventListener('click', () => openRun(run.id));
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') openRun(run.id); });
+      return tr;
+    }));
+    $('hist-count').textContent = error ? '' : histRuns.length + (histRuns.length === 1 ? ' run' : ' runs');
+    $('hist-empty').hidden = !error && histRuns.length > 0;
+    $('hist-empty').textContent = error || 'No runs match. Every test (CLI, server and this page) is recorded unless --no-history.';
+    $('hist-all').checked = histRuns.length > 0 && histRuns.every((x) => checked.has(x.id));
+    updateHistButtons();
+  }
+
+  // The history does not name the page's run id, so a row still being written is matched
+  // to a running run of this page by its command line and start time.
+  function liveRunOf(h) {
+    if (h.source !== 'ui') return null;
+    for (const r of runs.values()) {
+      if (r.state !== 'running' || F.commandLine(r.args.map(String)) !== h.command) continue;
+      const dt = (h.started_ms || 0) - (r.started_ms || 0);
+      if (h.role === 'server' ? dt >= -2000 : Math.abs(dt) < 10000) return r;
+    }
+    return null;
+  }
+
+  function updateHistButtons() {
+    const one = opened && opened.kind === 'run';
+    $('hist-overlay').disabled = checked.size < 2;
+    $('hist-overlay').textContent = 'Overlay selected' + (checked.size ? ' (' + checked.size + ')' : '');
+    $('hist-delete').disabled = !checked.size && !one;
+    $('hist-delete').textContent = checked.size ? 'Delete selected (' + checked.size + ')' : 'Delete';
+    $('hist-use').disabled = !one;
+    $('hist-csv').disabled = !one;
+    $('hist-json').disabled = !one || !opened.detail.run.complete;
+    $('hist-json').title = one && !opened.detail.run.complete ? 'an incomplete run has no iperf3 document' : 'The run as iperf3 -J output';
+    $('hist-png').disabled = !histSet.shown().length;
+  }
+
+  function histError(msg) {
+    $('hist-error').hidden = !msg;
+    $('hist-error').textContent = msg || '';
+  }
+
+  async function openRun(id) {
+    const r = await api('GET', '/api/history/' + id);
+    if (!r.ok || !r.json.run) return histError(r.json.error || 'GET /api/history/' + id + ' failed (' + r.status + ')');
+    histError('');
+    opened = { kind: 'run', id, detail: r.json };
+    const view = C.fromHistory(r.json);
+    histSet.destroy();
+    const any = histSet.draw(view);
+    const run = r.json.run, st = H.runStatus(run);
+    $('hist-hint').hidden = any;
+    $('hist-hint').textContent = any ? '' : 'This run has no interval records to draw.';
+    $('hist-info').textContent = '#' + run.id + ' · ' + H.formatDate(run.started_ms) + ' · ' + (run.command || '') + (st.text ? ' · ' + st.text : '');
+    $('hist-info').title = $('hist-info').textContent;
+    drawSummary($('hist-summary'), view);
+    if (run.error) histError(run.error);
+    renderHistory('');
+  }
+
+  async function overlaySelected() {
+    const ids = histRuns.filter((x) => checked.has(x.id)).map((x) => x.id).reverse(); // oldest first
+    if (ids.length < 2) return;
+    const res = await Promise.all(ids.map((id) => api('GET', '/api/history/' + id)));
+    const bad = res.findIndex((r) => !r.ok || !r.json.run);
+    if (bad >= 0) return histError('GET /api/history/' + ids[bad] + ': ' + (res[bad].json.error || res[bad].status));
+    histError('');
+    const details = res.map((r) => r.json);
+    opened = { kind: 'overlay', ids, details };
+    histSet.destroy();
+    const any = histSet.drawOverlay(C.overlay(details), 'Throughput of ' + ids.length + ' runs, sum');
+    $('hist-hint').hidden = any;
+    $('hist-info').textContent = 'Overlay of ' + ids.map((i) => '#' + i).join(', ');
+    $('hist-info').title = '';
+    drawSummary($('hist-summary'), null);
+    renderHistory('');
+  }
+
+  async function deleteRuns() {
+    const ids = checked.size ? [...checked] : opened && opened.kind === 'run' ? [opened.id] : [];
+    if (!ids.length || !confirm('Delete ' + (ids.length === 1 ? 'run #' + ids[0] : ids.length + ' runs') + ' from the history?')) return;
+    const errors = [];
+    for (const id of ids) {
+      const r = await api('POST', '/api/history/delete', { id });
+      if (!r.ok) errors.push('#' + id + ': ' + (r.json.error || r.status));
+      checked.delete(id);
+      if (opened && ((opened.kind === 'run' && opened.id === id) || (opened.kind === 'overlay' && opened.ids.includes(id)))) closeOpened();
+    }
+    histError(errors.length ? 'not deleted: ' + errors.join('; ') : '');
+    loadHistory();
+  }
+
+  function closeOpened() {
+    opened = null;
+    histSet.destroy();
+    $('hist-hint').hidden = false;
+    $('hist-hint').textContent = 'Click a run to draw it; tick two or more and press Overlay to compare them.';
+    $('hist-info').textContent = '';
+    drawSummary($('hist-summary'), null);
+  }
+
+  function exportRun(kind) {
+    if (!opened || opened.kind !== 'run') return;
+    const path = '/api/history/' + opened.id + (kind === 'csv' ? '/intervals.csv' : '/result.json');
+    download(H.withToken(path, token), H.fileName(opened.id, kind));
+  }
+
+  async function exportPng() {
+    const us = histSet.shown();
+    if (!us.length) return;
+    const heading = opened && opened.kind === 'run' ? '#' + opened.id + ' ' + (opened.detail.run.command || '') + ' — ' + H.formatDate(opened.detail.run.started_ms)
+      : $('hist-info').textContent;
+    const blob = await P.toPng(us, heading);
+    const name = opened && opened.kind === 'run' ? H.fileName(opened.id, 'png') : 'linkperf-overlay-' + (opened ? opened.ids.join('-') : 'chart') + '.png';
+    if (blob) downloadBlob(blob, name);
+  }
+
+  // The settings of a stored run back into the form (its command line, parsed).
+  function useRunSettings() {
+    if (!opened || opened.kind !== 'run') return;
+    loadArgs(F.splitCommand(opened.detail.run.command || ''), 'Settings of run #' + opened.id);
+    showTab('live');
+  }
+
+  function loadArgs(args, title) {
+    const res = F.parseArgs(args);
+    writeForm(res.state);
+    refresh();
+    if (res.unknown.length) {
+      $('notice-body').replaceChildren(el('strong', { textContent: title }),
+        el('ul', {}, [el('li', { textContent: 'options the form has no field for, not loaded: ' + res.unknown.join(', ') })]));
+      $('notice').hidden = false;
+    }
+  }
+
+  /* ---- profiles: named settings in the history database ---- */
+
+  let profiles = [];
+
+  async function loadProfiles() {
+    const r = await api('GET', '/api/profiles');
+    profiles = r.ok && Array.isArray(r.json.profiles) ? r.json.profiles : [];
+    $('profile-msg').textContent = r.ok ? (profiles.length ? '' : 'No profiles yet.') : r.json.error || 'GET /api/profiles failed (' + r.status + ')';
+    $('profile-list').replaceChildren(...profiles.map((p) => {
+      const load = el('button', { type: 'button', className: 'link', textContent: p.name, title: F.commandLine((p.args || []).map(String)) });
+      load.addEventListener('click', () => {
+        loadArgs(p.args || [], 'Profile ' + p.name);
+        $('profile-name').value = p.name;
+        $('profiles').open = false;
+      });
+      const del = el('button', { type: 'button', className: 'del', textContent: '×', title: 'Delete profile ' + p.name });
+      del.setAttribute('aria-label', 'Delete profile ' + p.name);
+      del.addEventListener('click', async () => {
+        const d = await api('POST', '/api/profiles/delete', { name: p.name });
+        if (!d.ok) $('profile-msg').textContent = d.json.error || 'delete failed (' + d.status + ')';
+        else loadProfiles();
+      });
+      const li = el('li', {}, [load, el('span', { className: 'muted small', textContent: H.formatDate(p.saved_ms).slice(0, 16) }), del]);
+      li.dataset.name = p.name;
+      return li;
+    }));
+  }
+
+  async function saveProfile(e) {
+    e.preventDefault();
+    const name = $('profile-name').value.trim();
+    if (!name) { $('profile-msg').textContent = 'Enter a name.'; return; }
+    refresh();
+    const r = await api('POST', '/api/profiles/save', { name, args: current.args });
+    if (!r.ok) { $('profile-msg').textContent = r.json.error || 'save failed (' + r.status + ')'; return; }
+    await loadProfiles();
+    $('profile-msg').textContent = 'Saved ' + name + '.';
+  }
 
   /* ---- toolbar ---- */
 
@@ -488,6 +745,8 @@
     }
     const run = runOf(r.json.id);
     if (!run.args.length) run.args = args;
+    run.server = H.isServerArgs(run.args);
+    showTab('live');
     select(r.json.id);
   }
 
@@ -501,12 +760,10 @@
 
   function saveText() {
     const r = runs.get(selectedId);
-    const text = r ? r.lines.slice(r.cleared).join('\n') + '\n' : '';
-    const a = el('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/plain' })), download: 'linkperf-run-' + (r ? r.id : 0) + '.txt' });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    const t = shownTest(r);
+    const lines = !r ? [] : t === null ? r.lines.slice(r.cleared) : r.tests.get(t).lines;
+    downloadBlob(new Blob([lines.join('\n') + '\n'], { type: 'text/plain' }),
+      'linkperf-run-' + (r ? r.id : 0) + (t ? '-test-' + t : '') + '.txt');
   }
 
   function importJperf(file) {
@@ -543,6 +800,8 @@
 
   async function init() {
     buildForm();
+    liveSet = P.createChartSet($('charts'));
+    histSet = P.createChartSet($('hist-charts'), { heights: { bps: 280 } });
     let saved = null;
     try { saved = JSON.parse(localStorage.getItem(STORE) || 'null'); } catch (e) { /* ignore */ }
     writeForm(saved || F.defaults());
@@ -555,14 +814,44 @@
     $('defaults').addEventListener('click', () => { writeForm(F.defaults()); refresh(); });
     $('import').addEventListener('change', (e) => { if (e.target.files[0]) importJperf(e.target.files[0]); e.target.value = ''; });
     $('notice-close').addEventListener('click', () => { $('notice').hidden = true; });
-    $('runs').addEventListener('change', (e) => select(Number(e.target.value)));
+    $('runs').addEventListener('change', (e) => { showTab('live'); select(Number(e.target.value)); });
     $('clear').addEventListener('click', () => {
       const r = runs.get(selectedId);
-      if (r) r.cleared = r.lines.length;
+      if (r && !r.server) r.cleared = r.lines.length;
+      else if (r) r.tests.get(shownTest(r)).lines.length = 0;
       $('text').textContent = '';
       pendingLines = [];
     });
     $('save').addEventListener('click', saveText);
+    $('live-png').addEventListener('click', async () => {
+      const us = liveSet.shown();
+      const r = runs.get(selectedId);
+      if (!us.length || !r) return;
+      const t = shownTest(r);
+      const blob = await P.toPng(us, F.commandLine(r.args.map(String)) + (t ? ' — test ' + t : '') + ' (' + r.state + ')');
+      if (blob) downloadBlob(blob, 'linkperf-live-' + r.id + (t ? '-test-' + t : '') + '.png');
+    });
+
+    $('tab-live').addEventListener('click', () => showTab('live'));
+    $('tab-history').addEventListener('click', () => showTab('history'));
+    $('hist-filter').addEventListener('submit', (e) => { e.preventDefault(); loadHistory(); });
+    let qTimer = 0;
+    $('hist-q').addEventListener('input', () => { clearTimeout(qTimer); qTimer = setTimeout(loadHistory, 300); });
+    for (const id of ['hist-proto', 'hist-from', 'hist-to']) $(id).addEventListener('change', loadHistory);
+    $('hist-all').addEventListener('change', (e) => {
+      for (const x of histRuns) if (e.target.checked) checked.add(x.id); else checked.delete(x.id);
+      renderHistory('');
+    });
+    $('hist-overlay').addEventListener('click', overlaySelected);
+    $('hist-delete').addEventListener('click', deleteRuns);
+    $('hist-use').addEventListener('click', useRunSettings);
+    $('hist-csv').addEventListener('click', () => exportRun('csv'));
+    $('hist-json').addEventListener('click', () => exportRun('json'));
+    $('hist-png').addEventListener('click', exportPng);
+    $('profile-form').addEventListener('submit', saveProfile);
+    $('profiles').addEventListener('toggle', () => { if ($('profiles').open) { loadProfiles(); $('profile-name').focus(); } });
+    document.addEventListener('click', (e) => { if ($('profiles').open && !$('profiles').contains(e.target)) $('profiles').open = false; });
+    document.addEventListener('keydown', (e) => { if (e.key === 'Escape') $('profiles').open = false; });
 
     const info = await api('GET', '/api/info');
     if (info.ok) {
@@ -577,6 +866,7 @@
     for (const x of (st.ok && Array.isArray(st.json.runs)) ? st.json.runs : []) {
       const r = runOf(x.id);
       r.args = Array.isArray(x.args) ? x.args : r.args;
+      r.server = H.isServerArgs(r.args);
       r.state = x.state || r.state;
       r.started_ms = x.started_ms;
     }

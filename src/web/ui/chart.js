@@ -8,6 +8,7 @@
   // A stats row over less than this is a leftover sliver (e.g. the end of an -O period):
   // its rate is timer noise, so it is not plotted. -i is at least 0.1 s.
   const MIN_INTERVAL_S = 0.02;
+  const LOG_SPREAD = 20;
 
   const BIT_UNITS = [[1e9, 'Gbits/s'], [1e6, 'Mbits/s'], [1e3, 'Kbits/s'], [1, 'bits/s']];
   const BYTE_UNITS = [[1073741824, 'GBytes'], [1048576, 'MBytes'], [1024, 'KBytes'], [1, 'Bytes']];
@@ -229,7 +230,117 @@
     return m.view();
   }
 
-  const api = { createModel, build, chooseUnit, chooseByteUnit, formatRate, MIN_INTERVAL_S };
+  /* ---- stored runs (GET /api/history/ID) ---- */
+
+  // One stored interval row as a --json-stream stream/sum object, so a stored run is drawn by
+  // the same model as a live one. TCP_INFO columns are 0 when the side had none (a receiver).
+  function storedStream(row, udp) {
+    const o = {
+      socket: row.stream, start: num(row.start_s) || 0, end: num(row.end_s) || 0,
+      seconds: (num(row.end_s) || 0) - (num(row.start_s) || 0), bytes: num(row.bytes) || 0,
+      bits_per_second: num(row.bps) || 0, omitted: !!row.omitted, sender: !!row.sender,
+    };
+    if (!udp && row.sender && (row.cwnd || row.rtt_us)) {
+      o.retransmits = row.retransmits || 0;
+      o.snd_cwnd = row.cwnd;
+      o.rtt = row.rtt_us;
+    }
+    if (udp) {
+      o.packets = num(row.packets) || 0;
+      if (!row.sender) { // jitter and loss are the receiver's
+        o.jitter_ms = num(row.jitter_ms) || 0;
+        o.lost_packets = num(row.lost) || 0;
+        o.lost_percent = o.packets ? (100 * o.lost_packets) / o.packets : 0;
+      }
+    }
+    return o;
+  }
+
+  // {run, intervals} -> the records a live run would have sent: a start, one interval record
+  // per seq (streams, "sum" = stream 0, "sum_bidir_reverse" = stream -1) and an end record
+  // built from the run's totals.
+  function historyRecords(detail) {
+    const run = (detail && detail.run) || {};
+    const rows = (detail && Array.isArray(detail.intervals)) ? detail.intervals : [];
+    const udp = String(run.proto || '').toLowerCase() === 'udp';
+    let omit = 0;
+    for (const r of rows) if (r.omitted && r.stream === 0 && num(r.end_s) !== null) omit = Math.max(omit, r.end_s);
+    const recs = [{ event: 'start', data: { test_start: { protocol: udp ? 'UDP' : 'TCP', omit: Math.round(omit), num_streams: run.streams || 1 } } }];
+    const bySeq = new Map();
+    for (const r of rows) {
+      if (!bySeq.has(r.seq)) bySeq.set(r.seq, []);
+      bySeq.get(r.seq).push(r);
+    }
+    for (const seq of [...bySeq.keys()].sort((a, b) => a - b)) {
+      const d = { streams: [] };
+      for (const r of bySeq.get(seq)) {
+        if (r.stream === 0) d.sum = storedStream(r, udp);
+        else if (r.stream === -1) d.sum_bidir_reverse = storedStream(r, udp);
+        else d.streams.push(storedStream(r, udp));
+      }
+      if (!d.sum && d.streams.length === 1) d.sum = d.streams[0];
+      if (d.sum || d.streams.length) recs.push({ event: 'interval', data: d });
+    }
+    if (run.complete || num(run.bytes) !== null) {
+      const secs = num(run.duration_s);
+      const sent = { seconds: secs, bytes: num(run.bytes), bits_per_second: num(run.bps_sent), sender: true };
+      if (!udp) sent.retransmits = num(run.retransmits);
+      const recv = { seconds: secs, bytes: num(run.bytes), bits_per_second: num(run.bps_received), sender: false };
+      if (udp) {
+        recv.packets = num(run.packets);
+        recv.jitter_ms = num(run.jitter_ms);
+        recv.lost_packets = num(run.lost);
+        recv.lost_percent = recv.packets ? (100 * (recv.lost_packets || 0)) / recv.packets : 0;
+      }
+      const end = {};
+      if (sent.bits_per_second) end.sum_sent = sent;
+      if (recv.bits_per_second || udp) end.sum_received = recv;
+      recs.push({ event: 'end', data: end });
+    }
+    if (run.error) recs.push({ event: 'error', data: run.error });
+    return recs;
+  }
+
+  const fromHistory = (detail) => build(historyRecords(detail));
+
+  // Several stored runs on one time axis: each run's sum (stream 0; the forward direction)
+  // bits/s against its interval end time. uPlot wants one x array, so x is the union of the
+  // runs' times and each run is null where it has no point (drawn with spanGaps).
+  function overlay(list) {
+    const runs = (list || []).map((d) => {
+      const pts = [];
+      for (const r of (d && Array.isArray(d.intervals)) ? d.intervals : []) {
+        if (r.stream !== 0 || r.omitted || num(r.end_s) === null || num(r.bps) === null) continue;
+        if ((r.end_s - (num(r.start_s) || 0)) < MIN_INTERVAL_S) continue;
+        pts.push([r.end_s, r.bps]);
+      }
+      pts.sort((a, b) => a[0] - b[0]);
+      const run = (d && d.run) || {};
+      return { id: run.id, label: '#' + run.id + ' ' + (run.command || ''), pts };
+    });
+    const xs = [...new Set(runs.flatMap((r) => r.pts.map((p) => p[0])))].sort((a, b) => a - b);
+    let max = 0;
+    for (const r of runs) for (const p of r.pts) if (p[1] > max) max = p[1];
+    const unit = chooseUnit(max);
+    // Runs whose peaks differ more than LOG_SPREAD times would be a flat line at zero on a
+    // linear axis: then the axis is logarithmic (and zero rates are gaps).
+    const peaks = runs.map((r) => r.pts.reduce((m, p) => Math.max(m, p[1]), 0)).filter((v) => v > 0);
+    const log = peaks.length > 1 && Math.max(...peaks) / Math.min(...peaks) > LOG_SPREAD;
+    const index = new Map(xs.map((x, i) => [x, i]));
+    const cols = runs.map((r) => {
+      const c = new Array(xs.length).fill(null);
+      for (const p of r.pts) c[index.get(p[0])] = log && p[1] <= 0 ? null : p[1] / unit.div;
+      return c;
+    });
+    return {
+      unit: unit.label, log,
+      series: runs.map((r) => ({ key: 'run' + r.id, label: r.label, kind: 'stream', id: r.id })),
+      data: [xs].concat(cols),
+    };
+  }
+
+  const api = { createModel, build, chooseUnit, chooseByteUnit, formatRate, MIN_INTERVAL_S,
+    historyRecords, fromHistory, overlay };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.LPChart = api;
 })(typeof window !== 'undefined' ? window : globalThis);

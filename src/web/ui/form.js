@@ -301,6 +301,141 @@
     return hit ? hit.name : '';
   }
 
+  /* ---- the inverse of buildArgs: an argument list back into a form state ----
+   * For profiles and for "use these settings" on a history run. Options the form has no field
+   * for are returned in `unknown` (with their values), so the caller can say what was dropped. */
+
+  // option spelling -> [canonical flag, takes a value]
+  const ARG_SPEC = {
+    '-s': ['-s', false], '--server': ['-s', false],
+    '-c': ['-c', true], '--client': ['-c', true],
+    '-p': ['-p', true], '--port': ['-p', true],
+    '--allow': ['--allow', true], '--max-connections': ['--max-connections', true],
+    '--dialect': ['--dialect', true],
+    '-u': ['-u', false], '--udp': ['-u', false],
+    '-b': ['-b', true], '--bitrate': ['-b', true], '--bandwidth': ['-b', true],
+    '-t': ['-t', true], '--time': ['-t', true], '-n': ['-n', true], '--bytes': ['-n', true],
+    '-P': ['-P', true], '--parallel': ['-P', true],
+    '-l': ['-l', true], '--length': ['-l', true], '-w': ['-w', true], '--window': ['-w', true],
+    '-M': ['-M', true], '--set-mss': ['-M', true], '--mss': ['-M', true],
+    '-N': ['-N', false], '--no-delay': ['-N', false], '--nodelay': ['-N', false],
+    '-C': ['-C', true], '--congestion': ['-C', true],
+    '-R': ['-R', false], '--reverse': ['-R', false], '--bidir': ['--bidir', false],
+    '--dual': ['--dual', false], '--tradeoff': ['--tradeoff', false],
+    '--listen-port': ['--listen-port', true], '-F': ['-F', true], '--file': ['-F', true],
+    '-O': ['-O', true], '--omit': ['-O', true],
+    '--udp-counters-64bit': ['--udp-counters-64bit', false],
+    '--ttl': ['--ttl', true], '-S': ['-S', true], '--tos': ['-S', true], '--dscp': ['--dscp', true],
+    '-T': ['-T', true], '--title': ['-T', true],
+    '-i': ['-i', true], '--interval': ['-i', true], '-f': ['-f', true], '--format': ['-f', true],
+    '--print-mss': ['--print-mss', false], '--compat': ['--compat', false],
+    '-B': ['-B', true], '--bind': ['-B', true], '-6': ['-6', false], '--version6': ['-6', false],
+  };
+
+  // "-S 16" and "-S 0x10" name the same TOS byte; the form's choices are spelled 0x%02x.
+  function tosText(v) {
+    const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : /^0[0-7]+$/.test(v) ? parseInt(v, 8) : parseInt10(v);
+    if (Number.isNaN(n)) return v;
+    const t = '0x' + n.toString(16).padStart(2, '0');
+    return TOS.some((o) => o[0] === t) ? t : v;
+  }
+
+  function parseArgs(input) {
+    const list = (Array.isArray(input) ? input : []).map(String);
+    if (list[0] === 'linkperf') list.shift();
+    const s = defaults();
+    const unknown = [], seen = [];
+    // Split into [flag, value] pairs first: -b, -l and -w go to different fields by protocol.
+    for (let i = 0; i < list.length; i++) {
+      let a = list[i], val;
+      const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+      if (eq > 0) { val = a.slice(eq + 1); a = a.slice(0, eq); }
+      let spec = ARG_SPEC[a];
+      if (!spec && /^-[A-Za-z6]./.test(a) && ARG_SPEC[a.slice(0, 2)] && ARG_SPEC[a.slice(0, 2)][1]) { // -P2
+        val = a.slice(2);
+        a = a.slice(0, 2);
+        spec = ARG_SPEC[a];
+      }
+      if (!spec) {
+        // an option we cannot show: keep its value with it when the next word is not an option
+        const next = list[i + 1];
+        if (a.startsWith('-') && val === undefined && next !== undefined && !/^-./.test(next)) unknown.push(a + ' ' + next), i++;
+        else unknown.push(val === undefined ? a : a + '=' + val);
+        continue;
+      }
+      if (spec[1] && val === undefined) {
+        if (i + 1 >= list.length) { unknown.push(a); continue; }
+        val = list[++i];
+      }
+      seen.push([spec[0], val]);
+    }
+    const has = (f) => seen.some((x) => x[0] === f);
+    s.mode = has('-s') && !has('-c') ? 'server' : 'client';
+    s.proto = has('-u') ? 'udp' : 'tcp';
+    const udp = s.proto === 'udp';
+    const field = {
+      '-c': 'host', '-P': 'parallel', '--allow': 'allow', '--max-connections': 'maxConns',
+      '-M': 'mss', '-C': 'congestion', '--listen-port': 'listenBack', '-F': 'file', '-O': 'omit',
+      '--ttl': 'ttl', '--dscp': 'dscp', '-T': 'title', '-i': 'interval', '-f': 'format', '-B': 'bind',
+      '-p': s.mode === 'server' ? 'listenPort' : 'port',
+      '-b': udp ? 'bandwidth' : 'tcpRate', '-l': udp ? 'udpLen' : 'tcpLen', '-w': udp ? 'udpWin' : 'tcpWin',
+    };
+    const flags = { '-N': 'noDelay', '-R': 'reverse', '--bidir': 'bidir', '--dual': 'dual', '--tradeoff': 'tradeoff',
+      '--udp-counters-64bit': 'udp64', '--print-mss': 'printMss', '--compat': 'compat', '-6': 'ipv6' };
+    for (const [f, v] of seen) {
+      if (f === '-s' || f === '-u') continue;
+      if (flags[f]) s[flags[f]] = true;
+      else if (f === '--dialect') {
+        if (v === 'iperf2' || v === 'iperf3') s.dialect = v;
+        else unknown.push('--dialect ' + v);
+      } else if (f === '-t' || f === '-n') {
+        s.transmitUnit = f === '-n' ? 'bytes' : 'seconds';
+        s.transmit = v;
+      } else if (f === '-S') s.tos = tosText(v);
+      else if (f === '-c' && s.mode === 'server') unknown.push('-c ' + v);
+      else s[field[f]] = v;
+    }
+    // iperf2-only options imply the dialect, as on the command line
+    if (s.dual || s.tradeoff || (s.compat && s.mode === 'client')) s.dialect = 'iperf2';
+    // options of the other mode (or protocol) that the builder would drop
+    for (const f of FIELDS) {
+      if (f.name === 'mode' || applies(f.name, s)) continue;
+      const v = s[f.name];
+      if (v !== DEFAULTS[f.name] && f.flag) {
+        unknown.push(f.flag + (typeof v === 'boolean' ? '' : ' ' + v) + ' (not used by a ' + (isServer(s) ? 'server' : s.proto.toUpperCase() + ' client') + ')');
+        s[f.name] = DEFAULTS[f.name];
+      }
+    }
+    return { state: s, unknown };
+  }
+
+  // A command line as the CLI and the history print it (POSIX words: '…', "…", \x) -> words.
+  function splitCommand(text) {
+    const out = [];
+    let cur = '', inWord = false, q = '';
+    const t = String(text || '');
+    for (let i = 0; i < t.length; i++) {
+      const ch = t[i];
+      if (q === "'") {
+        if (ch === "'") q = ''; else cur += ch;
+      } else if (q === '"') {
+        if (ch === '"') q = '';
+        else if (ch === '\\' && i + 1 < t.length && '"\\$`'.includes(t[i + 1])) cur += t[++i];
+        else cur += ch;
+      } else if (/\s/.test(ch)) {
+        if (inWord) out.push(cur);
+        cur = ''; inWord = false;
+      } else {
+        inWord = true;
+        if (ch === "'" || ch === '"') q = ch;
+        else if (ch === '\\' && i + 1 < t.length) cur += t[++i];
+        else cur += ch;
+      }
+    }
+    if (inWord) out.push(cur);
+    return out;
+  }
+
   /* ---- JPerf .jperf import (a java.util.Properties text file) ---- */
 
   function unescapeProp(t) {
@@ -453,7 +588,7 @@
 
   const api = { DEFAULTS, FIELDS, GROUPS, FORMATS, TOS, DSCP, defaults, normalize, applies,
     placeholder, validate, buildArgs, shellQuote, commandLine, fieldForOption,
-    parseProperties, parseJperf, parseUnits };
+    parseProperties, parseJperf, parseUnits, parseArgs, splitCommand };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.LPForm = api;
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -1,0 +1,433 @@
+// End-to-end test of the browser page of `linkperf ui` (and of `linkperf -s --web`) in a real
+// Chromium driven by playwright-core:
+//   node tests/e2e/test_ui_e2e.mjs
+// Env: LINKPERF (the binary, default build-agent/linkperf of this repository), CHROMIUM
+// (default /usr/bin/chromium), LINKPERF_UI_DIR (serve the page's files from this directory
+// instead of the ones embedded in the binary: for trying edits without a rebuild),
+// E2E_TIMEOUT_S (whole-test limit, default 180), E2E_HEADED=1 (show the browser).
+// It starts a linkperf server, `linkperf ui`, a `linkperf -s --web` server and stock iperf3
+// clients, all on loopback with free ports and a fresh XDG_DATA_HOME, and kills every one of
+// them at the end, failed or not. Screenshots go to docs/screenshots/. Exit 0 on success.
+import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../..');
+const LP = process.env.LINKPERF || path.join(REPO, 'build-agent/linkperf');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const IPERF3 = process.env.IPERF3 || 'iperf3';
+const UI_DIR = process.env.LINKPERF_UI_DIR || '';
+const SHOTS = path.join(REPO, 'docs/screenshots');
+const LIMIT_S = Number(process.env.E2E_TIMEOUT_S || 180);
+const JPERF = path.join(HERE, 'fixtures/lab-tcp.jperf');
+
+// playwright-core from the project's node_modules (package.json), else NODE_PATH.
+let chromium;
+try {
+  chromium = createRequire(path.join(REPO, 'package.json'))('playwright-core').chromium;
+} catch (e) {
+  console.error('FAIL: playwright-core not found (npm install in ' + REPO + ', or set NODE_PATH): ' + e.message);
+  process.exit(2);
+}
+
+const t0 = Date.now();
+const log = (...a) => console.log('[' + ((Date.now() - t0) / 1000).toFixed(1).padStart(5) + 's]', ...a);
+
+class Failure extends Error {}
+function check(cond, msg) {
+  if (!cond) throw new Failure(msg);
+}
+
+/* ---- processes: every one is killed at the end ---- */
+
+const children = [];
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'linkperf-e2e-'));
+const env = Object.assign({}, process.env, { XDG_DATA_HOME: path.join(tmp, 'xdg') });
+
+function start(name, cmd, args) {
+  const p = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const c = { name, p, out: '', exited: null };
+  p.stdout.on('data', (d) => { c.out += d; });
+  p.stderr.on('data', (d) => { c.out += d; });
+  p.on('exit', (code, sig) => { c.exited = { code, sig }; });
+  p.on('error', (e) => { c.exited = { code: -1, sig: null }; c.out += '\n' + e.message; });
+  children.push(c);
+  return c;
+}
+
+async function killAll() {
+  for (const c of children) if (!c.exited) { try { c.p.kill('SIGTERM'); } catch (e) { /* gone */ } }
+  const until = Date.now() + 3000;
+  while (children.some((c) => !c.exited) && Date.now() < until) await sleep(50);
+  for (const c of children) if (!c.exited) { try { c.p.kill('SIGKILL'); } catch (e) { /* gone */ } }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Waits until fn() is truthy (polled), at most ms; fails with what.
+async function until(what, ms, fn) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Failure('timed out after ' + ms / 1000 + ' s waiting for ' + what);
+    await sleep(100);
+  }
+}
+
+async function waitOutput(c, re, ms) {
+  return until(c.name + ' to print ' + re, ms, () => {
+    if (c.exited) throw new Failure(c.name + ' exited (' + JSON.stringify(c.exited) + '):\n' + c.out);
+    const m = re.exec(c.out);
+    return m || null;
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+function exitOf(c, ms) {
+  return until(c.name + ' to exit', ms, () => c.exited);
+}
+
+/* ---- the page ---- */
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+
+async function openPage(ctx, url, problems) {
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(10000); // every click and wait is bounded
+  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+  if (UI_DIR) {
+    const origin = new URL(url).origin;
+    await page.route(origin + '/**', (route) => {
+      const p = new URL(route.request().url()).pathname;
+      const file = path.join(UI_DIR, p === '/' ? 'index.html' : p.slice(1));
+      if (!p.startsWith('/api/') && !p.includes('..') && fs.existsSync(file) && fs.statSync(file).isFile()) {
+        return route.fulfill({ body: fs.readFileSync(file), contentType: TYPES[path.extname(file)] || 'application/octet-stream' });
+      }
+      return route.continue();
+    });
+  }
+  await page.goto(url);
+  await page.waitForFunction(() => document.getElementById('version').textContent !== '', null, { timeout: 10000 });
+  return page;
+}
+
+// What one chart panel draws: its points (data-points), series, and the legend's values.
+async function panel(page, sel) {
+  return page.evaluate((sel) => {
+    const box = document.querySelector(sel);
+    if (!box) return null;
+    const title = (box.querySelector('.u-title') || {}).textContent || '';
+    const legend = [...box.querySelectorAll('.u-legend .u-series')].slice(1).map((r) => ({
+      label: (r.querySelector('.u-label') || {}).textContent || '',
+      value: (r.querySelector('.u-value') || {}).textContent || '',
+    }));
+    return { points: Number(box.dataset.points), series: Number(box.dataset.series), title, legend };
+  }, sel);
+}
+
+const UNIT = { 'bits/s': 1, 'Kbits/s': 1e3, 'Mbits/s': 1e6, 'Gbits/s': 1e9 };
+function bpsOf(p, label) {
+  const unit = /\(([^)]+)\)/.exec(p.title);
+  const row = p.legend.find((x) => x.label === label);
+  check(unit && UNIT[unit[1]] && row, 'no ' + label + ' in the legend of "' + p.title + '": ' + JSON.stringify(p.legend));
+  return Number(row.value) * UNIT[unit[1]];
+}
+
+const BYTES = { Bytes: 1, KBytes: 1024, MBytes: 1048576, GBytes: 1073741824 };
+
+async function runState(page) {
+  return page.$eval('#runs', (s) => (s.selectedOptions[0] ? s.selectedOptions[0].textContent : ''));
+}
+
+async function getJson(page, url) {
+  return page.evaluate(async (url) => {
+    const r = await fetch(url, { cache: 'no-store' });
+    return { status: r.status, json: await r.json() };
+  }, url);
+}
+
+async function waitCheckOk(page) {
+  await page.waitForFunction(() => /accepts/.test(document.getElementById('check').textContent), null, { timeout: 8000 })
+    .catch(async () => { throw new Failure('the server did not accept the command: ' + await page.textContent('#check')); });
+}
+
+async function fillClient(page, port, fields) {
+  await page.click('#defaults');
+  await page.check('#f-mode-client');
+  await page.fill('#f-host', '127.0.0.1');
+  await page.fill('#f-port', String(port));
+  for (const [sel, v] of fields) {
+    if (v === true) await page.check(sel);
+    else await page.fill(sel, v);
+  }
+  await waitCheckOk(page);
+}
+
+/* ---- the test ---- */
+
+async function main() {
+  check(fs.existsSync(LP), 'no linkperf binary at ' + LP + ' (set LINKPERF)');
+  check(fs.existsSync(CHROMIUM), 'no Chromium at ' + CHROMIUM + ' (set CHROMIUM)');
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const problems = [];
+
+  const [p1, p2] = [await freePort(), await freePort()];
+  const srv = start('linkperf -s', LP, ['-s', '-p', String(p1), '--no-history']);
+  const ui = start('linkperf ui', LP, ['ui', '--listen', '127.0.0.1:0', '--db', path.join(tmp, 'h.db')]);
+  const uiUrl = (await waitOutput(ui, /(http:\/\/127\.0\.0\.1:\d+\/\S*)/, 10000))[1];
+  await waitOutput(srv, /listening/i, 10000);
+  log('linkperf ui at', uiUrl, '| server on port', p1, UI_DIR ? '| page files from ' + UI_DIR : '');
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM, headless: !process.env.E2E_HEADED, timeout: 30000,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run', '--disable-sync'].filter((a) => a !== '--headless' || !process.env.E2E_HEADED),
+  });
+  try {
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 960 }, acceptDownloads: true });
+    const page = await openPage(ctx, uiUrl, problems);
+
+    /* 1. TCP -t 6 -P 2: the chart grows while it runs */
+    await fillClient(page, p1, [['#f-transmit', '6'], ['#f-parallel', '2']]);
+    const tcpCmd = await page.textContent('#cmd');
+    check(tcpCmd === 'linkperf -c 127.0.0.1 -p ' + p1 + ' -t 6 -P 2', 'TCP command line is ' + tcpCmd);
+    await page.click('#start');
+    const bps = '#view-live #charts .panel.bps';
+    await page.waitForFunction((s) => Number((document.querySelector(s) || { dataset: {} }).dataset.points) >= 1, bps, { timeout: 10000 });
+    const a = await panel(page, bps);
+    await sleep(1000);
+    // a second later; an interval report that is late on a busy machine gets 2 s more
+    let b = await panel(page, bps);
+    const grew = Date.now() + 2000;
+    while (b.points <= a.points && Date.now() < grew) { await sleep(100); b = await panel(page, bps); }
+    log('TCP chart: ' + a.points + ' then ' + b.points + ' points; sum ' + bpsOf(b, 'sum') + ' bits/s; series', b.legend.map((x) => x.label).join(','));
+    check(b.points > a.points, 'the TCP chart did not grow in 3 s (' + a.points + ' -> ' + b.points + ' points)');
+    check(bpsOf(a, 'sum') > 0 && bpsOf(b, 'sum') > 0, 'the TCP sum is not > 0 bits/s: ' + JSON.stringify(b.legend));
+    check(b.series === 3, 'TCP -P 2 should draw 2 streams + sum, draws ' + b.series + ' series');
+    await page.screenshot({ path: path.join(SHOTS, 'running-chart.png') });
+    const tcpLive = Number(await page.$eval('#runs', (s) => s.value));
+    await until('the TCP run to end', 20000, async () => /\bdone\b/.test(await runState(page)));
+    await page.waitForFunction(() => document.querySelectorAll('#summary tr').length >= 3, null, { timeout: 5000 })
+      .catch(() => { throw new Failure('the finished TCP run shows no end summary'); });
+    const tcpEnd = await panel(page, bps);
+    check(tcpEnd.points >= 5, 'a 6 s TCP run drew ' + tcpEnd.points + ' points');
+    const summary = await page.$$eval('#summary tr', (t) => t.map((x) => [...x.cells].map((c) => c.textContent)));
+    check(summary.some((r) => r[0] === 'sender') && summary.some((r) => r[0] === 'receiver'), 'no end summary: ' + JSON.stringify(summary));
+    log('TCP run', tcpLive, 'done:', tcpEnd.points, 'points; summary', JSON.stringify(summary.slice(1)));
+
+    /* 2. UDP -b 20M -t 30, stopped after a few intervals: it keeps its points */
+    await fillClient(page, p1, [['#f-proto-udp', true], ['#f-bandwidth', '20M'], ['#f-transmit', '30']]);
+    const udpCmd = await page.textContent('#cmd');
+    check(udpCmd === 'linkperf -c 127.0.0.1 -p ' + p1 + ' -u -b 20M -t 30', 'UDP command line is ' + udpCmd);
+    await page.click('#start');
+    await until('a new run to be selected', 5000, async () => Number(await page.$eval('#runs', (s) => s.value)) !== tcpLive);
+    await page.waitForFunction((s) => Number((document.querySelector(s) || { dataset: {} }).dataset.points) >= 3, bps, { timeout: 15000 });
+    const before = await panel(page, bps);
+    const udpBps = bpsOf(before, 'sum');
+    check(udpBps > 15e6 && udpBps < 25e6, 'UDP at -b 20M shows ' + udpBps + ' bits/s');
+    await page.click('#stop');
+    await until('the UDP run to be stopped', 10000, async () => /\bstopped\b/.test(await runState(page)));
+    await sleep(500);
+    const after = await panel(page, bps);
+    check(after && after.points >= before.points, 'the stopped UDP run lost its chart (' + before.points + ' -> ' + (after && after.points) + ' points)');
+    const status = await getJson(page, '/api/status');
+    const udpLive = Number(await page.$eval('#runs', (s) => s.value));
+    const st = (status.json.runs || []).find((r) => r.id === udpLive);
+    check(st && st.state === 'stopped', '/api/status says the UDP run is ' + JSON.stringify(st));
+    log('UDP run', udpLive, 'stopped with', after.points, 'points at', (udpBps / 1e6).toFixed(2), 'Mbits/s');
+
+    /* 3. profiles: save the UDP settings, load them back */
+    await page.click('#profiles > summary');
+    await page.fill('#profile-name', 'e2e udp 20M');
+    await page.click('#profile-save');
+    await page.waitForSelector('#profile-list li[data-name="e2e udp 20M"]', { timeout: 5000 });
+    const profs = await getJson(page, '/api/profiles');
+    const prof = (profs.json.profiles || []).find((p) => p.name === 'e2e udp 20M');
+    check(prof && JSON.stringify(prof.args) === JSON.stringify(['-c', '127.0.0.1', '-p', String(p1), '-u', '-b', '20M', '-t', '30']),
+      'saved profile: ' + JSON.stringify(prof));
+    await page.keyboard.press('Escape');
+    await page.click('#defaults');
+    await page.click('#profiles > summary');
+    await page.click('#profile-list li[data-name="e2e udp 20M"] button.link');
+    check(await page.textContent('#cmd') === udpCmd, 'the loaded profile gives ' + await page.textContent('#cmd'));
+    log('profile saved and loaded:', udpCmd);
+
+    /* 4. history: both runs, the UDP one incomplete; overlay; exports */
+    await page.click('#tab-history');
+    await page.waitForFunction(() => document.querySelectorAll('#hist-table tbody tr').length >= 2, null, { timeout: 10000 });
+    const hist = await getJson(page, '/api/history');
+    const tcpRun = hist.json.runs.find((r) => r.command === tcpCmd);
+    const udpRun = hist.json.runs.find((r) => r.command === udpCmd);
+    check(tcpRun && udpRun, 'the history lacks a run: ' + JSON.stringify(hist.json.runs.map((r) => r.command)));
+    check(tcpRun.complete === 1 && tcpRun.source === 'ui' && tcpRun.proto === 'tcp' && tcpRun.bytes > 0, 'TCP run in the history: ' + JSON.stringify(tcpRun));
+    check(udpRun.complete === 0 && udpRun.proto === 'udp', 'the stopped UDP run should be incomplete: ' + JSON.stringify(udpRun));
+    log('UDP run in the history:', JSON.stringify(udpRun));
+    const rowOf = (id) => page.$eval('#hist-table tbody tr[data-id="' + id + '"]', (tr) => ({
+      status: tr.dataset.status, cells: [...tr.cells].map((c) => c.textContent) }));
+    const tcpRow = await rowOf(tcpRun.id), udpRow = await rowOf(udpRun.id);
+    // the history keeps no end state: a stopped run is complete=0 with iperf3's "interrupt" error
+    check(/^interrupt\b/.test(udpRun.error), 'the stopped UDP run\'s error: ' + JSON.stringify(udpRun.error));
+    check(tcpRow.status === 'complete' && udpRow.status === 'stopped' && udpRow.cells.includes('stopped'),
+      'rows: ' + JSON.stringify([tcpRow, udpRow]));
+    check(tcpRow.cells.includes('127.0.0.1:' + p1) && tcpRow.cells.includes('TCP') && tcpRow.cells.includes('ui'), 'TCP row: ' + JSON.stringify(tcpRow));
+    log('history: TCP #' + tcpRun.id + ' complete ' + tcpRun.bytes + ' bytes; UDP #' + udpRun.id + ' complete=' + udpRun.complete + ' bytes=' + udpRun.bytes);
+
+    // filters: protocol, then search
+    await page.selectOption('#hist-proto', 'udp');
+    await page.waitForFunction((id) => [...document.querySelectorAll('#hist-table tbody tr')].every((tr) => tr.dataset.proto === 'udp') &&
+      !!document.querySelector('#hist-table tbody tr[data-id="' + id + '"]'), udpRun.id, { timeout: 5000 });
+    await page.selectOption('#hist-proto', '');
+    await page.fill('#hist-q', '-P 2');
+    await page.waitForFunction((id) => { const r = document.querySelectorAll('#hist-table tbody tr'); return r.length === 1 && r[0].dataset.id === String(id); }, tcpRun.id, { timeout: 5000 });
+    await page.fill('#hist-q', '');
+    await page.waitForFunction(() => document.querySelectorAll('#hist-table tbody tr').length >= 2, null, { timeout: 5000 });
+
+    // one stored run drawn by the live chart code: as many points as stored sum intervals
+    await page.click('#hist-table tbody tr[data-id="' + tcpRun.id + '"] td.cmd');
+    await page.waitForFunction((id) => document.getElementById('hist-info').textContent.startsWith('#' + id + ' '), tcpRun.id, { timeout: 5000 });
+    const detail = await getJson(page, '/api/history/' + tcpRun.id);
+    const sums = detail.json.intervals.filter((r) => r.stream === 0 && !r.omitted && r.end_s - r.start_s >= 0.02);
+    const stored = await panel(page, '#hist-charts .panel.bps');
+    check(stored && stored.points === sums.length && stored.series === 3, 'stored TCP run drawn with ' + JSON.stringify(stored) + ', ' + sums.length + ' sum rows');
+    check(await page.$('#hist-charts .panel.rtt') && await page.$('#hist-charts .panel.cwnd'), 'the stored TCP run has no RTT/cwnd panels');
+
+    // CSV through the page's button: header, and the sum rows add up to the run's bytes
+    const [csvDl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#hist-csv')]);
+    check(csvDl.suggestedFilename() === 'linkperf-run-' + tcpRun.id + '.csv', 'CSV file name ' + csvDl.suggestedFilename());
+    const csv = fs.readFileSync(await csvDl.path(), 'utf8').trim().split('\n');
+    const header = 'run,interval,stream,sender,start_s,end_s,bytes,bits_per_second,omitted,retransmits,snd_cwnd,rtt_us,jitter_ms,lost_packets,packets';
+    check(csv[0] === header, 'CSV header: ' + csv[0]);
+    const rows = csv.slice(1).map((l) => l.split(','));
+    const sumBytes = rows.filter((r) => r[2] === '0').reduce((s, r) => s + Number(r[6]), 0);
+    const streams = new Set(rows.map((r) => r[2]));
+    check(streams.has('0') && streams.size === 3, 'CSV streams: ' + [...streams]);
+    check(Math.abs(sumBytes - tcpRun.bytes) <= 0.01 * tcpRun.bytes, 'CSV sum rows add up to ' + sumBytes + ' bytes, the run says ' + tcpRun.bytes);
+    log('CSV: ' + rows.length + ' rows, stream 0 adds up to ' + sumBytes + ' bytes vs ' + tcpRun.bytes + ' (' + (100 * (sumBytes - tcpRun.bytes) / tcpRun.bytes).toFixed(3) + '%)');
+
+    // iperf3 JSON and PNG
+    const [jsonDl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#hist-json')]);
+    const doc = JSON.parse(fs.readFileSync(await jsonDl.path(), 'utf8'));
+    check(doc.start && doc.end && doc.end.sum_sent && doc.end.sum_sent.bytes > 0 && Array.isArray(doc.intervals), 'result.json is not an iperf3 document');
+    const [pngDl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#hist-png')]);
+    const png = fs.readFileSync(await pngDl.path());
+    check(png.length > 5000 && png.slice(1, 4).toString() === 'PNG', 'PNG export: ' + png.length + ' bytes');
+    log('exports: JSON with', doc.intervals.length, 'intervals, PNG', png.length, 'bytes');
+
+    // overlay: the two runs on one chart
+    await page.check('#hist-table tbody tr[data-id="' + tcpRun.id + '"] input[type=checkbox]');
+    await page.check('#hist-table tbody tr[data-id="' + udpRun.id + '"] input[type=checkbox]');
+    await page.click('#hist-overlay');
+    await page.waitForSelector('#hist-charts .panel.overlay', { timeout: 5000 });
+    const ov = await panel(page, '#hist-charts .panel.overlay');
+    check(ov.series === 2, 'the overlay has ' + ov.series + ' series');
+    check(ov.legend[0].label.startsWith('#' + udpRun.id + ' ') || ov.legend[0].label.startsWith('#' + tcpRun.id + ' '), 'overlay legend: ' + JSON.stringify(ov.legend));
+    check(ov.legend.some((x) => x.label === '#' + tcpRun.id + ' ' + tcpCmd) && ov.legend.some((x) => x.label === '#' + udpRun.id + ' ' + udpCmd), 'overlay legend: ' + JSON.stringify(ov.legend));
+    check(ov.points >= sums.length, 'overlay x points ' + ov.points + ' < ' + sums.length);
+    await page.screenshot({ path: path.join(SHOTS, 'history.png') });
+    log('overlay:', ov.series, 'series,', ov.points, 'x points:', ov.legend.map((x) => x.label).join(' | '));
+
+    /* 5. .jperf import */
+    await page.click('#tab-live');
+    await page.setInputFiles('#import', JPERF);
+    await page.waitForFunction(() => !document.getElementById('notice').hidden, null, { timeout: 5000 });
+    const got = await page.evaluate(() => {
+      const v = (id) => document.getElementById(id).value;
+      return { host: v('f-host'), port: v('f-port'), parallel: v('f-parallel'), transmit: v('f-transmit'), tcpWin: v('f-tcpWin'),
+        tcpLen: v('f-tcpLen'), dialect: v('f-dialect'), tos: v('f-tos'), interval: v('f-interval'), format: v('f-format'),
+        noDelay: document.getElementById('f-noDelay').checked, udp: document.getElementById('f-proto-udp').checked,
+        notice: document.getElementById('notice-body').textContent };
+    });
+    const want = { host: '10.0.0.42', port: '5002', parallel: '3', transmit: '15', tcpWin: '256K', tcpLen: '64K', dialect: 'iperf2',
+      tos: '0x02', interval: '2', format: 'm', noDelay: true, udp: false };
+    for (const [k, v] of Object.entries(want)) check(got[k] === v, '.jperf import: ' + k + ' is ' + JSON.stringify(got[k]) + ', want ' + JSON.stringify(v));
+    check(got.notice.includes('Imported lab-tcp.jperf'), 'import notice: ' + got.notice);
+    const jcmd = await page.textContent('#cmd');
+    check(jcmd === 'linkperf -c 10.0.0.42 -p 5002 --dialect iperf2 -t 15 -P 3 -l 64K -w 256K -N -S 0x02 -i 2 -f m', '.jperf command line: ' + jcmd);
+    await waitCheckOk(page);
+    log('.jperf import:', jcmd);
+
+    /* 6. server view: linkperf -s --web, a stock iperf3 client against it */
+    const web = start('linkperf -s --web', LP, ['-s', '-p', String(p2), '--web', '127.0.0.1:0']);
+    const webUrl = (await waitOutput(web, /web page at (http:\/\/\S+)/, 10000))[1];
+    await waitOutput(web, /listening/i, 10000);
+    log('server with --web at', webUrl, 'port', p2);
+    const spage = await openPage(ctx, webUrl, problems);
+    await spage.waitForSelector('#server-tests:not([hidden])', { timeout: 10000 });
+    const client = start('iperf3 -c', IPERF3, ['-c', '127.0.0.1', '-p', String(p2), '-t', '3', '-J']);
+    const card = '#test-cards .test-card';
+    await spage.waitForFunction((s) => { const c = document.querySelector(s); return c && c.dataset.state === 'running' && Number(c.dataset.points) >= 1; }, card, { timeout: 10000 });
+    const live1 = await panel(spage, '#view-live #charts .panel.bps');
+    await sleep(1100);
+    const live2 = await panel(spage, '#view-live #charts .panel.bps');
+    check(live1 && live2 && live2.points > live1.points, 'the incoming test\'s chart did not grow: ' + JSON.stringify([live1, live2]));
+    await spage.screenshot({ path: path.join(SHOTS, 'server-view.png') });
+    await exitOf(client, 15000);
+    check(client.exited.code === 0, 'iperf3 failed: ' + client.out.slice(-500));
+    const res = JSON.parse(client.out.slice(client.out.indexOf('{')));
+    await spage.waitForFunction((s) => { const c = document.querySelector(s); return c && c.dataset.state === 'done'; }, card, { timeout: 10000 });
+    const c1 = await spage.$eval(card, (c) => ({ peer: c.dataset.peer, points: Number(c.dataset.points),
+      text: [...c.querySelectorAll('.test-head > *')].map((x) => x.textContent).join(' '),
+      chart: Number((c.querySelector('.panel.bps') || { dataset: {} }).dataset.points) }));
+    check(c1.peer.startsWith('127.0.0.1:'), 'test peer ' + c1.peer);
+    check(/TCP/.test(c1.text) && /\bdone\b/.test(c1.text), 'test card: ' + c1.text);
+    check(c1.chart >= 2 && c1.points >= 2, 'the test card\'s chart has ' + c1.chart + ' points');
+    const main2 = await panel(spage, '#view-live #charts .panel.bps');
+    check(bpsOf(main2, 'sum') > 0, 'the incoming test shows no rate: ' + JSON.stringify(main2.legend));
+    // the page's end summary of the test against iperf3's own count
+    const srows = await spage.$$eval('#summary tr', (t) => t.map((x) => [...x.cells].map((c) => c.textContent)));
+    const recv = srows.find((r) => r[0] === 'receiver');
+    check(recv, 'no receiver row in the server\'s summary: ' + JSON.stringify(srows));
+    const m = /^([\d.]+) (\w+)$/.exec(recv[2]);
+    const pageBytes = m ? Number(m[1]) * BYTES[m[2]] : NaN;
+    const iperfBytes = res.end.sum_received.bytes;
+    check(Math.abs(pageBytes - iperfBytes) <= 0.01 * iperfBytes, 'server view says ' + recv[2] + ', iperf3 received ' + iperfBytes + ' bytes');
+    const text = await spage.textContent('#text');
+    check(/sec/.test(text) && text.split('\n').length >= 4, 'the test\'s text pane: ' + JSON.stringify(text.slice(0, 300)));
+    log('server view: test from', c1.peer, c1.points, 'intervals,', recv[2], 'received (iperf3:', iperfBytes, 'bytes)');
+
+    check(problems.length === 0, 'the page reported errors:\n  ' + problems.join('\n  '));
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.error('FAIL: the whole test took longer than ' + LIMIT_S + ' s');
+  killAll().finally(() => process.exit(3));
+}, LIMIT_S * 1000);
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => { killAll().finally(() => process.exit(130)); });
+}
+
+let code = 0;
+try {
+  await main();
+  log('PASS');
+} catch (e) {
+  code = 1;
+  console.error('FAIL: ' + (e instanceof Failure ? e.message : e.stack || e));
+  for (const c of children) console.error('--- ' + c.name + ' (' + (c.exited ? 'exited ' + JSON.stringify(c.exited) : 'running') + ') output tail:\n' + c.out.slice(-1500));
+} finally {
+  await killAll();
+  clearTimeout(watchdog);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(code);
