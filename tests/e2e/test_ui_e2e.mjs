@@ -1,7 +1,7 @@
 // End-to-end test of the browser page of `linkperf ui` (and of `linkperf -s --web`) in a real
 // Chromium driven by playwright-core:
 //   node tests/e2e/test_ui_e2e.mjs
-// Env: LINKPERF (the binary, default build-agent/linkperf of this repository), CHROMIUM
+// Env: LINKPERF (the binary, default build/linkperf of this repository), CHROMIUM
 // (default /usr/bin/chromium), LINKPERF_UI_DIR (serve the page's files from this directory
 // instead of the ones embedded in the binary: for trying edits without a rebuild),
 // E2E_TIMEOUT_S (whole-test limit, default 180), E2E_HEADED=1 (show the browser).
@@ -18,7 +18,7 @@ import path from 'node:path';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
-const LP = process.env.LINKPERF || path.join(REPO, 'build-agent/linkperf');
+const LP = process.env.LINKPERF || path.join(REPO, 'build/linkperf');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const IPERF3 = process.env.IPERF3 || 'iperf3';
 const UI_DIR = process.env.LINKPERF_UI_DIR || '';
