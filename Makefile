@@ -1,61 +1,98 @@
-# Top-level entry points. `make run` and `make check` install what is missing first.
+# Top-level entry points. Each installs what it needs first (scripts/deps.sh: apt-get as root,
+# otherwise the exact command to run), so any of them works first on a fresh Debian 12 machine,
+# in any order, and after an earlier run that failed or was interrupted.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+CLANG_BUILD ?= build-clang
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# make check runs independent test files side by side: most of their time is spent waiting
+# on the tests' own durations, not on the CPU (every assertion holds under load).
+TEST_JOBS ?= 4
 CMAKE_FLAGS ?=
+CONFIGURE = scripts/configure.sh
 
-.PHONY: all build run check check-unit check-asan check-clang check-footprint deps-build deps-check demo clean man bench
+.PHONY: all build run check check-fast check-stress check-fresh check-unit check-asan \
+	check-clang check-footprint deps-build deps-fast deps-check demo clean man bench
 
+# `make`: install what building needs, then build everything (build/linkperf, linkperf2, the
+# board agent's host programs). Runs nothing.
 all: build
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
-
-build: $(BUILD)/CMakeCache.txt
+build: deps-build
+	@$(CONFIGURE) $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 deps-build:
 	@scripts/deps.sh build
 
+deps-fast:
+	@scripts/deps.sh fast
+
 deps-check:
 	@scripts/deps.sh check
 
 # Set-up, build, and the loopback demo: a 5 s TCP test then a 5 s UDP test.
-run: deps-build build
+run: deps-build
+	@$(CONFIGURE) $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target linkperf
 	$(BUILD)/linkperf demo
 
-# Set-up, build, and every test (unit, golden, interop with real iperf3, system).
-check: deps-check build
-	cd $(BUILD) && ctest --output-on-failure -j 1
+# The edit loop (under 3 minutes on 2 cores): unit and golden tests, and one interop case per
+# direction and dialect against the stock iperf3 and iperf 2. Builds only what those need.
+check-fast: deps-fast
+	@$(CONFIGURE) $(BUILD) -DBUILD_TESTING=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target check-fast-deps
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -L fast
+
+# Set-up, build, and every test: unit, golden, interop with the real iperf3 and iperf 2, the
+# board agent on the real lwIP stack, the web API and the page in chromium; then the clang,
+# ASan/UBSan and Cortex-M4 builds.
+check: deps-check
+	@$(CONFIGURE) $(BUILD) -DBUILD_TESTING=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -LE fastonly
 	$(MAKE) check-clang
 	$(MAKE) check-asan
 	$(MAKE) check-footprint
 
+# make check with both cores kept busy by another process at the same nice level
+# (stress-ng --cpu 2): every test must still pass.
+check-stress: deps-check
+	scripts/with-cpu-hog.sh $(MAKE) check
+
+# make run, then make check-fast, as root in a minimal Debian 12 root built from Debian's
+# packages (scripts/check-fresh.sh): proves the install steps a green CI machine may hide.
+check-fresh: deps-check
+	scripts/check-fresh.sh
+
 # The same sources must build warning-free with clang.
-check-clang:
-	cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DBUILD_TESTING=ON $(CMAKE_FLAGS) >/dev/null
-	cmake --build build-clang -j $(JOBS)
+check-clang: deps-check
+	@$(CONFIGURE) $(CLANG_BUILD) -DCMAKE_C_COMPILER=clang -DBUILD_TESTING=ON $(CMAKE_FLAGS)
+	cmake --build $(CLANG_BUILD) -j $(JOBS)
 
 # AddressSanitizer + UBSan build running the unit tests and the sanitizer-labelled system tests.
-check-asan:
-	cmake -S . -B $(ASAN_BUILD) -DLP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
+check-asan: deps-check
+	@$(CONFIGURE) $(ASAN_BUILD) -DLP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON \
+		$(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure -L 'unit|asan'
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -L 'unit|asan'
 
 # Cortex-M4 cross build of the agent: sizes per configuration into agent/FOOTPRINT.md. Fails when a
 # configuration does not compile or the raw iperf2 TCP+UDP build passes 2 x lwiperf's text.
-check-footprint:
+check-footprint: deps-check
 	agent/port/cortex-m4/footprint.py --check
 
-check-unit: build
+check-unit: deps-fast
+	@$(CONFIGURE) $(BUILD) -DBUILD_TESTING=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
 # Side-by-side benchmark against iperf3 and iperf2 (not a test; ~10 min). See bench/README.md.
-bench: deps-check
+bench: deps-check build
 	bench/run.py --out docs/BENCHMARKS.md
 
 man: build
 	$(BUILD)/linkperf --man > docs/linkperf.1
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-clang
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD)

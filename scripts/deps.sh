@@ -1,18 +1,31 @@
 #!/bin/sh
-# Install what linkperf needs from Debian's archive. Usage: scripts/deps.sh build|run|check
-# As root it installs missing packages with apt-get; otherwise it prints the exact command.
+# Install what linkperf needs, for one purpose:
+#   scripts/deps.sh build    building and running (make, make run): compilers, libraries, and
+#                            the npm package the build embeds (uPlot)
+#   scripts/deps.sh fast     make check-fast: build + the unit tests' library, python3 and the
+#                            stock iperf3 / iperf 2 the interop cases talk to
+#   scripts/deps.sh check    make check: fast + clang, the agent tests' tools, the Cortex-M4
+#                            cross compiler, chromium and playwright-core for the browser
+#                            tests, stress-ng (make check-stress), mmdebstrap (check-fresh)
+# As root it installs the missing Debian packages with apt-get; otherwise it prints the exact
+# `sudo apt-get install ...` line and exits 1 before anything is built. The npm packages go
+# into node_modules/ (scripts/npm-deps.sh), which needs no root.
 set -eu
 what=${1:-build}
+here=$(dirname "$0")
 
-build_pkgs="cmake make gcc pkg-config libcjson-dev libmicrohttpd-dev libsqlite3-dev"
-# gcc-arm-none-eabi + newlib: the agent's Cortex-M4 footprint build (make check-footprint)
-# chromium: the web page's browser tests (tests/e2e, driven by playwright-core from npm)
-check_pkgs="$build_pkgs libcmocka-dev iperf3 iperf python3 clang iproute2 procps nftables iputils-ping
- gcc-arm-none-eabi libnewlib-arm-none-eabi chromium"
+build_pkgs="cmake make gcc libc6-dev pkg-config libcjson-dev libmicrohttpd-dev libsqlite3-dev
+ xz-utils"
+fast_pkgs="$build_pkgs libcmocka-dev python3 iperf3 iperf iproute2 procps"
+# nftables + iputils-ping: loss and reachability in the namespace tests; the arm compiler and
+# newlib: make check-footprint; chromium: tests/e2e (driven by playwright-core from npm).
+check_pkgs="$fast_pkgs clang nftables iputils-ping gcc-arm-none-eabi libnewlib-arm-none-eabi
+ chromium stress-ng mmdebstrap git"
 case "$what" in
-  build|run) pkgs=$build_pkgs ;;
-  check) pkgs=$check_pkgs ;;
-  *) echo "usage: $0 build|run|check" >&2; exit 2 ;;
+  build|run) pkgs=$build_pkgs; npm_tier=build ;;
+  fast) pkgs=$fast_pkgs; npm_tier=build ;;
+  check) pkgs=$check_pkgs; npm_tier=check ;;
+  *) echo "usage: $0 build|fast|check" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -21,20 +34,28 @@ for p in $pkgs; do
     missing="$missing $p"
   fi
 done
-# Node.js and npm for the web page's packages (uPlot): Debian's, unless the machine has some.
+# Node.js and npm for the web page's packages: Debian's, unless the machine has its own.
 command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
-[ -z "$missing" ] && exec "$(dirname "$0")/npm-deps.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  echo "linkperf: missing Debian packages:$missing" >&2
-  echo "run: sudo apt-get install -y$missing" >&2
-  exit 1
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "linkperf: missing Debian packages:$missing" >&2
+    echo "run: sudo apt-get install -y --no-install-recommends$missing" >&2
+    echo "then run this make command again" >&2
+    exit 1
+  fi
+  echo "linkperf: installing$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  # An apt or dpkg run that was interrupted earlier leaves packages half configured; finish
+  # them first, or apt-get refuses to install anything.
+  dpkg --configure -a
+  # iperf3's package can offer to start a daemon on 5201; keep it from doing so.
+  echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections 2>/dev/null || true
+  apt="apt-get -o DPkg::Lock::Timeout=120"
+  # shellcheck disable=SC2086
+  if ! $apt install -y --no-install-recommends $missing; then
+    # A fresh machine has no package lists yet (or stale ones): fetch them once and retry.
+    $apt update && $apt install -y --no-install-recommends $missing
+  fi
 fi
-echo "linkperf: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-# iperf3's package can offer to start a daemon on 5201; keep it from doing so.
-echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections 2>/dev/null || true
-if ! apt-get install -y --no-install-recommends $missing; then
-  apt-get update && apt-get install -y --no-install-recommends $missing
-fi
-exec "$(dirname "$0")/npm-deps.sh"
+exec "$here/npm-deps.sh" "$npm_tier"

@@ -13,6 +13,7 @@ Without root, /dev/net/tun or a host program, preflight() prints "SKIP: reason" 
 program's --rate/--delay-ms/--loss-pct do that, inside lwIP's netif)."""
 
 import atexit
+import json
 import os
 import re
 import shutil
@@ -263,6 +264,33 @@ class Topology:
         r = self.run_b(args, timeout=timeout or int(count * interval + 20))
         return parse_ping(r)
 
+    def kernel_drops(self):
+        """Frames and datagrams the kernels of both namespaces dropped, per direction, each
+        hop counted once: {"to_board": n, "from_board": n, "detail": {...}}.
+        - to lwIP: vb's transmit (veth into A's backlog full), tap0's transmit (its queue to
+          the host program full: the program was off the CPU);
+        - from lwIP: tap0's receive (the program's writes into A's backlog), va's transmit
+          (veth into B's backlog), and B's UDP receive errors (a PC tool's socket buffer full:
+          the tool was off the CPU).
+        A veth drop shows on both ends (the sender's tx_dropped and the receiver's
+        rx_dropped), so only the sending end is read."""
+        d = {}
+        for ns, dev, key in ((self.ns_b, "vb", "tx"), (self.ns_a, self.tap, "tx"),
+                             (self.ns_a, self.tap, "rx"), (self.ns_a, "va", "tx")):
+            d["%s_%s_dropped" % (dev, key)] = _link_stat(ns, dev, key, "dropped")
+        d["b_udp_in_errors"] = _udp_in_errors(self.ns_b)
+        return {"to_board": d["vb_tx_dropped"] + d["tap0_tx_dropped"],
+                "from_board": d["tap0_rx_dropped"] + d["va_tx_dropped"] + d["b_udp_in_errors"],
+                "detail": d}
+
+    def drops(self, host):
+        """Every drop on the path between the PC tools and the agent, per direction, in one
+        snapshot: the emulated link's (loss drawn, queue full), the host program's (no pbuf,
+        lwIP's mailboxes full: `link` rx_nobuf/rx_stack, tx_err) and the kernels'
+        (kernel_drops). A UDP receiver's loss must equal the growth of its direction's sum
+        while the test ran: Drops.since() gives it."""
+        return Drops(host.link(), self.kernel_drops())
+
     def close(self):
         for h in self.hosts:
             h.proc.kill()
@@ -273,6 +301,45 @@ class Topology:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _link_stat(ns, dev, direction, key):
+    r = _sh(["ip", "-n", ns, "-s", "-j", "link", "show", "dev", dev])
+    return int(json.loads(r.stdout)[0]["stats64"][direction][key])
+
+
+def _udp_in_errors(ns):
+    """Udp InErrors of a namespace (/proc/net/snmp is per namespace): datagrams the kernel
+    dropped at a socket, RcvbufErrors (buffer full) among them."""
+    r = _sh(["ip", "netns", "exec", ns, "cat", "/proc/net/snmp"])
+    rows = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("Udp:")]
+    return int(rows[1][rows[0].index("InErrors")])
+
+
+class Drops:
+    """A snapshot of Topology.drops(): the link counters and the kernels' drops."""
+
+    LINK_KEYS = {"to_board": ("dropped_rx", "qdrop_rx", "rx_nobuf", "rx_stack"),
+                 "from_board": ("dropped_tx", "qdrop_tx", "tx_err")}
+
+    def __init__(self, link, kernel):
+        self.link, self.kernel = link, kernel
+
+    def total(self, direction):
+        return sum(self.link.get(k, 0) for k in self.LINK_KEYS[direction]) + \
+            self.kernel[direction]
+
+    def since(self, before, direction):
+        """(all drops in `direction` since `before`, of them the emulated link's injected
+        loss, a description of every counter that moved)."""
+        n = self.total(direction) - before.total(direction)
+        injected = self.link["dropped_" + ("rx" if direction == "to_board" else "tx")] - \
+            before.link["dropped_" + ("rx" if direction == "to_board" else "tx")]
+        moved = ["%s+%d" % (k, self.link[k] - before.link.get(k, 0))
+                 for k in self.LINK_KEYS[direction] if self.link.get(k, 0) != before.link.get(k, 0)]
+        moved += ["%s+%d" % (k, v - before.kernel["detail"][k])
+                  for k, v in self.kernel["detail"].items() if v != before.kernel["detail"][k]]
+        return n, injected, "drops %s: %s" % (direction, ", ".join(moved) or "none")
 
 
 def parse_ping(r):

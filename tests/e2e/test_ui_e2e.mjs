@@ -7,7 +7,8 @@
 // E2E_TIMEOUT_S (whole-test limit, default 180), E2E_HEADED=1 (show the browser).
 // It starts a linkperf server, `linkperf ui`, a `linkperf -s --web` server and stock iperf3
 // clients, all on loopback with free ports and a fresh XDG_DATA_HOME, and kills every one of
-// them at the end, failed or not. Screenshots go to docs/screenshots/. Exit 0 on success.
+// them at the end, failed or not. Screenshots go to E2E_SHOTS_DIR: ctest gives its build
+// directory; E2E_SHOTS_DIR=docs/screenshots refreshes the README's pictures. Exit 0 on success.
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,8 @@ const LP = process.env.LINKPERF || path.join(REPO, 'build/linkperf');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const IPERF3 = process.env.IPERF3 || 'iperf3';
 const UI_DIR = process.env.LINKPERF_UI_DIR || '';
-const SHOTS = path.join(REPO, 'docs/screenshots');
+const SHOTS = path.resolve(process.env.E2E_SHOTS_DIR || path.join(REPO, 'docs/screenshots'));
+fs.mkdirSync(SHOTS, { recursive: true });
 const LIMIT_S = Number(process.env.E2E_TIMEOUT_S || 180);
 const JPERF = path.join(HERE, 'fixtures/lab-tcp.jperf');
 

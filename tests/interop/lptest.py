@@ -698,7 +698,24 @@ class Suite:
         return fn
 
     def main(self):
-        only = set(sys.argv[1:])
+        # --shard K/N runs every N-th case from the K-th (0-based): ctest runs the shards of a
+        # long file side by side, and a case added to the file lands in some shard by itself.
+        shard = None
+        only = set()
+        for a in sys.argv[1:]:
+            m = re.match(r"^--shard=(\d+)/(\d+)$", a)
+            if m and int(m.group(1)) < int(m.group(2)):
+                shard = (int(m.group(1)), int(m.group(2)))
+            elif a.startswith("--"):
+                print("FATAL: unknown argument %r (case names, or --shard=K/N)" % a)
+                sys.exit(2)
+            else:
+                only.add(a)
+        if only:
+            unknown = only - {fn.__name__ for fn in self.cases}
+            if unknown:
+                print("FATAL: no such case in %s: %s" % (self.name, ", ".join(sorted(unknown))))
+                sys.exit(2)
         if not os.access(LINKPERF, os.X_OK):
             print("FATAL: linkperf binary not found at %s (set LINKPERF)" % LINKPERF)
             sys.exit(1)
@@ -711,8 +728,10 @@ class Suite:
             sys.exit(0)
         t0 = time.monotonic()
         results = []
-        for fn in self.cases:
+        for i, fn in enumerate(self.cases):
             if only and fn.__name__ not in only:
+                continue
+            if shard and i % shard[1] != shard[0]:
                 continue
             mark = len(_ALL_PROCS)
             c0 = time.monotonic()

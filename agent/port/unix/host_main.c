@@ -264,6 +264,10 @@ static void say(const char *fmt, ...)
   fflush(stdout);
 }
 
+/* lpa_host_stack_drops() when the link counters were last reset: `link` shows drops inside
+ * lwIP since then, as rx_stack, beside the link's own counters. */
+static uint64_t stack_drops_at_reset;
+
 static void print_link(void)
 {
   struct lpa_link_counters c;
@@ -273,7 +277,7 @@ static void print_link(void)
     return;
   lpa_link_counters(l, &c);
   lpa_link_format(&c, buf, sizeof buf);
-  say("%s\n", buf);
+  say("%s rx_stack=%" PRIu64 "\n", buf, lpa_host_stack_drops() - stack_drops_at_reset);
 }
 
 /* The `link` console command: counters, reset, or a new loss setting. */
@@ -291,6 +295,7 @@ static int link_command(const char *args)
   }
   if (!strcmp(args, "reset")) {
     lpa_link_reset_counters(lpa_host_link());
+    stack_drops_at_reset = lpa_host_stack_drops();
     say("link: counters reset\n");
     return 0;
   }

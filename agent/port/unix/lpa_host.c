@@ -5,6 +5,7 @@
 #include "lpa_tapif.h"
 
 #include "lwip/init.h"
+#include "lwip/memp.h"
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
@@ -22,6 +23,41 @@
 static struct netif host_netif;
 static struct lpa_tapif host_tap;
 static int host_is_up;
+/* UDP datagrams lwIP took in but could not queue for the application because its netconn's
+ * receive mailbox was full (api_msg.c recv_udp drops them without a trace). */
+static uint64_t udp_mbox_full;
+
+#if LWIP_NETCONN && !MEMP_MEM_MALLOC
+/* A UDP datagram travels to its netconn as a netbuf from the MEMP_NETBUF pool; TCP data,
+ * which lwIP keeps and offers again when a mailbox is full, travels as a bare pbuf. */
+static int is_pool_netbuf(const void *msg)
+{
+  const struct memp_desc *d = memp_pools[MEMP_NETBUF];
+  const u8_t *p = msg;
+  return p >= d->base && p < d->base + (size_t)d->num * (MEMP_SIZE + d->size);
+}
+#endif
+
+void lpa_host_note_mbox_full(void *msg)
+{
+#if LWIP_NETCONN && !MEMP_MEM_MALLOC
+  if (is_pool_netbuf(msg))
+    __atomic_add_fetch(&udp_mbox_full, 1, __ATOMIC_RELAXED);
+#else
+  (void)msg;
+#endif
+}
+
+uint64_t lpa_host_stack_drops(void)
+{
+  uint64_t n = __atomic_load_n(&udp_mbox_full, __ATOMIC_RELAXED);
+#if LWIP_NETCONN && MEMP_STATS
+  /* recv_udp's memp_malloc(MEMP_NETBUF) failed: the datagram is freed unseen. The agent
+   * sends with netbufs on its stack, so every failure here is a datagram received. */
+  n += memp_pools[MEMP_NETBUF]->stats->err;
+#endif
+  return n;
+}
 
 static void add_netif(const struct lpa_host_cfg *cfg)
 {

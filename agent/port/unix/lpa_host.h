@@ -35,6 +35,14 @@ int lpa_host_fd(void);
 void lpa_host_poll(void);
 uint64_t lpa_host_next_wakeup_ns(void);
 
+/* Datagrams lwIP dropped inside the stack, after the netif handed them over: no netbuf
+ * left, or the receiving netconn's mailbox full (a board's RTOS queue overflowing). The
+ * link's rx_nobuf counts what never got into the stack (no pbuf, tcpip mailbox full).
+ * Cumulative since start; 0 for builds without netconn. */
+uint64_t lpa_host_stack_drops(void);
+/* Called by sys_arch when sys_mbox_trypost finds a mailbox full, with the message. */
+void lpa_host_note_mbox_full(void *msg);
+
 /* The agent's clocks on the host (lpa_config.h): CLOCK_MONOTONIC and CLOCK_REALTIME in us. */
 uint64_t lpa_host_now_us(void);
 uint64_t lpa_host_wall_us(void);

@@ -6,6 +6,7 @@
 #if !NO_SYS
 #include "lwip/tcpip.h"
 #endif
+#include "lpa_host.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -326,6 +327,8 @@ err_t sys_mbox_trypost(sys_mbox_t *mbox, void *msg)
     r = ERR_OK;
   }
   pthread_mutex_unlock(&m->mu);
+  if (r != ERR_OK)
+    lpa_host_note_mbox_full(msg);
   return r;
 }
 
