@@ -4,7 +4,9 @@
 # to type `make`) from this machine's own apt sources and apt configuration, so it reaches the
 # same archive; caches it as a tarball under ~/.cache/linkperf/; unpacks it into a temporary
 # directory, copies `git archive HEAD` (what is committed, not the work tree) into it, and runs
-# as root inside it, in a mount and PID namespace of its own: `make run`, then `make check-fast`.
+# as root inside it, in a mount and PID namespace of its own, the steps of
+# scripts/check-fresh-steps.sh: `make run` as a user without root (must stop with the sudo
+# line), a failed configure, `make run`, `make check-fast`.
 # Everything it mounts or starts goes away with the namespace; the directory is removed at exit.
 #
 # Usage: scripts/check-fresh.sh            (root; needs mmdebstrap, unshare, git)
@@ -32,10 +34,12 @@ done
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/linkperf
 mkdir -p "$cache"
-# The tarball is named after everything it is made from: a changed source list, apt setting
-# or this script makes a new one (and the old ones are removed).
+# The root's recipe; the tarball is named after it and everything it is made from, so a
+# changed source list, apt setting or recipe makes a new one (and the old ones go).
+variant="--variant=minbase --include=make"
+suite=bookworm
 # shellcheck disable=SC2086
-key=$(cat $sources $aptconf "$0" | sha256sum | cut -c1-16)
+key=$( (echo "$variant $suite"; cat $sources $aptconf) | sha256sum | cut -c1-16)
 tarball="$cache/fresh-root-bookworm-$key.tar"
 if [ ! -s "$tarball" ]; then
   rm -f "$cache"/fresh-root-bookworm-*.tar "$cache"/fresh-root-bookworm-*.tar.tmp
@@ -43,8 +47,8 @@ if [ ! -s "$tarball" ]; then
   opts=""
   for f in $aptconf; do opts="$opts --aptopt=$f"; done
   # shellcheck disable=SC2086
-  mmdebstrap --quiet --variant=minbase --include=make --format=tar $opts \
-    bookworm "$tarball.tmp" $sources || { rm -f "$tarball.tmp"; die "mmdebstrap failed"; }
+  mmdebstrap --quiet --format=tar $variant $opts "$suite" "$tarball.tmp" $sources ||
+    { rm -f "$tarball.tmp"; die "mmdebstrap failed"; }
   mv "$tarball.tmp" "$tarball"
 else
   echo "check-fresh: using the cached root $tarball"
@@ -81,7 +85,7 @@ for f in /etc/npmrc /usr/etc/npmrc; do
   [ -f "$f" ] && mkdir -p "$root$(dirname "$f")" && cp "$f" "$root$f"
 done
 
-echo "check-fresh: in the fresh root: make run, then make check-fast"
+echo "check-fresh: in the fresh root: scripts/check-fresh-steps.sh"
 # A mount namespace (its mounts vanish with it) and a PID namespace (every process the tests
 # start dies with its init). Only the minimum of the environment goes in.
 rc=0
@@ -95,10 +99,11 @@ unshare --mount --pid --fork --propagation private sh -eu -c '
   mount -t tmpfs tmpfs "$root/run"
   exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
     TERM=dumb LANG=C.UTF-8 CI="${CI:-}" NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
-    sh -euc "cd /src && make run && make check-fast"
+    sh -euc "cd /src && scripts/check-fresh-steps.sh"
 ' sh "$root" || rc=$?
 if [ "$rc" = 0 ]; then
-  echo "check-fresh: PASS (make run and make check-fast in a fresh Debian 12 root)"
+  echo "check-fresh: PASS (a newcomer's make run, a failed configure, make run and make" \
+    "check-fast in a fresh Debian 12 root)"
 else
   echo "check-fresh: FAIL (exit status $rc)" >&2
 fi

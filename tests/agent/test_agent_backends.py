@@ -9,10 +9,9 @@ What is asserted, per back end:
 - TCP: the agent's final byte count equals the client's (both printed by iperf's rules to
   three significant digits, so within 1%).
 - UDP at 20 Mbit/s: the datagrams the agent counts plus the ones it reports lost equal what the
-  client sent (less its FIN datagram), and the loss it reports is the loss the port's link
-  counters saw (lwIP out of buffers; 0 on this unshaped link almost always). The thread back
-  ends can also lose datagrams in lwIP's own UDP mailbox, which no counter outside lwIP sees:
-  that is allowed up to 0.5% and printed.
+  client sent (less its FIN datagram), and the loss it reports equals the drops counted where
+  they happened on the way in (agentlib.Topology.drops: the kernels' queues, lwIP out of pbufs,
+  lwIP's UDP mailbox or netbufs; 0 on this unshaped link unless the machine is busy).
 - A client killed with SIGKILL mid-test, and a client whose connection is reset (RST), end
   the test on the agent, and the next test works.
 - Three tests in a row each end with a final report; when the console has a `stats` command
@@ -35,7 +34,6 @@ PROGRAMS = {
     "socket": "lpa-host-socket",
     "socket_mcu": "lpa-host-socket-mcu",
 }
-THREAD_BACKENDS = ("netconn", "socket", "socket_mcu")
 UNITS = al.UNITS
 
 
@@ -81,10 +79,6 @@ def conns_in_use(host):
     return None
 
 
-def link_rx_drops(counters):
-    return counters["dropped_rx"] + counters["qdrop_rx"] + counters["rx_nobuf"]
-
-
 def tcp_test(topo, host, seconds=3):
     r = topo.run_b([al.IPERF2, "-c", topo.lwip_ip, "-t", seconds, "-i", 1, "-f", "m"],
                    timeout=seconds + 30)
@@ -97,8 +91,8 @@ def tcp_test(topo, host, seconds=3):
     return sent * 8 / sec / 1e6
 
 
-def udp_test(topo, host, name):
-    before = host.link()
+def udp_test(topo, host):
+    before = topo.drops(host)
     r = topo.run_b([al.IPERF2, "-c", topo.lwip_ip, "-u", "-b", "20M", "-t", 3, "-f", "m"],
                    timeout=40)
     check(r.rc == 0, "iperf -c -u failed", r.describe())
@@ -107,20 +101,14 @@ def udp_test(topo, host, name):
     sent = int(m.group(1))
     check("Server Report" in r.out, "no server report reached the client", r.describe())
     sec, _, lost, total = agent_final(host, udp=True)
-    after = host.link()
-    drops = link_rx_drops(after) - link_rx_drops(before)
-    ctx = (r.describe(), "\n".join(host.lines()[-8:]), "link before %s after %s" % (before, after))
+    drops, _, where = topo.drops(host).since(before, "to_board")
+    ctx = (r.describe(), "\n".join(host.lines()[-8:]), where)
     # The client's last datagram is its FIN (a negative sequence number), not data.
     check(total in (sent - 1, sent), "UDP: the agent accounts for %d datagrams, the client "
           "sent %d (one of them the FIN)" % (total, sent), *ctx)
-    if name in THREAD_BACKENDS:
-        check(lost >= drops and lost - drops <= 0.005 * total,
-              "UDP: %d lost reported, the link dropped %d" % (lost, drops), *ctx)
-        if lost != drops:
-            print("        note: %s lost %d datagrams in lwIP's UDP mailbox" % (name, lost - drops))
-    else:
-        check(lost == drops, "UDP: %d lost reported, the link dropped %d" % (lost, drops), *ctx)
-    return lost, total
+    check(lost == drops, "UDP: %d lost reported, %d dropped on the way (%s)" % (
+        lost, drops, where), *ctx)
+    return lost, total, where
 
 
 # Connects, sends zeros (an iperf2 stream without header flags) for 2.5 s, then resets the
@@ -146,7 +134,9 @@ def killed_client(topo, host):
     p.signal(signal.SIGKILL)
     p.wait(10)
     sec, got, _, _ = agent_final(host, udp=False, timeout=15)
-    check(got > 0 and sec < 10, "after SIGKILL the agent reported %.2f s, %d bytes" % (sec, got))
+    # The client asked for 20 s: a test the agent ended on its own is well short of that
+    # however busy the machine (the kill comes about 1.5 s in).
+    check(got > 0 and sec < 15, "after SIGKILL the agent reported %.2f s, %d bytes" % (sec, got))
 
 
 def reset_client(topo, host):
@@ -154,7 +144,9 @@ def reset_client(topo, host):
     r = topo.run_b([sys.executable, "-c", RST_CLIENT, topo.lwip_ip], timeout=20)
     check(r.rc == 0 and "reset sent" in r.out, "the RST client failed", r.describe())
     sec, got, _, _ = agent_final(host, udp=False, timeout=15)
-    check(got > 0 and sec < 5, "after the reset the agent reported %.2f s, %d bytes" % (sec, got))
+    # The client sends for 2.5 s, then resets: far below the agent's idle timeout, which is
+    # what would end a test whose reset went unnoticed.
+    check(got > 0 and sec < 10, "after the reset the agent reported %.2f s, %d bytes" % (sec, got))
     check(host.proc.alive(), "the host program died after a peer reset", host.proc.tail(25))
 
 
@@ -165,7 +157,7 @@ def backend_case(name):
         topo.pin_neighbor()
         base = conns_in_use(host)
         mbps = tcp_test(topo, host)
-        lost, total = udp_test(topo, host, name)
+        lost, total, where = udp_test(topo, host)
         killed_client(topo, host)
         reset_client(topo, host)
         for _ in range(3):
@@ -178,8 +170,8 @@ def backend_case(name):
                 now = conns_in_use(host)
             check(now == base, "%s: %s connection slots in use after the tests, %s before" % (
                 name, now, base))
-        print("        %s: TCP %.0f Mbit/s unshaped; UDP 20M lost %d/%d; conns %s" % (
-            name, mbps, lost, total, "not shown by the console" if base is None else base))
+        print("        %s: TCP %.0f Mbit/s unshaped; UDP 20M lost %d/%d (%s); conns %s" % (
+            name, mbps, lost, total, where, "not shown by the console" if base is None else base))
 
 
 def make_case(name):

@@ -61,8 +61,9 @@ static void usage(FILE *f, const char *prog)
           "  --seed S              lwIP random() seed (default: clock and pid)\n"
           "  --cmd LINE            console command run before 'ready' (repeatable)\n"
           "  --stay                keep running after stdin EOF (stop with SIGTERM)\n"
-          "console: agent commands, 'link' (counters), 'link reset', 'link loss P [tx|rx|both]',\n"
-          "'quit'. Each command ends with a 'done rc=N' line.\n",
+          "console: agent commands, 'link' (counters), 'link reset',\n"
+          "  'link loss P [tx|rx|both] [after N] [frames M]' (only frames N+1..N+M, each way),\n"
+          "  'quit'. Each command ends with a 'done rc=N' line.\n",
           prog);
 }
 
@@ -280,13 +281,34 @@ static void print_link(void)
   say("%s rx_stack=%" PRIu64 "\n", buf, lpa_host_stack_drops() - stack_drops_at_reset);
 }
 
+/* "link loss P [DIR] [after N] [frames M]": the words after the percentage. Returns 0 or
+ * -1 for anything else. */
+static int parse_loss_words(const char *rest, unsigned *dirs, uint64_t *skip, uint64_t *span)
+{
+  char w[16], v[32];
+  int used;
+  while (sscanf(rest, " %15s%n", w, &used) == 1) {
+    rest += used;
+    if (!strcmp(w, "after") || !strcmp(w, "frames")) {
+      if (sscanf(rest, " %31s%n", v, &used) != 1 ||
+          parse_u64(v, UINT64_MAX - 1, !strcmp(w, "after") ? skip : span, 0) < 0)
+        return -1;
+      rest += used;
+    } else if (parse_dir(w, dirs) < 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* The `link` console command: counters, reset, or a new loss setting. */
 static int link_command(const char *args)
 {
-  char pct[32], dir[16];
+  char pct[32];
   double p;
   unsigned dirs = LPA_LINK_LOSS_TX | LPA_LINK_LOSS_RX;
-  int n;
+  uint64_t skip = 0, span = UINT64_MAX;
+  int used = 0;
   while (*args == ' ')
     args++;
   if (!*args) {
@@ -299,14 +321,18 @@ static int link_command(const char *args)
     say("link: counters reset\n");
     return 0;
   }
-  n = sscanf(args, "loss %31s %15s", pct, dir);
-  if (n >= 1 && parse_double(pct, 0, 100, &p) == 0 && (n == 1 || parse_dir(dir, &dirs) == 0)) {
-    lpa_link_set_loss(lpa_host_link(), (uint32_t)(p * 10000 + 0.5), dirs);
-    say("link: loss %.4f%% %s\n", p, dirs == LPA_LINK_LOSS_TX ? "tx" :
+  if (sscanf(args, "loss %31s%n", pct, &used) == 1 && parse_double(pct, 0, 100, &p) == 0 &&
+      parse_loss_words(args + used, &dirs, &skip, &span) == 0) {
+    lpa_link_set_loss_window(lpa_host_link(), (uint32_t)(p * 10000 + 0.5), dirs, skip, span);
+    say("link: loss %.4f%% %s", p, dirs == LPA_LINK_LOSS_TX ? "tx" :
         dirs == LPA_LINK_LOSS_RX ? "rx" : "both");
+    if (skip || span != UINT64_MAX)
+      say(" after %" PRIu64 " frames, for %" PRIu64 "\n", skip, span);
+    else
+      say("\n");
     return 0;
   }
-  say("link: usage: link | link reset | link loss PCT [tx|rx|both]\n");
+  say("link: usage: link | link reset | link loss PCT [tx|rx|both] [after N] [frames M]\n");
   return -1;
 }
 

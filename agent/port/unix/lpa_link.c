@@ -54,6 +54,7 @@ int lpa_link_init(struct lpa_link *l, const struct lpa_link_cfg *cfg)
     l->pipe[d].rng = splitmix(l->cfg.loss_seed + (uint64_t)d * 0x632be59bd9b4e019u);
     if (!l->pipe[d].rng)
       l->pipe[d].rng = 1;
+    l->pipe[d].loss_span = UINT64_MAX;
   }
   pthread_mutex_init(&l->mu, NULL);
   pthread_condattr_init(&a);
@@ -106,6 +107,24 @@ static int admit(struct lpa_link *l, struct lpa_link_pipe *p, size_t len, uint64
   return LPA_LINK_QUEUED;
 }
 
+/* Whether this frame is drawn for loss: the direction is selected and the frame falls in
+ * the loss window (which it moves along). */
+static int in_loss_window(struct lpa_link *l, struct lpa_link_pipe *p, int dir)
+{
+  if (!l->cfg.loss_ppm ||
+      !(l->cfg.loss_dirs & (dir == LPA_LINK_TX ? LPA_LINK_LOSS_TX : LPA_LINK_LOSS_RX)))
+    return 0;
+  if (p->loss_skip) {
+    p->loss_skip--;
+    return 0;
+  }
+  if (!p->loss_span)
+    return 0;
+  if (p->loss_span != UINT64_MAX)
+    p->loss_span--;
+  return 1;
+}
+
 int lpa_link_offer(struct lpa_link *l, int dir, const void *frame, size_t len, uint64_t now_ns)
 {
   struct lpa_link_pipe *p = &l->pipe[dir];
@@ -116,9 +135,7 @@ int lpa_link_offer(struct lpa_link *l, int dir, const void *frame, size_t len, u
   pthread_mutex_lock(&l->mu);
   l->c.frames[dir]++;
   l->c.bytes[dir] += len;
-  if (l->cfg.loss_ppm && (l->cfg.loss_dirs & (dir == LPA_LINK_TX ? LPA_LINK_LOSS_TX :
-                                                                     LPA_LINK_LOSS_RX)) &&
-      draw_ppm(p) < l->cfg.loss_ppm) {
+  if (in_loss_window(l, p, dir) && draw_ppm(p) < l->cfg.loss_ppm) {
     l->c.lost[dir]++;
     r = LPA_LINK_DROP;
   } else if (lpa_link_shaped(l)) {
@@ -221,12 +238,22 @@ void lpa_link_count_err(struct lpa_link *l, int dir)
   pthread_mutex_unlock(&l->mu);
 }
 
-void lpa_link_set_loss(struct lpa_link *l, uint32_t ppm, unsigned dirs)
+void lpa_link_set_loss_window(struct lpa_link *l, uint32_t ppm, unsigned dirs, uint64_t skip,
+                              uint64_t span)
 {
   pthread_mutex_lock(&l->mu);
   l->cfg.loss_ppm = ppm > 1000000u ? 1000000u : ppm;
   l->cfg.loss_dirs = dirs;
+  for (int d = 0; d < 2; d++) {
+    l->pipe[d].loss_skip = skip;
+    l->pipe[d].loss_span = span;
+  }
   pthread_mutex_unlock(&l->mu);
+}
+
+void lpa_link_set_loss(struct lpa_link *l, uint32_t ppm, unsigned dirs)
+{
+  lpa_link_set_loss_window(l, ppm, dirs, 0, UINT64_MAX);
 }
 
 void lpa_link_counters(struct lpa_link *l, struct lpa_link_counters *out)

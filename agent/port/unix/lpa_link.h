@@ -49,6 +49,9 @@ struct lpa_link_pipe {
   uint64_t busy_until_ns;           /* when the serializer finishes what it already has */
   uint64_t held_bytes;
   uint64_t rng;
+  /* Loss window, in frames of this direction: the next loss_skip frames pass undrawn, then
+   * loss_span frames are drawn (UINT64_MAX: every later frame), then none. */
+  uint64_t loss_skip, loss_span;
 };
 
 /* Owns its held frames; the mutex makes every call safe from any thread. */
@@ -81,6 +84,11 @@ void lpa_link_stop(struct lpa_link *l);
 
 void lpa_link_count_err(struct lpa_link *l, int dir);
 void lpa_link_set_loss(struct lpa_link *l, uint32_t ppm, unsigned dirs);
+/* Loss only on frames skip+1 .. skip+span of each direction in `dirs`, counted from now: a
+ * test that must not lose its first or last frames (a handshake, an end marker) places the
+ * loss by frame count, which a loaded machine cannot shift the way it shifts a timer. */
+void lpa_link_set_loss_window(struct lpa_link *l, uint32_t ppm, unsigned dirs, uint64_t skip,
+                              uint64_t span);
 void lpa_link_counters(struct lpa_link *l, struct lpa_link_counters *out);
 void lpa_link_reset_counters(struct lpa_link *l);
 /* "link: tx_frames=... rx_frames=... dropped_tx=... dropped_rx=... qdrop_tx=... ..." */
