@@ -3,23 +3,25 @@
 100 Mbit/s per direction, against stock iperf 2.1.8 and linkperf, both roles, per back end.
 
 Every case compares numbers two programs printed about the same bytes:
-- TCP goodput: the byte counts both sides print agree within 1% (the agent prints 3
-  significant digits), and the receiver's rate is at most the link model, 100 Mbit/s x 1460 /
-  1514 (lwIP sends no TCP options, so every frame carries 1460 bytes), and at least 85% of it
-  (a shared machine's scheduling costs a few percent; the measured ratio is printed).
+- TCP: the byte counts both sides print agree within 1% (the agent prints 3 significant
+  digits), and the receiver's rate is at most the link model, 100 Mbit/s x 1460 / 1514 (lwIP
+  sends no TCP options, so every frame carries 1460 bytes). How close it comes depends on the
+  CPU the machine has to spare (an idle one: 94-96 Mbit/s): a floor would be a test on time,
+  so the measured fraction is printed, and bench/ is where rates are compared.
 - UDP: loss is injected on the emulated link (2% of lwIP's ingress for the agent as server,
-  of its egress for the agent as client), and the loss the receiver reports equals the number
-  of frames the link dropped -- exactly for the raw back end; the thread back ends may also lose
-  datagrams in lwIP's own UDP mailbox (no counter sees those), at most 0.5%. The agent as
-  client repeats its FIN until the server's report comes: drops among the repeats after the
-  FIN the server took (frames beyond its total) do not show in the report.
-- Dual (-d) runs both directions at once over the full-duplex emulated link: each stays under
-  the model and gets at least 40% of it, together at least 70% (each one's ACKs queue behind
-  the other's data, so the split varies from run to run). Tradeoff (-r) runs them one after
-  the other, each a plain test. -R: the peer of whoever connected sends.
+  of its egress for the agent as client), and the loss the receiver reports equals the drops
+  counted where they happened (agentlib.Topology.drops: the link's loss and queue, lwIP out
+  of pbufs or its mailboxes full, the kernels' queues and the PC tool's socket buffer), so it
+  holds on a busy machine too. The agent as client repeats its FIN until the server's report
+  comes: drops among the repeats after the FIN the server took (frames beyond its total) do
+  not show in the report.
+- Dual (-d) runs both directions at once over the full-duplex emulated link, each under the
+  model. Tradeoff (-r) runs them one after the other, each a plain test. -R: the peer of
+  whoever connected sends.
 - UDP on a clean link (UDP -d, -R UDP, linkperf's UDP client): the two sides agree (the
   lost/total pairs of receiver and report; for -R UDP the bytes within 1%), and where the agent
-  receives from -R UDP or linkperf it reports no loss.
+  receives from -R UDP or linkperf it reports exactly the drops counted on the way (none on
+  an idle machine).
 - The agent as client: its own final line against the stock server's, and for UDP the
   server's report the agent shows ("Server Report:") against the server's own line.
 Every back end (raw with NO_SYS 1, netconn and socket in a thread of their own) runs the whole
@@ -46,7 +48,6 @@ PROGRAMS = {"raw": "lpa-host-raw-w64", "netconn": "lpa-host-netconn",
 TARGET = "lpa-host-raw-target"
 RATE = 100e6
 MODEL_BPS = RATE * 1460 / 1514
-GOODPUT_FLOOR = 0.85
 MIN_END = 2.5  # seconds: every test runs 3
 UDP_LOSS_PCT = 2
 PC_PORT = 5001
@@ -89,30 +90,16 @@ def agent_row(env, p, fin, direction, peer=False):
 
 
 def check_goodput(env, what, bps, *ctx):
-    """The link model is a ceiling nothing may pass (1% for the rate's own rounding); below it
-    a shared 2-core machine can lose a few percent to scheduling, so the floor is loose."""
-    check(GOODPUT_FLOOR * MODEL_BPS <= bps <= 1.01 * MODEL_BPS,
-          "%s: %.2f Mbit/s, the link model says %.2f" % (what, bps / 1e6, MODEL_BPS / 1e6),
+    """The link model is a ceiling nothing may pass (1% for the rate's own rounding)."""
+    check(bps <= 1.01 * MODEL_BPS,
+          "%s: %.2f Mbit/s, above the link model's %.2f" % (what, bps / 1e6, MODEL_BPS / 1e6),
           *env.ctx(*ctx))
 
 
-def check_pair(env, what, fwd_bps, back_bps, at_once, *ctx):
-    """Both directions of -d / -r. One after the other (-r), each is a plain test. At once
-    (-d), each direction's ACKs queue behind the other's data, so how the two share depends on
-    the windows and the scheduling of both ends (measured: 152 to 176 Mbit/s together): each
-    stays under the model and gets at least 40% of it, and together they use 70% of the
-    duplex link."""
-    if not at_once:
-        check_goodput(env, what + " forward", fwd_bps, *ctx)
-        check_goodput(env, what + " back", back_bps, *ctx)
-        return
-    for name, bps in (("forward", fwd_bps), ("back", back_bps)):
-        check(0.4 * MODEL_BPS <= bps <= 1.01 * MODEL_BPS, "%s %s: %.2f Mbit/s, outside 40..101%% "
-              "of the link model %.2f" % (what, name, bps / 1e6, MODEL_BPS / 1e6),
-              *env.ctx(*ctx))
-    check(fwd_bps + back_bps >= 1.4 * MODEL_BPS, "%s: %.2f + %.2f Mbit/s use less than 70%% "
-          "of the duplex link (model %.2f each way)" % (
-              what, fwd_bps / 1e6, back_bps / 1e6, MODEL_BPS / 1e6), *env.ctx(*ctx))
+def check_pair(env, what, fwd_bps, back_bps, *ctx):
+    """Both directions of -d (at once) or -r (one after the other): each under the model."""
+    check_goodput(env, what + " forward", fwd_bps, *ctx)
+    check_goodput(env, what + " back", back_bps, *ctx)
 
 
 def check_bytes(env, what, agent_bytes, other_bytes, *ctx):
@@ -121,17 +108,13 @@ def check_bytes(env, what, agent_bytes, other_bytes, *ctx):
           *env.ctx(*ctx))
 
 
-def check_loss(env, what, lost, total, dropped, *ctx):
-    """Reported loss vs the frames the emulated link dropped."""
-    check(dropped > 0, "%s: the link dropped nothing (the test would prove nothing)" % what,
+def check_loss(env, what, lost, injected, drops, where, *ctx):
+    """Reported loss against every drop on the way (Topology.drops), of them `injected` by
+    the link's loss draw, which must have hit: else the case would prove nothing."""
+    check(injected > 0, "%s: the link dropped nothing (the test would prove nothing)" % what,
           *env.ctx(*ctx))
-    if env.thread:
-        check(dropped <= lost <= dropped + 0.005 * total,
-              "%s: %d/%d lost reported, the link dropped %d" % (what, lost, total, dropped),
-              *env.ctx(*ctx))
-    else:
-        check(lost == dropped, "%s: %d/%d lost reported, the link dropped %d" % (
-            what, lost, total, dropped), *env.ctx(*ctx))
+    check(lost == drops, "%s: %d lost reported, %d dropped on the way (%s)" % (
+        what, lost, drops, where), *env.ctx(*ctx))
 
 
 def pc_rows(out):
@@ -175,13 +158,12 @@ def server_tcp(env, extra=(), what="TCP"):
 
 def server_udp(env, extra=(), what="UDP"):
     env.host.command("link loss %d rx" % UDP_LOSS_PCT)
-    before = env.host.link()
+    before = env.topo.drops(env.host)
     try:
         r = stock_client(env, ["-u", "-b", "20M", "-t", 3] + list(extra))
     finally:
         env.host.command("link loss 0")
-    after = env.host.link()
-    dropped = after["dropped_rx"] - before["dropped_rx"]
+    drops, injected, where = env.topo.drops(env.host).since(before, "to_board")
     p, fin, rep = pc_rows(r.out)
     ap, afin = env.wait_finals(1)
     row = agent_row(env, ap, afin, "rx")
@@ -194,9 +176,9 @@ def server_udp(env, extra=(), what="UDP"):
     check(sent and abs(srv["total"] - sent[-1]) <= 1,
           "%s: %d datagrams accounted, the client sent %s (one of them the FIN)" % (
               what, srv["total"], sent), *env.ctx(r.describe()))
-    check_loss(env, what, row["lost"], row["total"], dropped, r.describe())
-    print("      %s/%s: %d/%d lost, link dropped %d, jitter %.3f ms" % (
-        env.name, what, row["lost"], row["total"], dropped, row["jitter_ms"]))
+    check_loss(env, what, row["lost"], injected, drops, where, r.describe())
+    print("      %s/%s: %d/%d lost, %s, jitter %.3f ms" % (
+        env.name, what, row["lost"], row["total"], where, row["jitter_ms"]))
 
 
 def server_two_way(env, flag, what):
@@ -214,7 +196,7 @@ def server_two_way(env, flag, what):
     rx, tx = agent_row(env, ap, afin, "rx"), agent_row(env, ap, afin, "tx")
     check_bytes(env, what + " forward", rx["bytes"], pc_fwd[-1]["bytes"], r.describe())
     check_bytes(env, what + " back", tx["bytes"], pc_back[-1]["bytes"], r.describe())
-    check_pair(env, what, rx["bps"], pc_back[-1]["rate"] * 8, flag == "-d", r.describe())
+    check_pair(env, what, rx["bps"], pc_back[-1]["rate"] * 8, r.describe())
     print("      %s/%s: forward %.2f, back %.2f Mbit/s" % (
         env.name, what, rx["bps"] / 1e6, pc_back[-1]["rate"] * 8 / 1e6))
 
@@ -261,7 +243,9 @@ def linkperf_client(env, udp):
     args = [lptest.LINKPERF, "--iperf2", "-c", env.topo.lwip_ip, "-t", 3, "-f", "B"]
     if udp:
         args += ["-u", "-b", "20M"]
+    before = env.topo.drops(env.host)
     r = env.topo.run_b(args, timeout=40)
+    drops, _, where = env.topo.drops(env.host).since(before, "to_board")
     check(r.rc == 0, "linkperf --iperf2 -c failed", r.describe())
     p, fin, rep = pc_rows(r.out)
     ap, afin = env.wait_finals(1)
@@ -269,11 +253,13 @@ def linkperf_client(env, udp):
     if udp:
         check(rep, "linkperf got no Server Report from the agent", r.describe())
         srv = list(rep.values())[-1]
-        check((srv["lost"], srv["total"]) == (row["lost"], row["total"]) and row["lost"] == 0,
-              "linkperf UDP: report %d/%d, agent %d/%d" % (
-                  srv["lost"], srv["total"], row["lost"], row["total"]), *env.ctx(r.describe()))
-        print("      %s/linkperf UDP: %d/%d lost (clean link)" % (env.name, row["lost"],
-                                                               row["total"]))
+        check((srv["lost"], srv["total"]) == (row["lost"], row["total"]) and
+              row["lost"] == drops,
+              "linkperf UDP: report %d/%d, agent %d/%d, %s" % (
+                  srv["lost"], srv["total"], row["lost"], row["total"], where),
+              *env.ctx(r.describe()))
+        print("      %s/linkperf UDP: %d/%d lost (clean link; %s)" % (
+            env.name, row["lost"], row["total"], where))
     else:
         pc = list(fin.values())
         check(pc, "linkperf printed no result", r.describe())
@@ -324,19 +310,19 @@ def client_tcp(env, server=None, what="client TCP"):
 
 def client_udp(env, server=None, what="client UDP"):
     env.host.command("link loss %d tx" % UDP_LOSS_PCT)
-    before = env.host.link()
+    before = env.topo.drops(env.host)
     try:
         ap, afin, p, fin, _ = agent_client(env, "-u -b 20M -t 3", 2, server=server, udp=True)
     finally:
         env.host.command("link loss 0")
-    after = env.host.link()
+    after = env.topo.drops(env.host)
     # The server's total counts the data and the FIN it took (lost ones included). The agent
     # repeats its FIN every 10 ms until the report comes back, and a drop among those later
     # repeats (frames beyond the total) cannot show in the report. Normally there are none or
     # one; once, on a loaded machine, the link dropped 123 and the report said 118 of 5350 (the
     # seeded loss stream has its next 5 drops within 135 frames after those 5350).
-    dropped = after["dropped_tx"] - before["dropped_tx"]
-    frames = after["tx_frames"] - before["tx_frames"]
+    dropped, injected, where = after.since(before, "from_board")
+    frames = after.link["tx_frames"] - before.link["tx_frames"]
     peer = agent_row(env, ap, afin, "tx", peer=True)
     srv = [v for v in fin.values() if "total" in v]
     check(srv, "%s: the PC server printed no UDP result" % what, *env.ctx())
@@ -344,11 +330,13 @@ def client_udp(env, server=None, what="client UDP"):
           "%s: the server printed %d/%d, the agent shows %d/%d from its report" % (
               what, srv[-1]["lost"], srv[-1]["total"], peer["lost"], peer["total"]), *env.ctx())
     extra = max(frames - peer["total"], 0)
-    check(dropped > 0 and peer["lost"] <= dropped <= peer["lost"] + extra,
-          "%s: the server reports %d/%d lost, the link dropped %d of %d frames" % (
-              what, peer["lost"], peer["total"], dropped, frames), *env.ctx())
-    print("      %s/%s: %d/%d lost, link drops %d (%d frames after the accounted ones)" % (
-        env.name, what, peer["lost"], peer["total"], dropped, extra))
+    check(injected > 0, "%s: the link dropped nothing (the test would prove nothing)" % what,
+          *env.ctx())
+    check(peer["lost"] <= dropped <= peer["lost"] + extra,
+          "%s: the server reports %d/%d lost, %d of %d frames dropped on the way (%s)" % (
+              what, peer["lost"], peer["total"], dropped, frames, where), *env.ctx())
+    print("      %s/%s: %d/%d lost, %s (%d frames after the accounted ones)" % (
+        env.name, what, peer["lost"], peer["total"], where, extra))
 
 
 def client_two_way(env, flag, what):
@@ -363,22 +351,25 @@ def client_two_way(env, flag, what):
           "%s: the server printed %s bytes, the agent %s" % (what, got, mine), *env.ctx())
     srv_rx = [r for r in rows[-2:] if r["bytes"] and near(r["bytes"], tx["bytes"], 0.01)]
     check(srv_rx, "%s: no server row matches what the agent sent" % what, *env.ctx())
-    check_pair(env, what, srv_rx[0]["rate"] * 8, rx["bps"], flag == "-d")
+    check_pair(env, what, srv_rx[0]["rate"] * 8, rx["bps"])
     print("      %s/%s: forward %.2f, back %.2f Mbit/s" % (
         env.name, what, srv_rx[0]["rate"] * 8 / 1e6, rx["bps"] / 1e6))
 
 
 def client_reverse(env, udp):
     opts = "-t 3 -R" + (" -u -b 20M" if udp else "")
+    before = env.topo.drops(env.host)
     ap, afin, p, fin, _ = agent_client(env, opts, 1, udp=udp)
+    drops, _, where = env.topo.drops(env.host).since(before, "to_board")
     rx = agent_row(env, ap, afin, "rx")
     rows = list(fin.values())
     check(rows, "-R: the stock server printed no result", *env.ctx())
     check_bytes(env, "client -R", rx["bytes"], rows[-1]["bytes"])
     if udp:
-        check(rx["lost"] == 0, "client -R UDP: %d lost on a clean link" % rx["lost"], *env.ctx())
-        print("      %s/client -R UDP: %d/%d lost (clean link)" % (env.name, rx["lost"],
-                                                               rx["total"]))
+        check(rx["lost"] == drops, "client -R UDP: %d lost on a clean link, %s" % (
+            rx["lost"], where), *env.ctx())
+        print("      %s/client -R UDP: %d/%d lost (clean link; %s)" % (
+            env.name, rx["lost"], rx["total"], where))
     else:
         check_goodput(env, "client -R (agent receiving)", rx["bps"])
         print("      %s/client -R: agent received %.2f Mbit/s (%.1f%% of the model)" % (

@@ -269,7 +269,10 @@ class NetNS:
         subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=20)
         self._ip("ip", "netns", "add", self.name)
         try:
-            self._ip("ip", "-n", self.name, "link", "set", "lo", "up")
+            # One skb per datagram: loopback otherwise carries a UDP GSO batch (linkperf's
+            # sender makes one whenever its pacing timer fires late, as on a busy machine)
+            # as a single packet, which an nftables rule counts and drops as one.
+            self._ip("ip", "-n", self.name, "link", "set", "lo", "up", "gso_max_segs", "1")
         except TestFailure:
             self.close()
             raise
@@ -277,8 +280,22 @@ class NetNS:
 
     def drop_every(self, port, every):
         rules = ("table inet lpt {\n chain input {\n  type filter hook input priority 0;\n"
-                 "  udp dport %d numgen inc mod %d == 0 drop\n }\n}\n" % (port, every))
+                 "  udp dport %d numgen inc mod %d == 0 counter drop\n }\n}\n" % (port, every))
         self._ip("ip", "netns", "exec", self.name, "nft", "-f", "-", stdin=rules)
+
+    def dropped(self):
+        """Datagrams the drop_every rule dropped so far (its counter)."""
+        out = self._ip("ip", "netns", "exec", self.name, "nft", "list", "table", "inet", "lpt")
+        m = re.search(r"counter packets (\d+)", out)
+        check(m is not None, "no counter in the nftables rule:\n" + out)
+        return int(m.group(1))
+
+    def udp_in_errors(self):
+        """Udp InErrors of the namespace (/proc/net/snmp is per namespace): datagrams a full
+        socket buffer (RcvbufErrors) or a bad checksum made the kernel drop."""
+        out = self._ip("ip", "netns", "exec", self.name, "cat", "/proc/net/snmp")
+        rows = [ln.split() for ln in out.splitlines() if ln.startswith("Udp:")]
+        return int(rows[1][rows[0].index("InErrors")])
 
     def close(self):
         subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=20)

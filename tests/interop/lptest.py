@@ -650,6 +650,12 @@ def ge(a, b, what, *context):
     check(a >= b, "%s: expected %r >= %r" % (what, a, b), *context)
 
 
+def at_most(value, limit, what, *context):
+    """A rate's ceiling (a -b target plus its tolerance, a link model): the one way a test may
+    bound a rate. A floor would fail on a busy machine; bench/ measures how close runs come."""
+    check(value <= limit, "%s: %r is above the ceiling %r" % (what, value, limit), *context)
+
+
 def within(value, target, rel, what, *context):
     lo, hi = target * (1 - rel), target * (1 + rel)
     check(lo <= value <= hi, "%s: %r not within ±%d%% of %r" % (what, value, rel * 100, target),
