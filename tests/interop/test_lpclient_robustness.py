@@ -2,10 +2,16 @@
 """A linkperf client facing a closed port or a misbehaving server (a scripted fake
 iperf3 server in Python): it must exit with status 1 and a clear one-line error within a
 few seconds — no hang, no crash. Each fake scenario is also played to stock iperf3 3.12
-as a reference for what a client should do."""
+as a reference for what a client should do. And a client interrupted by the user (SIGINT,
+SIGTERM, SIGHUP) in either dialect prints the partial results and exits 0, the one exit
+status linkperf(1) documents for it."""
 
+import json
+import re
+import signal
 import time
 
+import lptest
 from lptest import (LOOP4, FakeServer, Suite, check, eq, free_port, run_client,
                     EXCHANGE_RESULTS)
 
@@ -189,6 +195,46 @@ def fake_server_error():
     """SERVER_ERROR 37: exit 1 with an error line (the server's error)."""
     r, _ = run_against(server_error)
     check_failed(r, "server error", ["error"])
+
+
+def interrupted(dialect, sig):
+    """A 60 s TCP test interrupted once its first interval row is out: exit status 0, and a
+    summary covering what was sent (far short of 60 s), printed before exit."""
+    srv_args = (["--iperf2"] if dialect == "iperf2" else []) + ["-1"]
+    srv = lptest.start_server("linkperf", srv_args)
+    cli_args = (["--iperf2"] if dialect == "iperf2" else []) + ["-t", "60", "-i", "0.5"]
+    if dialect == "iperf3":
+        cli_args.append("-J")
+    cli = lptest.start_client("linkperf", LOOP4, srv.port, cli_args, timeout=90)
+    deadline = time.monotonic() + 20
+    while dialect == "iperf2" and not re.search(r"\] +0\.0+-\s*\d+\.\d+ sec", cli.stdout):
+        check(time.monotonic() < deadline and cli.alive(), "no interval row", cli.tail())
+        time.sleep(0.05)
+    if dialect == "iperf3":
+        time.sleep(1.0)  # -J prints nothing until the end: give it a second of data
+    cli.signal(sig)
+    cli.wait(30)
+    r = lptest.Result(cli)
+    eq(r.rc, 0, "%s client interrupted by %s: exit status" % (dialect, sig.name), r.describe())
+    if dialect == "iperf3":
+        doc = json.loads(r.out)
+        sent = doc["end"]["sum_sent"]
+        check(sent["bytes"] > 0 and sent["seconds"] < 30,
+              "the interrupted test's summary: %s" % sent, r.describe())
+        print("        iperf3 %s: exit 0, sum_sent %d bytes over %.2f s" % (
+            sig.name, sent["bytes"], sent["seconds"]))
+    else:
+        rows = [ln for ln in r.out.splitlines() if re.search(r"\] +0\.0+-\s*\d+\.\d+ sec", ln)]
+        check(len(rows) >= 2, "no summary row after the interrupt", r.describe())
+        print("        iperf2 %s: exit 0, %s" % (sig.name, rows[-1].strip()))
+
+
+@suite.case
+def interrupted_client_exits_0():
+    """SIGINT/SIGTERM/SIGHUP to a linkperf client (iperf3 -J and iperf2 text) mid-test: partial results, exit 0"""
+    for dialect in ("iperf3", "iperf2"):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            interrupted(dialect, sig)
 
 
 if __name__ == "__main__":
