@@ -5,8 +5,9 @@
 #     exact `sudo apt-get install ...` line.
 #  2. root runs `make run` with a compiler that does not exist: the packages get installed,
 #     then the configure fails.
-#  3. root runs `make run`: the failed configure is not in the way; the demo prints results.
-#  4. root runs `make check-fast`.
+#  3. root runs `make`: the failed configure is not in the way; everything builds.
+#  4. root runs `make run`: the demo prints results.
+#  5. root runs `make check-fast` (it configures the tests into the same build).
 set -eu
 step() { echo; echo "check-fresh: step $*"; }
 fail() { echo "check-fresh: FAIL: $*" >&2; exit 1; }
@@ -32,10 +33,16 @@ make run CMAKE_FLAGS=-DCMAKE_C_COMPILER=/nonexistent/cc || rc=$?
 [ "$rc" != 0 ] || fail "a configure with a missing compiler succeeded"
 [ ! -f build/CMakeCache.txt ] || fail "the failed configure left build/CMakeCache.txt behind"
 
-step "3: make run"
+step "3: make"
+make
+for f in build/linkperf build/linkperf2 build/agent/lpa-host-raw; do
+  [ -x "$f" ] || fail "make built no $f"
+done
+
+step "4: make run"
 make run >/tmp/run.out 2>&1 || { cat /tmp/run.out; fail "make run"; }
 cat /tmp/run.out
 grep -q "receiver" /tmp/run.out || fail "the demo printed no receiver row"
 
-step "4: make check-fast"
+step "5: make check-fast"
 make check-fast

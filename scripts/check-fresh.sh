@@ -6,7 +6,7 @@
 # directory, copies `git archive HEAD` (what is committed, not the work tree) into it, and runs
 # as root inside it, in a mount and PID namespace of its own, the steps of
 # scripts/check-fresh-steps.sh: `make run` as a user without root (must stop with the sudo
-# line), a failed configure, `make run`, `make check-fast`.
+# line), a failed configure, `make`, `make run`, `make check-fast`.
 # Everything it mounts or starts goes away with the namespace; the directory is removed at exit.
 #
 # Usage: scripts/check-fresh.sh            (root; needs mmdebstrap, unshare, git)
@@ -102,8 +102,8 @@ unshare --mount --pid --fork --propagation private sh -eu -c '
     sh -euc "cd /src && scripts/check-fresh-steps.sh"
 ' sh "$root" || rc=$?
 if [ "$rc" = 0 ]; then
-  echo "check-fresh: PASS (a newcomer's make run, a failed configure, make run and make" \
-    "check-fast in a fresh Debian 12 root)"
+  echo "check-fresh: PASS (a newcomer's make run, a failed configure, make, make run and" \
+    "make check-fast in a fresh Debian 12 root)"
 else
   echo "check-fresh: FAIL (exit status $rc)" >&2
 fi
