@@ -365,7 +365,6 @@ class CaseEnv:
 
     def __init__(self, topo, name, host):
         self.topo, self.name, self.host = topo, name, host
-        self.thread = name != "raw"
         self.mark = len(host.lines())
 
     def begin(self):
