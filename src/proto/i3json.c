@@ -294,7 +294,8 @@ int lp_i3_results_decode(const char *json, size_t len, struct lp_i3_results *r, 
         !num_field(o, "cpu_util_system", true, &r->cpu_system, err, errlen) ||
         !num_field(o, "sender_has_retransmits", true, &v, err, errlen))
         goto fail;
-    r->sender_has_retransmits = (int)to_i64(v);
+    /* 1, 0 or -1 on iperf3's wire (-1 may come as 2^64 - 1): anything else is clamped. */
+    r->sender_has_retransmits = v >= 1 && v < 9.2233720368547758e18 ? 1 : v == 0 ? 0 : -1;
     const cJSON *cc = cJSON_GetObjectItemCaseSensitive(o, "congestion_used");
     if (cJSON_IsString(cc) && cc->valuestring && strlen(cc->valuestring) < sizeof(r->congestion))
         strcpy(r->congestion, cc->valuestring);
@@ -326,7 +327,9 @@ int lp_i3_results_decode(const char *json, size_t len, struct lp_i3_results *r, 
                 snprintf(err, errlen, "a results stream is not an object");
             goto fail;
         }
-        if (bytes < 0 || pk < 0 || et < 0 || et > 1e7 || id < 0 || id > 1e6) {
+        /* Converting a double past 2^64 to uint64_t is undefined: such counts are refused. */
+        if (bytes < 0 || bytes >= 0x1p64 || pk < 0 || pk >= 0x1p64 || et < 0 || et > 1e7 ||
+            id < 0 || id > 1e6) {
             snprintf(err, errlen, "a results stream has out-of-range numbers");
             goto fail;
         }

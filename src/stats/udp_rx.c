@@ -14,8 +14,11 @@ void lp_udp_rx_packet(struct lp_udp_rx *rx, uint64_t seq, double transit_s)
 {
     rx->received++;
     if (seq > rx->max_seq) {
-        if (seq > rx->max_seq + 1)
-            rx->lost += (int64_t)(seq - rx->max_seq - 1);
+        /* A peer may send any 64-bit number: the gap can pass what int64 holds. lost is
+         * never negative (a late arrival only cancels a counted loss), so it saturates. */
+        uint64_t gap = seq - rx->max_seq - 1;
+        uint64_t room = (uint64_t)INT64_MAX - (uint64_t)rx->lost;
+        rx->lost += (int64_t)(gap < room ? gap : room);
         rx->max_seq = seq;
     } else {
         /* A datagram we had counted as lost (or a duplicate) arrived late. */

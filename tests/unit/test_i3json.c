@@ -153,6 +153,12 @@ static void hostile_results_are_refused(void **state)
         "\"streams\":[{\"id\":1}]}",
         "{\"cpu_util_total\":1,\"cpu_util_user\":1,\"cpu_util_system\":0,\"sender_has_retransmits\":0,"
         "\"streams\":[7]}",
+        /* counts no uint64_t holds (a double cast to uint64_t past 2^64 is undefined) */
+        "{\"cpu_util_total\":1,\"cpu_util_user\":1,\"cpu_util_system\":0,\"sender_has_retransmits\":0,"
+        "\"streams\":[{\"id\":1,\"bytes\":1e300,\"retransmits\":0,\"jitter\":0,\"errors\":0,\"packets\":0}]}",
+        "{\"cpu_util_total\":1,\"cpu_util_user\":1,\"cpu_util_system\":0,\"sender_has_retransmits\":0,"
+        "\"streams\":[{\"id\":1,\"bytes\":1,\"retransmits\":0,\"jitter\":0,\"errors\":0,"
+        "\"packets\":18446744073709551616}]}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct lp_i3_results r;

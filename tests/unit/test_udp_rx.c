@@ -36,6 +36,26 @@ static void gap_counts_loss(void **state)
     assert_int_equal((int)lp_udp_lost_percent(rx.lost, rx.max_seq), 50);
 }
 
+/* Sequence numbers a hostile or broken peer sends (64-bit counters): the loss saturates at
+ * INT64_MAX and never goes negative; printed as "-4/18446744073709551615" before. */
+static void huge_sequence_numbers_saturate(void **state)
+{
+    (void)state;
+    struct lp_udp_rx rx;
+    lp_udp_rx_init(&rx);
+    lp_udp_rx_packet(&rx, 1, 0);
+    lp_udp_rx_packet(&rx, UINT64_C(1) << 63, 0);
+    assert_true(rx.lost == (int64_t)((UINT64_C(1) << 63) - 2)); /* 2 .. 2^63 - 1 */
+    lp_udp_rx_packet(&rx, UINT64_MAX - 3, 0);
+    lp_udp_rx_packet(&rx, UINT64_MAX, 0);
+    assert_true(rx.max_seq == UINT64_MAX);
+    assert_true(rx.lost == INT64_MAX);
+    lp_udp_rx_packet(&rx, 5, 0); /* late: cancels one */
+    assert_true(rx.lost == INT64_MAX - 1);
+    assert_true(lp_udp_lost_percent(rx.lost, rx.max_seq) > 49.0);
+    assert_true(lp_udp_lost_percent(rx.lost, rx.max_seq) <= 100.0);
+}
+
 static void late_packet_is_out_of_order_and_not_lost(void **state)
 {
     (void)state;
@@ -81,6 +101,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(in_order_no_loss),
         cmocka_unit_test(gap_counts_loss),
+        cmocka_unit_test(huge_sequence_numbers_saturate),
         cmocka_unit_test(late_packet_is_out_of_order_and_not_lost),
         cmocka_unit_test(jitter_follows_rfc1889),
         cmocka_unit_test(lost_percent_guards_zero),
