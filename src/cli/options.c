@@ -152,9 +152,11 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "never needs a restart, since every control step and every test has its own deadline."},
     {.name = "server-max-duration", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,
      .max = 86400, SERVER, .store = LP_CLI_STORE_UINT, FIELD(spec.server_max_duration_s),
-     .help = "refuse tests longer than # seconds (and untimed tests)",
-     .man = "Refuse tests whose duration plus omit time exceeds this many seconds, and "
-            "tests without a time limit (iperf3 3.20's option)."},
+     .help = "refuse iperf3 tests longer than # seconds (and untimed ones); end iperf2 tests at #",
+     .man = "Refuse iperf3 tests whose duration plus omit time exceeds this many seconds, and "
+            "tests without a time limit (iperf3 3.20's option). An iperf2 test, whose header "
+            "cannot be refused in words its client prints, is ended when it has run this long, "
+            "whichever way its data flows."},
     {.name = "max-tests", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 1024,
      SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests),
      .help = "tests the server runs at once (default 64)",

@@ -52,6 +52,7 @@ struct i2test {
     unsigned nforward;
     uint64_t created_ns;
     bool udp, started, start_emitted;
+    uint64_t begun_ns;           /* when the first stream started (--server-max-duration) */
     struct i2flow *flows[I2S_MAX_FLOWS];
     unsigned nflows;
     unsigned legs_wanted;        /* -d/-r connections still to open */
@@ -378,6 +379,14 @@ static void on_idle_check(struct lp_timer *tm)
         fail(t, "no data from %s for %.0f s; test abandoned", t->base.run.ctrl_peer.host, (double)limit / 1e9);
         return;
     }
+    /* An iperf2 header cannot be refused in words the client prints, and its amount (time or
+     * bytes, up to 2^31 cs) says nothing sure about the end: the limit ends the test instead,
+     * in every direction. */
+    unsigned maxd = t->base.srv->spec.server_max_duration_s;
+    if (maxd && lp_now_ns() - t->begun_ns > (uint64_t)maxd * LP_NS_PER_S) {
+        fail(t, "test from %s ended after %u s: --server-max-duration", t->base.run.ctrl_peer.host, maxd);
+        return;
+    }
     lp_timer_arm(&t->base.srv->eng.loop, &t->idle_timer, lp_now_ns() + LP_NS_PER_S);
 }
 
@@ -445,6 +454,7 @@ static void begin(struct i2test *t)
     if (t->started)
         return;
     t->started = true;
+    t->begun_ns = lp_now_ns();
     lp_run_prepare_budget(&t->base.run);
     lp_run_begin(&t->base.run);
     lp_timer_arm(&t->base.srv->eng.loop, &t->idle_timer, lp_now_ns() + LP_NS_PER_S);

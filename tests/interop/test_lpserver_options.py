@@ -142,6 +142,27 @@ def server_max_duration():
 
 
 @suite.case
+def server_max_duration_iperf2():
+    """--server-max-duration 2 ends a stock iperf 2.1.8 test that asked for 30 s (forward and
+    -R) instead of letting it run: its client ends long before 30 s, and the server says why"""
+    from iperf2lib import IPERF2, require_iperf2
+    require_iperf2()
+    srv = start_server("linkperf", ["--server-max-duration", "2"])
+    for extra in ([], ["-R"]):
+        r = run([IPERF2, "-c", LOOP4, "-p", str(srv.port), "-t", "30", "-i", "1"] + extra,
+                timeout=60, name="iperf")
+        what = "iperf -c -t 30 %s" % " ".join(extra)
+        print("        %s: the client ended after %.1f s" % (what, r.elapsed))
+        check(r.elapsed < 20, "%s ran %.1f s under --server-max-duration 2" % (what, r.elapsed),
+              r.describe(), srv.proc.tail())
+        check(srv.proc.alive(), "server died", srv.proc.tail())
+    stock_test_ok(srv.port)
+    srv.stop()
+    check((srv.stderr + srv.stdout).count("ended after 2 s: --server-max-duration") == 2,
+          "the server did not say twice why it ended the iperf2 tests", srv.proc.tail())
+
+
+@suite.case
 def rcv_timeout():
     """--rcv-timeout 1000: a raw client that completes setup (cookie, params, data
     connection, TEST_START/TEST_RUNNING) but sends no data is ended by the server after
