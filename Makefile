@@ -60,8 +60,9 @@ check: deps-check
 check-stress: deps-check
 	scripts/with-cpu-hog.sh $(MAKE) check
 
-# make run, then make check-fast, as root in a minimal Debian 12 root built from Debian's
-# packages (scripts/check-fresh.sh): proves the install steps a green CI machine may hide.
+# A newcomer's first steps in a minimal Debian 12 root built from Debian's packages
+# (scripts/check-fresh.sh): make run without root, a failed configure, make, make run and
+# make check-fast. Proves the install steps a green CI machine may hide.
 check-fresh: deps-check
 	scripts/check-fresh.sh
 

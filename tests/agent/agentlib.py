@@ -279,9 +279,9 @@ class Topology:
                              (self.ns_a, self.tap, "rx"), (self.ns_a, "va", "tx")):
             d["%s_%s_dropped" % (dev, key)] = _link_stat(ns, dev, key, "dropped")
         d["b_udp_in_errors"] = _udp_in_errors(self.ns_b)
-        return {"to_board": d["vb_tx_dropped"] + d["tap0_tx_dropped"],
-                "from_board": d["tap0_rx_dropped"] + d["va_tx_dropped"] + d["b_udp_in_errors"],
-                "detail": d}
+        out = {direction: sum(d[k] for k in keys) for direction, keys in KERNEL_KEYS.items()}
+        out["detail"] = d
+        return out
 
     def drops(self, host):
         """Every drop on the path between the PC tools and the agent, per direction, in one
@@ -316,6 +316,11 @@ def _udp_in_errors(ns):
     return int(rows[1][rows[0].index("InErrors")])
 
 
+# Which kernel counter (Topology.kernel_drops's detail) lies on which direction's way.
+KERNEL_KEYS = {"to_board": ("vb_tx_dropped", "tap0_tx_dropped"),
+               "from_board": ("tap0_rx_dropped", "va_tx_dropped", "b_udp_in_errors")}
+
+
 class Drops:
     """A snapshot of Topology.drops(): the link counters and the kernels' drops."""
 
@@ -337,8 +342,9 @@ class Drops:
             before.link["dropped_" + ("rx" if direction == "to_board" else "tx")]
         moved = ["%s+%d" % (k, self.link[k] - before.link.get(k, 0))
                  for k in self.LINK_KEYS[direction] if self.link.get(k, 0) != before.link.get(k, 0)]
-        moved += ["%s+%d" % (k, v - before.kernel["detail"][k])
-                  for k, v in self.kernel["detail"].items() if v != before.kernel["detail"][k]]
+        now, then = self.kernel["detail"], before.kernel["detail"]
+        moved += ["%s+%d" % (k, now[k] - then[k]) for k in KERNEL_KEYS[direction]
+                  if now[k] != then[k]]
         return n, injected, "drops %s: %s" % (direction, ", ".join(moved) or "none")
 
 
