@@ -9,6 +9,9 @@
 #   LPA_SOURCES          all of the above (each file compiles to nothing when its option is 0)
 #   LPA_RAW_SOURCES / LPA_NETCONN_SOURCES / LPA_SOCKET_SOURCES   one back end: add exactly one,
 #                        with -DLPA_BACKEND=LPA_BACKEND_RAW|NETCONN|SOCKET to match
+#   LPA_LWIP_HOOK_SOURCES  lwIP hooks a server wants (lpa_lwip_hooks.h: a client reusing a
+#                        port held in TIME_WAIT connects); compile them with lwIP and set the
+#                        hook macros in lwipopts.h as that header shows
 #   LPA_INCLUDE_DIRS     public headers (include/) and the internal ones (src/)
 
 if(NOT DEFINED LPA_DIR)
@@ -38,5 +41,6 @@ set(LPA_SOURCES
 set(LPA_RAW_SOURCES ${LPA_DIR}/src/lpa_raw.c)
 set(LPA_NETCONN_SOURCES ${LPA_DIR}/src/lpa_netconn.c)
 set(LPA_SOCKET_SOURCES ${LPA_DIR}/src/lpa_socket.c)
+set(LPA_LWIP_HOOK_SOURCES ${LPA_DIR}/src/lpa_lwip_hooks.c)
 
 set(LPA_INCLUDE_DIRS ${LPA_DIR}/include ${LPA_DIR}/src)

@@ -10,6 +10,9 @@
 #   LPA_FILES          all of the above (each file compiles to nothing when its option is 0)
 #   LPA_RAW_FILES / LPA_NETCONN_FILES / LPA_SOCKET_FILES   one back end: add exactly one, with
 #                      -DLPA_BACKEND=LPA_BACKEND_RAW|NETCONN|SOCKET to match
+#   LPA_LWIP_HOOK_FILES  lwIP hooks a server wants (lpa_lwip_hooks.h: a client reusing a port
+#                      held in TIME_WAIT connects); compile them with lwIP and set the hook
+#                      macros in lwipopts.h as that header shows
 #   LPA_INCLUDE_DIRS   public headers (include/) and the internal ones (src/); LPA_CFLAGS has
 #                      them as -I flags
 
@@ -33,6 +36,7 @@ LPA_FILES = $(LPA_CORE_FILES) $(LPA_IPERF2_FILES) $(LPA_IPERF3_FILES) $(LPA_CONS
 LPA_RAW_FILES = $(LPA_DIR)/src/lpa_raw.c
 LPA_NETCONN_FILES = $(LPA_DIR)/src/lpa_netconn.c
 LPA_SOCKET_FILES = $(LPA_DIR)/src/lpa_socket.c
+LPA_LWIP_HOOK_FILES = $(LPA_DIR)/src/lpa_lwip_hooks.c
 
 LPA_INCLUDE_DIRS = $(LPA_DIR)/include $(LPA_DIR)/src
 LPA_CFLAGS = $(addprefix -I,$(LPA_INCLUDE_DIRS))

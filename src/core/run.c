@@ -25,6 +25,9 @@ void lp_run_init(struct lp_run *r, struct lp_engine *e, const struct lp_spec *sp
     atomic_init(&r->budget.remaining, 0);
     atomic_init(&r->budget.rx_total, 0);
     atomic_init(&r->budget.rx_target_hit, false);
+    atomic_init(&r->budget.credit_rx, 0);
+    atomic_init(&r->budget.credit_tx, 0);
+    atomic_init(&r->budget.starved, false);
 }
 
 void lp_run_release(struct lp_run *r)
@@ -137,6 +140,8 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
         .has_file = role->file_fd >= 0 && role->sends && !udp,
         .file_fd = role->file_fd,
         .latency = role->latency && !role->sends,
+        .icmp_stops = role->icmp_stops && role->sends && udp,
+        .icmp_grace_ns = role->icmp_grace_ns,
         .trip_bursts = role->trip_bursts && !udp,
         .trip_start_sec = role->trip_start_sec,
         .trip_start_usec = role->trip_start_usec,

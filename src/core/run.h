@@ -104,6 +104,8 @@ struct lp_run_role {
     size_t udp_template_len;
     int file_fd;                    /* TCP sender: -F content (-1 = none); borrowed */
     bool no_budget;                 /* not bound by -n/-k (a reverse leg with its own amount) */
+    bool icmp_stops;                /* UDP sender: an ICMP error ends it (after the grace) */
+    uint64_t icmp_grace_ns;
     bool latency;                   /* receiver: measure one-way latency */
     bool trip_bursts;               /* iperf2 --trip-times TCP burst framing */
     uint32_t trip_start_sec, trip_start_usec;

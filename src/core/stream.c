@@ -275,11 +275,34 @@ static bool budget_exhausted(const struct lp_stream *s)
 static void note_rx(struct lp_stream *s, uint64_t n)
 {
     struct lp_stream_budget *b = s->cfg.budget;
+    if (b && b->credit)
+        atomic_fetch_add(&b->credit_rx, n);
     if (!b || !b->rx_target)
         return;
     uint64_t total = atomic_fetch_add(&b->rx_total, n) + n;
     if (total >= b->rx_target && !atomic_exchange(&b->rx_target_hit, true))
         post_event(s, LP_SEV_RX_TARGET);
+}
+
+/* How many of n datagrams of blk bytes the test's credit allows now (n without credit).
+ * At 0 the stream is marked starved and looks again in LP_CREDIT_POLL_NS. */
+#define LP_CREDIT_POLL_NS (20ull * LP_NS_PER_MS)
+static unsigned credit_allows(struct lp_stream *s, unsigned n, size_t blk, uint64_t now)
+{
+    struct lp_stream_budget *b = s->cfg.budget;
+    if (!b || !b->credit)
+        return n;
+    uint64_t rx = atomic_load(&b->credit_rx), tx = atomic_load(&b->credit_tx);
+    uint64_t allowed = b->credit_base + (rx > UINT64_MAX / 64 ? UINT64_MAX / 64 : rx) * b->credit_mult;
+    uint64_t can = allowed > tx ? (allowed - tx) / blk : 0;
+    if (can >= n)
+        return n;
+    if (can == 0) {
+        atomic_store(&b->starved, true);
+        lp_timer_arm(&s->worker->loop, &s->pace_timer, now + LP_CREDIT_POLL_NS);
+        set_events(s, 0);
+    }
+    return (unsigned)can;
 }
 
 /* Returns false when the stream may not send now (a pacing timer is armed). */
@@ -647,6 +670,27 @@ static void udp_gso_off(struct lp_stream *s)
     s->gso_segs = 0;
 }
 
+/* An ICMP error (port unreachable: nobody listens there, or a spoofed request named a
+ * victim) ends a sender that asked for it, once past its grace time. */
+static bool icmp_ends(const struct lp_stream *s, uint64_t now)
+{
+    return s->cfg.icmp_stops && now - s->attach_ns >= s->cfg.icmp_grace_ns;
+}
+
+/* EPOLLERR on a UDP sender: the pending error is read (clearing it; epoll reports EPOLLERR
+ * whatever events were asked for, so leaving it would spin the worker). */
+static bool udp_send_error(struct lp_stream *s)
+{
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (getsockopt(s->h.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err == 0)
+        return false;
+    if (err == ECONNREFUSED && !icmp_ends(s, lp_now_ns()))
+        return false;
+    fail(s, -err);
+    return true;
+}
+
 static void udp_send(struct lp_stream *s)
 {
     size_t blk = s->cfg.blksize;
@@ -663,6 +707,9 @@ static void udp_send(struct lp_stream *s)
             if (can < n)
                 n = (unsigned)(can ? can : 1);
         }
+        n = credit_allows(s, n, blk, now);
+        if (n == 0)
+            return;
         uint64_t grant = budget_take(s, blocks ? n : (uint64_t)n * blk);
         if (grant == 0) {
             worker_detach(s, LP_SEV_FINISHED);
@@ -686,7 +733,7 @@ static void udp_send(struct lp_stream *s)
                 set_events(s, EPOLLOUT);
                 return;
             }
-            if (sent == -ECONNREFUSED) /* an ICMP error from an earlier datagram; keep going */
+            if (sent == -ECONNREFUSED && !icmp_ends(s, now)) /* from an earlier datagram */
                 continue;
             fail(s, sent);
             return;
@@ -694,6 +741,8 @@ static void udp_send(struct lp_stream *s)
         if ((unsigned)sent < n)
             budget_return(s, blocks ? n - (unsigned)sent : (uint64_t)(n - (unsigned)sent) * blk);
         s->next_seq += (uint64_t)sent;
+        if (s->cfg.budget && s->cfg.budget->credit)
+            atomic_fetch_add(&s->cfg.budget->credit_tx, (uint64_t)sent * blk);
         if (atomic_load_explicit(&s->counting, memory_order_relaxed)) {
             add_bytes(s, (uint64_t)sent * blk);
             add_packets(s, (uint64_t)sent);
@@ -805,6 +854,8 @@ bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, 
     bool fin = false;
     size_t got = udp_account(s, buf, len < LP_UDP_RX_HEAD ? len : LP_UDP_RX_HEAD, len, arrival_ns, &fin);
     if (got) {
+        if (s->cfg.budget && s->cfg.budget->credit)
+            atomic_fetch_add(&s->cfg.budget->credit_rx, got);
         add_bytes(s, got);
         add_packets(s, 1);
         udp_publish(s);
@@ -906,7 +957,11 @@ static void on_io(struct lp_handler *h, uint32_t events)
         tcp_recv(s);
         break;
     case LP_STREAM_UDP_SEND:
-        udp_send(s);
+        if ((events & EPOLLERR) && udp_send_error(s))
+            break;
+        /* Paced and waiting for its timer: only the error woke it. */
+        if ((events & ~(uint32_t)EPOLLERR) || !s->cfg.rate_bps || !lp_timer_armed(&s->pace_timer))
+            udp_send(s);
         break;
     case LP_STREAM_UDP_RECV:
         udp_recv(s);
@@ -985,7 +1040,8 @@ static void do_attach(void *arg)
         return;
     }
     s->attached = true;
-    atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
+    s->attach_ns = lp_now_ns();
+    atomic_store_explicit(&s->last_rx_ns, s->attach_ns, memory_order_relaxed);
 }
 
 /* Count whatever is queued right now (receivers), so a stop loses nothing that arrived. */

@@ -40,6 +40,15 @@ struct lp_stream_budget {
     atomic_uint_least64_t rx_total; /* bytes received by all receiving streams */
     uint64_t rx_target;             /* 0 = none */
     atomic_bool rx_target_hit;
+    /* Senders to a peer that has not shown it asked for the traffic (an iperf2 UDP header
+     * can come from a spoofed address): together they send at most credit_base +
+     * credit_mult x the bytes this test's receivers got (an amplification bound), and wait
+     * (starved) when they would send more. */
+    bool credit;
+    uint64_t credit_base;
+    unsigned credit_mult;
+    atomic_uint_least64_t credit_rx, credit_tx;
+    atomic_bool starved;
 };
 
 struct lp_stream;
@@ -63,6 +72,8 @@ struct lp_stream_config {
     int file_fd;             /* borrowed; the caller closes it after the stream */
     int window_bytes;        /* -w, bounds the receive low-watermark */
     bool latency;            /* receiver: one-way latency (iperf2 UDP timestamps, TCP bursts) */
+    bool icmp_stops;         /* UDP sender: an ICMP error (ECONNREFUSED) ends the stream... */
+    uint64_t icmp_grace_ns;  /* ...once it has sent this long (a peer's socket may be late) */
     bool trip_bursts;        /* iperf2 --trip-times TCP: every write is a timestamped burst
                               * (sender), the byte stream is parsed as bursts (receiver) */
     uint32_t trip_start_sec, trip_start_usec; /* sender: the start time the header carried */
@@ -108,6 +119,7 @@ struct lp_stream {
     off_t file_off;
     unsigned gso_segs;         /* datagrams per UDP GSO write (0 = no GSO) */
     uint64_t rate_t0_ns, rate_bytes;
+    uint64_t attach_ns;        /* when it started on its worker */
     struct lp_latency_batch lat_batch;
     uint32_t burst_size;       /* trip-times sender: bytes per burst */
     uint32_t burst_off;        /* sender: bytes of the current burst written; receiver: bytes of

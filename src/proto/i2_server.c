@@ -21,6 +21,21 @@
 #define I2S_START_WAIT_NS (300ull * LP_NS_PER_MS)  /* then START lists what came */
 #define I2S_CONNECT_TIMEOUT_NS (5ull * LP_NS_PER_S) /* a -d/-r leg must connect by then */
 #define I2S_MAX_FLOWS 256
+/* iperf2 UDP has no handshake: a first datagram may come from a spoofed address, and -R,
+ * --full-duplex and -d/-r would make us send to whoever that names. To a peer not proven
+ * (srv_peer_proven) we send at most I2S_CREDIT_DATAGRAMS datagrams plus I2S_CREDIT_MULT
+ * times the bytes it sent us (a -d or full-duplex client sends as much as it asks back; a
+ * -r leg follows a whole forward test), and stop when that is used up for I2S_STARVED_S. */
+#define I2S_CREDIT_DATAGRAMS 8
+#define I2S_CREDIT_MULT 2
+#define I2S_STARVED_S 2
+/* A -d/-r UDP leg's first datagrams may reach the client's listener before its thread has
+ * bound it (ICMP port unreachable): only errors after this end the leg. */
+#define I2S_LEG_ICMP_GRACE_NS (1000ull * LP_NS_PER_MS)
+/* A UDP test of a peer not proven is state anyone can create with one datagram: it ends
+ * after this much silence (not --rcv-timeout's 120 s), and such tests take at most half
+ * of the server's test slots, so datagrams cannot lock TCP and iperf3 clients out. */
+#define I2S_UNPROVEN_IDLE_NS (10ull * LP_NS_PER_S)
 
 struct i2test;
 
@@ -64,6 +79,12 @@ struct i2test {
     bool trip_clock_ok;          /* and its start time is within 600 s of our clock */
     socklen_t leg_len;
     const struct srv_listener *lis;     /* UDP: where the flow arrived */
+    bool unproven;               /* UDP from a peer not proven: credit, short idle limit */
+    bool refused_legs;           /* -d/-r to one of our own ports: never opened */
+    bool credit_stopped;         /* the credit ran out: one FIN, no report awaited (a
+                                  * FIN exchange repeats its FIN up to 200 times) */
+    uint64_t credit_seen;        /* credit_rx at the last idle check */
+    unsigned starved_s;          /* idle checks in a row starved without new credit */
     struct lp_timer send_timer, start_timer, idle_timer, connect_timer, retry_timer;
     uint64_t leg_deadline_ns;           /* give up opening -d/-r legs after this */
 };
@@ -80,10 +101,20 @@ static struct lp_run_stream *rs_of(struct i2flow *f)
 
 /* ---- lifecycle ---- */
 
+static void note_udp_ended(struct lp_server *s, const struct sockaddr_storage *peer)
+{
+    s->udp_ended[s->udp_ended_next].addr = *peer;
+    s->udp_ended[s->udp_ended_next].at_ns = lp_now_ns();
+    s->udp_ended_next = (s->udp_ended_next + 1) % LP_SRV_UDP_ENDED_MAX;
+}
+
 static void destroy(struct srv_test *base)
 {
     struct i2test *t = (struct i2test *)(void *)base;
     struct lp_loop *loop = &base->srv->eng.loop;
+    for (unsigned i = 0; t->udp && i < t->nflows; i++)
+        if (t->flows[i]->peer.ss_family)
+            note_udp_ended(base->srv, &t->flows[i]->peer);
     lp_timer_cancel(loop, &t->send_timer);
     lp_timer_cancel(loop, &t->start_timer);
     lp_timer_cancel(loop, &t->idle_timer);
@@ -228,7 +259,7 @@ static void sender_ended(struct i2flow *f)
         shutdown(ds->h.fd, SHUT_WR); /* the client reads until this EOF */
     } else if (f->dgram) {
         /* A -d/-r leg ends with the FIN/report exchange; -R and full duplex with one FIN. */
-        bool wait = f->reverse_leg && !(t->hdr.upper & LP_I2_UP_NOUDPFIN);
+        bool wait = f->reverse_leg && !(t->hdr.upper & LP_I2_UP_NOUDPFIN) && !t->credit_stopped;
         /* The receiver counts the first FIN as data. Count it before lp_i2_fin_start: without
          * a report to wait for (-R) that call can end the test and emit its numbers at once,
          * and the FIN came too late for them (it fails only when out of memory). */
@@ -339,6 +370,10 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
     if (!rs->settled) /* a detach we asked for will still answer */
         return;
     if (!f->done) {
+        if (f->sends && rs->ds->error == -ECONNREFUSED)
+            lp_engine_error(&t->base.srv->eng, LP_ROLE_SERVER, t->base.run.id, 0, false,
+                            "UDP datagrams to %s port %u are refused (ICMP port unreachable): "
+                            "sending stopped", rs->conn.remote.host, (unsigned)rs->conn.remote.port);
         if (f->sends)
             sender_ended(f);
         else if (t->udp && rs->ds->fin_seen)
@@ -367,6 +402,34 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
     check_done(t);
 }
 
+/* Senders to a peer not proven that found no credit for I2S_STARVED_S seconds stop, with
+ * a line saying why (the peer's numbers then show what it got). */
+static void credit_used_up(struct i2test *t)
+{
+    struct lp_stream_budget *b = &t->base.run.budget;
+    uint64_t rx = atomic_load(&b->credit_rx);
+    bool starved = atomic_exchange(&b->starved, false);
+    t->starved_s = starved && rx == t->credit_seen ? t->starved_s + 1 : 0;
+    t->credit_seen = rx;
+    if (t->starved_s < I2S_STARVED_S)
+        return;
+    t->starved_s = 0;
+    t->credit_stopped = true;
+    bool stopped = false;
+    for (unsigned i = 0; i < t->nflows; i++) {
+        struct i2flow *f = t->flows[i];
+        if (f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) == 0)
+            stopped = true;
+    }
+    if (stopped)
+        lp_engine_error(&t->base.srv->eng, LP_ROLE_SERVER, t->base.run.id, 0, false,
+                        "UDP to %s stopped after %llu bytes: nothing shows that address asked for "
+                        "them (an iperf2 UDP request has no handshake, and a spoofed one looks the "
+                        "same); a TCP test from it in the last %u minutes proves it",
+                        t->base.run.ctrl_peer.host, (unsigned long long)atomic_load(&b->credit_tx),
+                        (unsigned)(LP_SRV_PROVEN_NS / LP_NS_PER_S / 60));
+}
+
 static void on_idle_check(struct lp_timer *tm)
 {
     struct i2test *t = lp_container_of(tm, struct i2test, idle_timer);
@@ -375,6 +438,10 @@ static void on_idle_check(struct lp_timer *tm)
         receiving |= !t->flows[i]->sends && !t->flows[i]->done;
     uint64_t limit = (uint64_t)(t->base.run.spec.rcv_timeout_ms ? t->base.run.spec.rcv_timeout_ms : 120000) *
                      LP_NS_PER_MS;
+    if (t->unproven && limit > I2S_UNPROVEN_IDLE_NS)
+        limit = I2S_UNPROVEN_IDLE_NS;
+    if (t->unproven)
+        credit_used_up(t);
     if (receiving && lp_run_rx_idle_ns(&t->base.run) > limit) {
         fail(t, "no data from %s for %.0f s; test abandoned", t->base.run.ctrl_peer.host, (double)limit / 1e9);
         return;
@@ -422,6 +489,8 @@ static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool revers
                                .udp_seq64 = seq64,
                                .udp_template = tmpl, .udp_template_len = tmpl_len, .file_fd = -1,
                                .latency = !sends && (t->udp || t->trip_framed),
+                               .icmp_stops = sends && t->udp,
+                               .icmp_grace_ns = initiator ? I2S_LEG_ICMP_GRACE_NS : 0,
                                .trip_bursts = t->trip_framed && !t->udp && !initiator};
     /* Sending to a trip-times client on its own connection (-R, full duplex): 2.1 servers
      * send their own 80-byte header first, which the client skips, then bursts. */
@@ -690,10 +759,25 @@ static void on_leg_retry(struct lp_timer *tm)
     check_done(t);
 }
 
-static void want_leg(struct i2test *t, const struct sockaddr_storage *peer)
+/* fd: the connection or flow socket the request came on (its local address tells whether
+ * the client is on one of our own addresses). */
+static void want_leg(struct i2test *t, const struct sockaddr_storage *peer, int fd)
 {
-    if (!t->leg_len)
+    if (!t->leg_len) {
         set_leg_addr(t, peer);
+        struct sockaddr_storage local;
+        socklen_t ll = sizeof(local);
+        bool have_local = getsockname(fd, (struct sockaddr *)&local, &ll) == 0;
+        if (srv_own_endpoint(t->base.srv, &t->leg_addr, have_local ? &local : NULL)) {
+            t->refused_legs = true;
+            lp_engine_error(&t->base.srv->eng, LP_ROLE_SERVER, t->base.run.id, 0, false,
+                            "refused the %s connection back to %s port %u: that is this server's "
+                            "own port (it would test itself)", t->base.run.spec.iperf2.dual ? "-d" : "-r",
+                            t->base.run.ctrl_peer.host, (unsigned)t->hdr.mport);
+        }
+    }
+    if (t->refused_legs)
+        return;
     t->legs_wanted++;
     if (!t->legs_after_forward)
         start_legs(t);
@@ -790,7 +874,7 @@ void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_
     attach(t, f);
     note_forward(t);
     if (h.flags & LP_I2_VERSION1)
-        want_leg(t, peer);
+        want_leg(t, peer, fd);
 }
 
 /* ---- UDP ---- */
@@ -805,6 +889,11 @@ static bool same_source(const struct sockaddr_storage *a, const struct sockaddr_
 
 static bool known_flow(struct lp_server *s, const struct sockaddr_storage *peer)
 {
+    uint64_t now = lp_now_ns();
+    for (unsigned i = 0; i < LP_SRV_UDP_ENDED_MAX; i++)
+        if (s->udp_ended[i].at_ns && now - s->udp_ended[i].at_ns < LP_SRV_UDP_ENDED_NS &&
+            same_source(&s->udp_ended[i].addr, peer))
+            return true;
     for (struct srv_test *b = s->tests; b; b = b->next) {
         struct i2test *t = (struct i2test *)(void *)b;
         if (b->dialect != LP_DIALECT_IPERF2 || !t->udp)
@@ -855,6 +944,29 @@ static int multicast_flow_socket(const struct srv_listener *l)
     return fd;
 }
 
+static unsigned unproven_tests(const struct lp_server *s)
+{
+    unsigned n = 0;
+    for (const struct srv_test *b = s->tests; b; b = b->next)
+        n += b->dialect == LP_DIALECT_IPERF2 && ((const struct i2test *)(const void *)b)->unproven;
+    return n;
+}
+
+static unsigned unproven_slots(const struct lp_server *s)
+{
+    unsigned max = s->spec.max_tests ? s->spec.max_tests : LP_SRV_DEFAULT_MAX_TESTS;
+    return max > 1 ? max / 2 : 1;
+}
+
+/* A test that sends (-R, full duplex, -d/-r legs) to a peer not proven gets a credit. */
+static void give_credit(struct i2test *t)
+{
+    struct lp_stream_budget *b = &t->base.run.budget;
+    b->credit = true;
+    b->credit_base = (uint64_t)I2S_CREDIT_DATAGRAMS * lp_spec_blksize(&t->base.run.spec);
+    b->credit_mult = I2S_CREDIT_MULT;
+}
+
 void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *buf, size_t head_len, size_t len,
              const struct sockaddr_storage *peer, socklen_t plen, uint64_t arrival_ns)
 {
@@ -889,11 +1001,15 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
         h.num_threads = 1;
     struct i2test *t = find_group(s, &h, true, peer);
     if (!t) {
-        if (!srv_accepting(s))
+        bool proven = srv_peer_proven(s, peer);
+        if (!srv_accepting(s) || (!proven && unproven_tests(s) >= unproven_slots(s)))
             return;
         t = new_test(s, &h, true, peer);
         if (!t)
             return;
+        t->unproven = !proven;
+        if (t->unproven)
+            give_credit(t);
     }
     t->lis = l;
     bool mcast = srv_multicast(&l->local.ss);
@@ -943,5 +1059,5 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
     }
     note_forward(t);
     if (flags & LP_I2_VERSION1)
-        want_leg(t, peer);
+        want_leg(t, peer, fd);
 }

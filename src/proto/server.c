@@ -156,9 +156,23 @@ int srv_udp_flow_socket(const struct srv_listener *l, const struct sockaddr_stor
         int zero = 0;
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
     }
-    /* Same local port as the listener; once connected, the kernel prefers this socket for
-     * the client's datagrams. */
-    if (bind(fd, (const struct sockaddr *)&l->local.ss, l->local.len) < 0 ||
+    /* Same local port as the listener, on the address the client sent to when the listener
+     * is a wildcard; once connected, the kernel prefers this socket for the client's
+     * datagrams. */
+    struct sockaddr_storage at = l->local.ss;
+    socklen_t atlen = l->local.len;
+    if (l->cur_dst.ss_family == AF_INET && at.ss_family == AF_INET) {
+        ((struct sockaddr_in *)&at)->sin_addr = ((const struct sockaddr_in *)&l->cur_dst)->sin_addr;
+    } else if (l->cur_dst.ss_family == AF_INET6 && at.ss_family == AF_INET6) {
+        ((struct sockaddr_in6 *)&at)->sin6_addr = ((const struct sockaddr_in6 *)&l->cur_dst)->sin6_addr;
+    } else if (l->cur_dst.ss_family == AF_INET && at.ss_family == AF_INET6) {
+        /* An IPv4 datagram on a dual-stack listener: the v4-mapped form of its address. */
+        struct in6_addr *a6 = &((struct sockaddr_in6 *)&at)->sin6_addr;
+        memset(a6, 0, sizeof(*a6));
+        a6->s6_addr[10] = a6->s6_addr[11] = 0xff;
+        memcpy(&a6->s6_addr[12], &((const struct sockaddr_in *)&l->cur_dst)->sin_addr, 4);
+    }
+    if (bind(fd, (const struct sockaddr *)&at, atlen) < 0 ||
         connect(fd, (const struct sockaddr *)peer, plen) < 0) {
         int e = -errno;
         close(fd);
@@ -289,6 +303,59 @@ static void on_pending_timeout(struct lp_timer *tm)
     pending_drop(lp_container_of(tm, struct pending, timer), true);
 }
 
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    if (ss->ss_family != AF_INET6)
+        return false;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
+static void note_proven(struct lp_server *s, const struct sockaddr_storage *peer)
+{
+    uint64_t now = lp_now_ns();
+    for (unsigned i = 0; i < LP_SRV_PROVEN_MAX; i++) {
+        if (s->proven[i].at_ns && lp_sock_same_host(&s->proven[i].addr, peer)) {
+            s->proven[i].at_ns = now;
+            return;
+        }
+    }
+    s->proven[s->proven_next].addr = *peer;
+    s->proven[s->proven_next].at_ns = now;
+    s->proven_next = (s->proven_next + 1) % LP_SRV_PROVEN_MAX;
+}
+
+bool srv_peer_proven(const struct lp_server *s, const struct sockaddr_storage *peer)
+{
+    if (is_loopback(peer))
+        return true;
+    uint64_t now = lp_now_ns();
+    for (unsigned i = 0; i < LP_SRV_PROVEN_MAX; i++)
+        if (s->proven[i].at_ns && now - s->proven[i].at_ns < LP_SRV_PROVEN_NS &&
+            lp_sock_same_host(&s->proven[i].addr, peer))
+            return true;
+    return false;
+}
+
+static uint16_t port_of(const struct sockaddr_storage *ss)
+{
+    return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
+                                           : ((const struct sockaddr_in *)ss)->sin_port);
+}
+
+bool srv_own_endpoint(const struct lp_server *s, const struct sockaddr_storage *addr,
+                      const struct sockaddr_storage *local)
+{
+    if (!is_loopback(addr) && !(local && lp_sock_same_host(addr, local)))
+        return false;
+    for (unsigned i = 0; i < s->nlis; i++)
+        if (port_of(&s->lis[i].local.ss) == port_of(addr))
+            return true;
+    return false;
+}
+
 static void on_accept(struct lp_handler *h, uint32_t events)
 {
     struct srv_listener *l = lp_container_of(h, struct srv_listener, tcp_h);
@@ -309,6 +376,7 @@ static void on_accept(struct lp_handler *h, uint32_t events)
             close(fd);
             continue;
         }
+        note_proven(s, &peer);
         if (s->npending >= LP_SRV_MAX_PENDING) {
             /* Shed the oldest silent connection rather than the newcomer: a flood of idle
              * connections then cannot lock out a real client, which speaks at once. */
@@ -371,6 +439,26 @@ static void udp_refused(struct lp_server *s, const struct sockaddr_storage *peer
     s->udp_refused_quiet = 0;
 }
 
+static void note_destination(struct srv_listener *l, struct msghdr *mh)
+{
+    memset(&l->cur_dst, 0, sizeof(l->cur_dst));
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+        if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+            struct in_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+            struct sockaddr_in *sin = (struct sockaddr_in *)&l->cur_dst;
+            sin->sin_family = AF_INET;
+            sin->sin_addr = pi.ipi_addr;
+        } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+            struct in6_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+            struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&l->cur_dst;
+            sin6->sin6_family = AF_INET6;
+            sin6->sin6_addr = pi.ipi6_addr;
+        }
+    }
+}
+
 static void on_udp(struct lp_handler *h, uint32_t events)
 {
     struct srv_listener *l = lp_container_of(h, struct srv_listener, udp_h);
@@ -379,10 +467,18 @@ static void on_udp(struct lp_handler *h, uint32_t events)
     for (int i = 0; i < 256; i++) {
         uint8_t buf[LP_I2_TCP_HDR_MAX];
         struct sockaddr_storage peer;
-        socklen_t plen = sizeof(peer);
-        ssize_t r = recvfrom(l->udp_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&peer, &plen);
+        union {
+            char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct in_pktinfo))];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+        struct msghdr mh = {.msg_name = &peer, .msg_namelen = sizeof(peer), .msg_iov = &iov,
+                            .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+        ssize_t r = recvmsg(l->udp_fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
         if (r < 0)
             return;
+        socklen_t plen = mh.msg_namelen;
+        note_destination(l, &mh);
         if (!lp_allow_match(&s->allow, &peer)) {
             udp_refused(s, &peer);
             continue;
@@ -501,6 +597,12 @@ static int open_listener(struct lp_server *s, struct srv_listener *l, uint16_t p
         snprintf(err, errlen, "unable to bind UDP port %u: %s", (unsigned)l->port, strerror(-l->udp_fd));
         return l->udp_fd;
     }
+    /* Which of our addresses each datagram was sent to (see srv_listener.cur_dst); best
+     * effort: without it flow sockets answer from the route's source, as before. */
+    int one = 1;
+    setsockopt(l->udp_fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+    if (l->local.ss.ss_family == AF_INET6)
+        setsockopt(l->udp_fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
     l->tcp_h.fd = l->tcp_fd;
     l->tcp_h.fn = on_accept;
     l->udp_h.fd = l->udp_fd;

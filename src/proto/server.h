@@ -28,6 +28,10 @@ struct srv_listener {
     struct lp_handler tcp_h, udp_h;
     struct lp_addr local;       /* bound address (real port) */
     uint16_t port;
+    /* The address the datagram being dispatched was sent to (IP_PKTINFO; family 0 when not
+     * known): a flow socket answers from it, as the client expects of a multi-address host
+     * (a connected client socket drops datagrams from any other address). */
+    struct sockaddr_storage cur_dst;
 };
 
 /* What every test has, whatever its dialect; dialect state embeds it first. */
@@ -52,6 +56,19 @@ struct i3_state {
 
 struct pending;
 
+/* An address that completed a TCP handshake with us: it receives what we send it. */
+#define LP_SRV_PROVEN_MAX 128
+#define LP_SRV_PROVEN_NS (600ull * LP_NS_PER_S)
+struct srv_proven {
+    struct sockaddr_storage addr;
+    uint64_t at_ns; /* 0 = empty */
+};
+
+/* Sources whose iperf2 UDP flow ended recently: their late datagrams (a 2.1.8 -R client
+ * repeats its first datagram until data arrives) must not start a test of their own. */
+#define LP_SRV_UDP_ENDED_MAX 64
+#define LP_SRV_UDP_ENDED_NS (10ull * LP_NS_PER_S)
+
 struct lp_server {
     struct lp_engine eng;
     bool eng_ok;
@@ -68,6 +85,10 @@ struct lp_server {
     uint64_t udp_refused_log_ns; /* last log line about refused datagrams (rate limit) */
     uint64_t udp_refused_quiet;  /* refused datagrams not logged since */
     struct lp_timer idle_timer;
+    struct srv_proven proven[LP_SRV_PROVEN_MAX];
+    struct srv_proven udp_ended[LP_SRV_UDP_ENDED_MAX]; /* iperf2 UDP flows that just ended */
+    unsigned udp_ended_next;
+    unsigned proven_next;       /* the slot the next address takes (oldest first) */
     atomic_bool stop_req;
     bool stopping;
     int result;
@@ -86,6 +107,15 @@ void srv_test_unlink(struct srv_test *t);
 bool srv_accepting(const struct lp_server *s);
 /* Whether an address is a multicast group. */
 bool srv_multicast(const struct sockaddr_storage *ss);
+/* Whether we may send more to peer than it sends us: it is on loopback, or it completed a
+ * TCP handshake with this server in the last LP_SRV_PROVEN_NS (which a spoofed source
+ * cannot: it never sees our SYN-ACK). iperf2 UDP has no handshake of its own. */
+bool srv_peer_proven(const struct lp_server *s, const struct sockaddr_storage *peer);
+/* Whether addr:port is one of this server's own listeners, reached over loopback or one of
+ * its own addresses (local = the address a connection from that peer reached us at):
+ * an iperf2 -d/-r leg there would make the server test itself. */
+bool srv_own_endpoint(const struct lp_server *s, const struct sockaddr_storage *addr,
+                      const struct sockaddr_storage *local);
 /* One byte of iperf3's ACCESS_DENIED, best effort. */
 void srv_send_refusal(int fd);
 /* A UDP socket on the listener's address, connected to peer (the kernel then prefers it for

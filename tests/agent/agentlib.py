@@ -165,6 +165,18 @@ class HostProc:
                 return parse_link(ln)
         raise TestFailure("no counters in the link command's output: %s" % out)
 
+    def diagnosis(self, console_lines=30):
+        """For a failure message: the console's last lines, then lwIP's TCP pcbs and the link
+        counters asked for now (why a connection got no answer). Never raises."""
+        text = "agent console:\n" + "\n".join(self.lines()[-console_lines:])
+        for cmd in ("pcbs", "link", "stats"):
+            try:
+                rc, out = self.command(cmd, timeout=5.0)
+                text += "\n[%s] rc=%d\n%s" % (cmd, rc, "\n".join(out))
+            except TestFailure as e:
+                text += "\n[%s] no answer: %s" % (cmd, str(e).splitlines()[0])
+        return text
+
     def stop(self, timeout=10.0):
         """SIGTERM; waits for exit; returns (rc, final link counters or None)."""
         self.proc.signal(signal.SIGTERM)

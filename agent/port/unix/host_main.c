@@ -2,7 +2,7 @@
  * console on stdin/stdout (the board's serial console, as a pipe). It parses options,
  * brings the stack up, runs --cmd lines, prints "ready ...", then runs stdin lines until
  * quit, EOF (unless --stay) or SIGTERM/SIGINT. Agent commands go to lpa_command(); `link`
- * is answered here. It does not know any agent command. */
+ * and `pcbs` (lwIP's TCP pcbs, for a test's diagnosis) are answered here. It does not know any agent command. */
 #include "lpa_host.h"
 #include "lpa_link.h"
 
@@ -349,10 +349,17 @@ static int run_line(char *line)
     return 0;
   if (!strcmp(line, "quit") || !strcmp(line, "exit"))
     return 1;
-  if (!strncmp(line, "link", 4) && (line[4] == '\0' || line[4] == ' '))
+  if (!strncmp(line, "link", 4) && (line[4] == '\0' || line[4] == ' ')) {
     rc = link_command(line + 4);
-  else
+  } else if (!strcmp(line, "pcbs")) {
+    char buf[4096];
+    lpa_host_pcbs(buf, sizeof buf);
+    say("%s", buf);
+    rc = 0;
+  }
+  else {
     rc = lpa_command(line, print_out, NULL);
+  }
   say("done rc=%d\n", rc);
   return 0;
 }

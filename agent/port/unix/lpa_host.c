@@ -6,6 +6,7 @@
 
 #include "lwip/init.h"
 #include "lwip/memp.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
@@ -200,6 +201,63 @@ uint64_t lpa_host_next_wakeup_ns(void)
 }
 
 #endif
+
+/* lwIP's own table (tcp_state_str) exists only in LWIP_DEBUG builds. */
+static const char *state_name(enum tcp_state s)
+{
+  static const char *const names[] = {"CLOSED", "LISTEN", "SYN_SENT", "SYN_RCVD", "ESTABLISHED",
+                                      "FIN_WAIT_1", "FIN_WAIT_2", "CLOSE_WAIT", "CLOSING",
+                                      "LAST_ACK", "TIME_WAIT"};
+  return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+/* One line per TCP pcb of lwIP's lists; the caller holds the core (or is the NO_SYS loop). */
+static size_t format_pcbs(char *buf, size_t size)
+{
+  static const char *const lists[] = {"listen", "bound", "active", "tw"};
+  size_t used = 0;
+  int n[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 4; k++) {
+    const struct tcp_pcb *p = k == 0 ? (const struct tcp_pcb *)tcp_listen_pcbs.pcbs
+                              : k == 1 ? tcp_bound_pcbs : k == 2 ? tcp_active_pcbs : tcp_tw_pcbs;
+    for (; p != NULL; p = p->next, n[k]++) {
+      int w;
+      if (k == 0) {
+        const struct tcp_pcb_listen *l = (const struct tcp_pcb_listen *)p;
+        w = snprintf(buf + used, size - used, "pcb %s port %u pending %u/%u\n", lists[k],
+                     l->local_port, l->accepts_pending, l->backlog);
+      } else {
+        w = snprintf(buf + used, size - used, "pcb %s %s %u -> %u snd_queuelen %u\n",
+                     lists[k], state_name(p->state), p->local_port, p->remote_port,
+                     p->snd_queuelen);
+      }
+      if (w < 0 || (size_t)w >= size - used)
+        return used;
+      used += (size_t)w;
+    }
+  }
+  int w = snprintf(buf + used, size - used, "pcbs: %d listen, %d bound, %d active, %d time-wait"
+                   " (pool %d)\n", n[0], n[1], n[2], n[3], MEMP_NUM_TCP_PCB);
+  if (w > 0 && (size_t)w < size - used)
+    used += (size_t)w;
+  return used;
+}
+
+size_t lpa_host_pcbs(char *buf, size_t size)
+{
+  size_t n;
+  if (size == 0)
+    return 0;
+  buf[0] = '\0';
+#if !NO_SYS
+  LOCK_TCPIP_CORE();
+#endif
+  n = format_pcbs(buf, size);
+#if !NO_SYS
+  UNLOCK_TCPIP_CORE();
+#endif
+  return n;
+}
 
 static uint64_t clock_us(clockid_t id)
 {

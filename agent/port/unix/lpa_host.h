@@ -4,6 +4,7 @@
 #ifndef LPA_HOST_H
 #define LPA_HOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lpa_link.h"
@@ -42,6 +43,11 @@ uint64_t lpa_host_next_wakeup_ns(void);
 uint64_t lpa_host_stack_drops(void);
 /* Called by sys_arch when sys_mbox_trypost finds a mailbox full, with the message. */
 void lpa_host_note_mbox_full(void *msg);
+
+/* lwIP's TCP pcbs, one line each (list, state, ports), then the counts: what `pcbs` on the
+ * console prints when a test wants to know why a connection got no answer. Returns the
+ * length written (truncated to fit). */
+size_t lpa_host_pcbs(char *buf, size_t size);
 
 /* The agent's clocks on the host (lpa_config.h): CLOCK_MONOTONIC and CLOCK_REALTIME in us. */
 uint64_t lpa_host_now_us(void);

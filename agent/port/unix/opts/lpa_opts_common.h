@@ -1,7 +1,7 @@
 /* Settings shared by every lwipopts.h variant of the host port (opts/<variant>/lwipopts.h
  * includes this after setting NO_SYS, the APIs and the TCP window/buffer sizes). It holds
  * what the PC testbed needs regardless of variant; nothing here changes what a board
- * would see on the wire. */
+ * would see on the wire, except the TIME_WAIT hook (which boards should set too). */
 #ifndef LPA_OPTS_COMMON_H
 #define LPA_OPTS_COMMON_H
 
@@ -10,6 +10,14 @@
 /* lwIP's initial sequence numbers and ephemeral ports come from here; lpa_host_up()
  * seeds random() (from the clock and pid, or --seed). */
 #define LWIP_RAND() ((u32_t)random())
+
+/* The hook every agent server wants (agent/include/lpa_lwip_hooks.h): a client reusing a
+ * source port that lwIP holds in TIME_WAIT connects after one SYN retransmission instead of
+ * timing out. It does change what a board sends (it drops that SYN): boards should set it
+ * too, as the header says. */
+#define LWIP_HOOK_FILENAME "lpa_lwip_hooks.h"
+#define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
+  lpa_tcp_inpacket((pcb), (hdr))
 
 #define MEM_ALIGNMENT 8
 #define ETH_PAD_SIZE 0
