@@ -86,7 +86,9 @@ static const struct lp_cli_opt iperf3_opts[] = {
      GENERAL, .store = LP_CLI_STORE_UINT, FIELD(spec.rcv_timeout_ms),
      .help = "idle timeout for receiving data (default 120000 ms)",
      .man = "Abort a test when the receiving side sees no data for this many "
-            "milliseconds; default 120000."},
+            "milliseconds; default 120000. A server also ends a test whose client has read "
+            "nothing it sent over TCP for as long (a client stopped with SIGSTOP would "
+            "otherwise hold a -t 0 -R test for ever)."},
     {.name = "snd-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = MS_MAX,
      GENERAL, .store = LP_CLI_STORE_UINT, FIELD(spec.snd_timeout_ms),
      .help = "timeout for unacknowledged TCP data (ms, default: system's)",

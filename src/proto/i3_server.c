@@ -39,6 +39,8 @@ struct stest {
     enum test_phase phase;
     unsigned expected;
     struct lp_timer step_timer, rcv_timer, grace_timer, tail_timer;
+    bool receives;               /* some stream of ours receives (the receive idle rule) */
+    uint64_t tx_seen, tx_moved_ns; /* TCP senders' bytes at the last check, and when they moved */
     uint64_t tail_bytes, tail_deadline_ns;
     struct lp_i3_results peer;
     struct stest *udp_next;    /* queue of UDP tests waiting for their turn to set up */
@@ -163,11 +165,43 @@ static void on_grace(struct lp_timer *tm)
     test_fail(t, 160, true, "the test ran %u s past its duration; ended by the server", LP_SRV_GRACE_S);
 }
 
+/* Bytes our TCP senders have handed to the kernel; *any: there is one. UDP sends never
+ * block, so they say nothing about the client. */
+static uint64_t tcp_tx_bytes(const struct stest *t, bool *any)
+{
+    uint64_t sum = 0;
+    *any = false;
+    for (unsigned i = 0; i < t->base.run.nstreams; i++) {
+        const struct lp_run_stream *rs = &t->base.run.streams[i];
+        if (!rs->attached || !rs->ds || rs->ds->cfg.kind != LP_STREAM_TCP_SEND)
+            continue;
+        struct lp_stream_counters c;
+        lp_stream_read(rs->ds, &c);
+        sum += c.bytes;
+        *any = true;
+    }
+    return sum;
+}
+
 static void on_rcv_check(struct lp_timer *tm)
 {
     struct stest *t = lp_container_of(tm, struct stest, rcv_timer);
-    if (lp_run_rx_idle_ns(&t->base.run) > (uint64_t)t->base.run.spec.rcv_timeout_ms * LP_NS_PER_MS) {
+    uint64_t limit = (uint64_t)t->base.run.spec.rcv_timeout_ms * LP_NS_PER_MS;
+    if (t->receives && lp_run_rx_idle_ns(&t->base.run) > limit) {
         test_fail(t, LP_I3E_NOMSG, true, "idle timeout for receiving data");
+        return;
+    }
+    /* The idle rule for senders: a client that stopped reading (SIGSTOP, a hung host)
+     * leaves our TCP sends blocked on a full window, and a -t 0 test would hold its slot
+     * for ever. */
+    bool any;
+    uint64_t tx = tcp_tx_bytes(t, &any), now = lp_now_ns();
+    if (!any || tx != t->tx_seen) {
+        t->tx_seen = tx;
+        t->tx_moved_ns = now;
+    } else if (now - t->tx_moved_ns > limit) {
+        test_fail(t, LP_I3E_NOMSG, true, "idle timeout: the client read nothing for %.0f s",
+                  (double)limit / 1e9);
         return;
     }
     lp_timer_arm(&t->base.srv->eng.loop, &t->rcv_timer, lp_now_ns() + LP_NS_PER_S);
@@ -188,10 +222,10 @@ static void start_running(struct stest *t)
     lp_timer_cancel(&s->eng.loop, &t->step_timer);
     if (t->base.run.end_deadline_ns)
         lp_timer_arm(&s->eng.loop, &t->grace_timer, t->base.run.end_deadline_ns + LP_SRV_GRACE_S * LP_NS_PER_S);
-    bool receives = false;
     for (unsigned i = 0; i < t->base.run.nstreams; i++)
-        receives |= !t->base.run.streams[i].conn.sid.sender;
-    if (receives && t->base.run.spec.rcv_timeout_ms)
+        t->receives |= !t->base.run.streams[i].conn.sid.sender;
+    t->tx_moved_ns = lp_now_ns();
+    if (t->base.run.spec.rcv_timeout_ms)
         lp_timer_arm(&s->eng.loop, &t->rcv_timer, lp_now_ns() + LP_NS_PER_S);
 }
 

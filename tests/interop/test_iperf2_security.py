@@ -18,7 +18,9 @@ what reaches it: an open port, the worst case, since nothing answers ICMP errors
 - dual_to_own_port_refused: a -d header naming the server's own port is refused with a line
   (before: the server connected to itself and tested itself at 25 Gbit/s).
 - udp_first_datagrams_cannot_lock_out: 60 first datagrams from 60 ports of an address not
-  proven take at most half of --max-tests 8; a stock iperf3 client is still served."""
+  proven take at most half of --max-tests 8; a stock iperf3 client is still served.
+- refused_iperf2_client_sees_an_error: a stock iperf -c refused for want of a slot gets a
+  reset, and says so."""
 
 import os
 import re
@@ -285,6 +287,28 @@ for i in range(60):
         check(lptest.get(doc, "end.sum_received.bytes") == 1024 * 1024,
               "iperf3 -n 1M: %s bytes received" % lptest.get(doc, "end.sum_received.bytes", None))
         print("        %d UDP tests held of 8 slots; iperf3 served" % flows)
+
+
+@suite.case
+def refused_iperf2_client_sees_an_error():
+    """under --max-tests 1 with the slot held, a stock iperf -c is reset, so it prints "write
+    failed: Connection reset by peer" (before: a plain close, and only a result line of what
+    its socket buffer took, like a test that ran)"""
+    with Net("full", ["--max-tests", "1"]) as net:
+        hold = net.start([i2.IPERF2, "-c", SRV_IP, "-B", CLIENT_IP, "-p", str(PORT), "-t",
+                          "60"])
+        try:
+            deadline = time.monotonic() + 15
+            while "connected with" not in net.server_text():
+                check(time.monotonic() < deadline and hold.alive(), "the first client did not "
+                      "start", hold.tail(), net.srv.tail())
+                time.sleep(0.05)
+            r = iperf(net, ["-t", "2"])
+            check("Connection reset by peer" in r.out + r.err, "the refused client was not "
+                  "told: %s" % (r.out + r.err).strip()[-300:], r.describe(), net.srv.tail())
+        finally:
+            hold.signal(signal.SIGKILL)
+            hold.wait(10)
 
 
 if __name__ == "__main__":

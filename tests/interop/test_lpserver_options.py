@@ -7,6 +7,8 @@ import os
 import signal
 import time
 
+import lptest
+
 from lptest import (LOOP4, Suite, RawClient, check, eq, get, run_client, start_server,
                     summary_rows, tcp_params, tmp_path, tcp_listening, free_port, LINKPERF,
                     run, SERVER_ERROR, TEST_START, TEST_RUNNING)
@@ -183,6 +185,33 @@ def rcv_timeout():
         c.close()
     check(srv.proc.alive(), "server died", srv.proc.tail())
     stock_test_ok(srv.port)
+
+
+@suite.case
+def stopped_reverse_client_frees_slot():
+    """a stock `iperf3 -c -t 0 -R` stopped with SIGSTOP: the server's sender is blocked on a
+    full window; after --rcv-timeout with nothing read it ends the test and says why, and
+    under --max-tests 1 the next client is served (before: the slot was held for ever)"""
+    srv = start_server("linkperf", ["--rcv-timeout", "2000", "--max-tests", "1"])
+    c = lptest.start_client("iperf3", LOOP4, srv.port, ["-t", "0", "-R", "-i", "1"])
+    try:
+        deadline = time.monotonic() + 15
+        while " sec " not in srv.stdout:  # the server's first interval row
+            check(time.monotonic() < deadline and c.alive(), "the -R client did not start",
+                  c.tail(), srv.proc.tail())
+            time.sleep(0.05)
+        c.signal(signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while "the client read nothing" not in srv.stdout + srv.stderr:
+            check(time.monotonic() < deadline, "the server kept the stopped client's test",
+                  srv.proc.tail())
+            time.sleep(0.1)
+        doc = stock_test_ok(srv.port, ("-n", "1M"), "a client after the stopped one")
+        eq(get(doc, "end.sum_received.bytes"), 1024 * 1024, "bytes of the next client's test")
+    finally:
+        c.signal(signal.SIGKILL)
+        c.wait(10)
+    check(srv.proc.alive(), "server died", srv.proc.tail())
 
 
 @suite.case
