@@ -154,11 +154,15 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "never needs a restart, since every control step and every test has its own deadline."},
     {.name = "server-max-duration", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,
      .max = 86400, SERVER, .store = LP_CLI_STORE_UINT, FIELD(spec.server_max_duration_s),
-     .help = "refuse iperf3 tests longer than # seconds (and untimed ones); end iperf2 tests at #",
+     .help = "refuse iperf3 tests longer than # seconds (and untimed ones); end iperf2 tests at #"
+             " (default: refuse tests longer than 3600 s, end untimed ones at 3600 s)",
      .man = "Refuse iperf3 tests whose duration plus omit time exceeds this many seconds, and "
             "tests without a time limit (iperf3 3.20's option). An iperf2 test, whose header "
             "cannot be refused in words its client prints, is ended when it has run this long, "
-            "whichever way its data flows."},
+            "whichever way its data flows. Without this option every test still ends: an "
+            "iperf3 test timed longer than 3600 s is refused, and an untimed one (-t 0, or an "
+            "amount with -n or -k) and any iperf2 test are ended at 3600 s, with a line "
+            "saying why (the iperf3 client hears that the server has terminated)."},
     {.name = "max-tests", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 1024,
      SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests),
      .help = "tests the server runs at once (default 64)",

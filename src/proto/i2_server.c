@@ -450,8 +450,10 @@ static void on_idle_check(struct lp_timer *tm)
      * bytes, up to 2^31 cs) says nothing sure about the end: the limit ends the test instead,
      * in every direction. */
     unsigned maxd = t->base.srv->spec.server_max_duration_s;
-    if (maxd && lp_now_ns() - t->begun_ns > (uint64_t)maxd * LP_NS_PER_S) {
-        fail(t, "test from %s ended after %u s: --server-max-duration", t->base.run.ctrl_peer.host, maxd);
+    unsigned lim = maxd ? maxd : t->base.srv->default_max_duration_s;
+    if (lp_now_ns() - t->begun_ns > (uint64_t)lim * LP_NS_PER_S) {
+        fail(t, "test from %s ended after %u s: %s", t->base.run.ctrl_peer.host, lim,
+             maxd ? "--server-max-duration" : "the server's default maximum duration");
         return;
     }
     lp_timer_arm(&t->base.srv->eng.loop, &t->idle_timer, lp_now_ns() + LP_NS_PER_S);

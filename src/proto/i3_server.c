@@ -39,6 +39,7 @@ struct stest {
     enum test_phase phase;
     unsigned expected;
     struct lp_timer step_timer, rcv_timer, grace_timer, tail_timer;
+    struct lp_timer max_timer;   /* the default maximum duration, for tests without a time */
     bool receives;               /* some stream of ours receives (the receive idle rule) */
     uint64_t tx_seen, tx_moved_ns; /* TCP senders' bytes at the last check, and when they moved */
     uint64_t tail_bytes, tail_deadline_ns;
@@ -78,6 +79,7 @@ static void destroy(struct srv_test *base)
     lp_timer_cancel(&base->srv->eng.loop, &t->step_timer);
     lp_timer_cancel(&base->srv->eng.loop, &t->rcv_timer);
     lp_timer_cancel(&base->srv->eng.loop, &t->grace_timer);
+    lp_timer_cancel(&base->srv->eng.loop, &t->max_timer);
     lp_timer_cancel(&base->srv->eng.loop, &t->tail_timer);
     lp_run_release(&base->run);
     lp_i3_results_release(&t->peer);
@@ -117,6 +119,7 @@ static void test_finish(struct stest *t)
         lp_timer_cancel(&s->eng.loop, &t->step_timer);
         lp_timer_cancel(&s->eng.loop, &t->rcv_timer);
         lp_timer_cancel(&s->eng.loop, &t->grace_timer);
+        lp_timer_cancel(&s->eng.loop, &t->max_timer);
         lp_timer_cancel(&s->eng.loop, &t->tail_timer);
         lp_run_detach_all(&t->base.run);
         unlink_udp(t);
@@ -183,6 +186,18 @@ static uint64_t tcp_tx_bytes(const struct stest *t, bool *any)
     return sum;
 }
 
+static void on_max_duration(struct lp_timer *tm)
+{
+    struct stest *t = lp_container_of(tm, struct stest, max_timer);
+    /* iperf3's words for a server that stops a test: its client prints "the server has
+     * terminated". */
+    if (t->ctrl_open)
+        lp_ctrl_send_state(&t->ctrl, LP_I3_SERVER_TERMINATE);
+    test_fail(t, 0, false, "test from %s ended after %u s: the server's default maximum duration "
+              "(--server-max-duration sets another)", t->base.run.ctrl_peer.host,
+              t->base.srv->default_max_duration_s);
+}
+
 static void on_rcv_check(struct lp_timer *tm)
 {
     struct stest *t = lp_container_of(tm, struct stest, rcv_timer);
@@ -222,6 +237,9 @@ static void start_running(struct stest *t)
     lp_timer_cancel(&s->eng.loop, &t->step_timer);
     if (t->base.run.end_deadline_ns)
         lp_timer_arm(&s->eng.loop, &t->grace_timer, t->base.run.end_deadline_ns + LP_SRV_GRACE_S * LP_NS_PER_S);
+    else if (!s->spec.server_max_duration_s)
+        lp_timer_arm(&s->eng.loop, &t->max_timer,
+                     lp_now_ns() + (uint64_t)s->default_max_duration_s * LP_NS_PER_S);
     for (unsigned i = 0; i < t->base.run.nstreams; i++)
         t->receives |= !t->base.run.streams[i].conn.sid.sender;
     t->tx_moved_ns = lp_now_ns();
@@ -301,9 +319,18 @@ static bool handle_params(struct stest *t)
         return false;
     }
     unsigned maxd = t->base.srv->spec.server_max_duration_s;
+    unsigned dflt = t->base.srv->default_max_duration_s;
     if (maxd && (spec.duration_s == 0 || spec.duration_s + spec.omit_s > maxd)) {
         test_fail(t, LP_I3E_MAXDURATION, true, "test from %s rejected: %s exceeds --server-max-duration %u s",
                   t->base.run.ctrl_peer.host, spec.duration_s == 0 ? "an untimed test" : "its duration", maxd);
+        return false;
+    }
+    /* The default limit refuses only what is sure to pass it; an untimed test (-t 0, or -n
+     * / -k amounts) is ended when it reaches it (max_timer). */
+    if (!maxd && spec.duration_s && (uint64_t)spec.duration_s + spec.omit_s > dflt) {
+        test_fail(t, LP_I3E_MAXDURATION, true, "test from %s rejected: its duration exceeds the "
+                  "server's default maximum of %u s (--server-max-duration raises it)",
+                  t->base.run.ctrl_peer.host, dflt);
         return false;
     }
     t->base.run.spec = spec;
@@ -528,6 +555,7 @@ static struct stest *new_test(struct lp_server *s, int fd, const uint8_t cookie[
     lp_timer_init(&t->step_timer, on_step_timeout);
     lp_timer_init(&t->rcv_timer, on_rcv_check);
     lp_timer_init(&t->grace_timer, on_grace);
+    lp_timer_init(&t->max_timer, on_max_duration);
     lp_timer_init(&t->tail_timer, on_tail);
     if (lp_ctrl_open(&t->ctrl, &s->eng.loop, fd, on_ctrl, t) < 0) {
         free(t);

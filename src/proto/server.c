@@ -303,6 +303,14 @@ static void on_pending_timeout(struct lp_timer *tm)
     pending_drop(lp_container_of(tm, struct pending, timer), true);
 }
 
+static unsigned default_max_duration(void)
+{
+    const char *e = getenv("LINKPERF_DEFAULT_MAX_DURATION");
+    char *end;
+    unsigned long v = e ? strtoul(e, &end, 10) : 0;
+    return e && *e && !*end && v >= 1 && v <= 86400 ? (unsigned)v : LP_SRV_DEFAULT_MAX_DURATION_S;
+}
+
 static bool is_loopback(const struct sockaddr_storage *ss)
 {
     if (ss->ss_family == AF_INET)
@@ -618,6 +626,8 @@ static int open_listener(struct lp_server *s, struct srv_listener *l, uint16_t p
 struct lp_server *lp_server_new(const struct lp_spec *spec, const struct lp_sink *sink, char *err, size_t errlen)
 {
     struct lp_server *s = calloc(1, sizeof(*s));
+    if (s)
+        s->default_max_duration_s = default_max_duration();
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;

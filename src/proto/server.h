@@ -18,6 +18,10 @@
 #define LP_SRV_MAX_PENDING 256
 #define LP_SRV_CLASSIFY_TIMEOUT_MS 10000u
 #define LP_SRV_DEFAULT_MAX_TESTS 64u
+/* Without --server-max-duration every test still ends: an untimed (-t 0) iperf3 test and
+ * any iperf2 test are ended after this long, a timed iperf3 test longer than it is refused
+ * (the -h text says so). LINKPERF_DEFAULT_MAX_DURATION (seconds) overrides it, for tests. */
+#define LP_SRV_DEFAULT_MAX_DURATION_S 3600u
 #define LP_SRV_MAX_LISTENERS 2
 
 struct lp_server;
@@ -88,6 +92,7 @@ struct lp_server {
     struct srv_proven proven[LP_SRV_PROVEN_MAX];
     struct srv_proven udp_ended[LP_SRV_UDP_ENDED_MAX]; /* iperf2 UDP flows that just ended */
     unsigned udp_ended_next;
+    unsigned default_max_duration_s; /* LP_SRV_DEFAULT_MAX_DURATION_S or the override */
     unsigned proven_next;       /* the slot the next address takes (oldest first) */
     atomic_bool stop_req;
     bool stopping;

@@ -295,15 +295,16 @@ class Server:
         return parse_json_docs(self.proc.stdout)
 
 
-def start_server(kind, args=(), timeout=80, port=None, ready=True):
+def start_server(kind, args=(), timeout=80, port=None, ready=True, env=None):
     """Start `linkperf -s` or `iperf3 -s` (kind = "linkperf" | "iperf3") on a free port with
-    extra args; wait until it listens. Retries on a port race. The process is killed at the
-    end of the case at the latest."""
+    extra args (and extra environment variables `env`); wait until it listens. Retries on a
+    port race. The process is killed at the end of the case at the latest."""
     exe = LINKPERF if kind == "linkperf" else IPERF3
     last = None
+    full_env = dict(os.environ, **env) if env else None
     for _ in range(4):
         p = port or free_port()
-        proc = Proc([exe, "-s", "-p", p] + list(args), timeout, name=kind + "-s")
+        proc = Proc([exe, "-s", "-p", p] + list(args), timeout, name=kind + "-s", env=full_env)
         if not ready:
             return Server(proc, p, kind)
         if wait_listening(proc, p):

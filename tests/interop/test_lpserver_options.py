@@ -165,6 +165,38 @@ def server_max_duration_iperf2():
 
 
 @suite.case
+def default_max_duration():
+    """without --server-max-duration every test still ends (the default maximum, set to 2 s
+    here through LINKPERF_DEFAULT_MAX_DURATION): stock iperf3 -t 0 is ended with iperf3's
+    "the server has terminated", a timed test longer than the maximum is refused with a
+    message, stock iperf -t 30 ends after 2 s, and a short test runs"""
+    from iperf2lib import IPERF2, require_iperf2
+    require_iperf2()
+    srv = start_server("linkperf", [], env={"LINKPERF_DEFAULT_MAX_DURATION": "2"})
+    r = run_client("iperf3", LOOP4, srv.port, ["-J", "-t", "0"], timeout=60)
+    doc = r.json()
+    # "the server has terminated" when the client reads that state first; a sending client
+    # may instead hit the closed data connection first ("Broken pipe"): ended either way.
+    check(doc.get("error"), "iperf3 -t 0 was not ended by the server", r.describe(),
+          srv.proc.tail())
+    check(get(doc, "end.sum_received.bytes", 0) > 0 or doc.get("intervals"),
+          "iperf3 -t 0: no data before the end", r.describe())
+    r = run_client("iperf3", LOOP4, srv.port, ["-J", "-t", "5"], timeout=60)
+    # 3.20 and later print their words for error 37; 3.12 only "int_errno=37".
+    doc = r.json()
+    check("37" in doc.get("error", "") or "maximum" in doc.get("error", ""),
+          "iperf3 -t 5 was not refused: %r" % doc.get("error"), r.describe(), srv.proc.tail())
+    check(not doc.get("intervals"), "iperf3 -t 5 was refused only after it ran", r.describe())
+    r = run([IPERF2, "-c", LOOP4, "-p", str(srv.port), "-t", "30"], timeout=60, name="iperf")
+    check(r.elapsed < 20, "iperf -t 30 ran %.1f s under a 2 s default maximum" % r.elapsed,
+          r.describe(), srv.proc.tail())
+    stock_test_ok(srv.port)
+    text = srv.stdout + srv.stderr
+    check("default maximum duration" in text and "default maximum of 2 s" in text,
+          "the server did not say why", srv.proc.tail())
+
+
+@suite.case
 def rcv_timeout():
     """--rcv-timeout 1000: a raw client that completes setup (cookie, params, data
     connection, TEST_START/TEST_RUNNING) but sends no data is ended by the server after
