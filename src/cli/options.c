@@ -185,7 +185,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
     {.name = "web", .metavar = "host:port", STR(web, 127), SERVER, .flags = LP_CLI_F_LINKPERF,
      .help = "also serve the browser page (linkperf ui) on host:port",
      .man = "Also serve linkperf ui's browser page on host:port (127.0.0.1:0 picks a free "
-            "port; any address but loopback needs the token printed with the URL), where the "
+            "port; the page needs the token printed with the URL), where the "
             "tests this server runs show live, each with its chart and text. The URL is "
             "printed on standard error."},
     {.name = "stop-after", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 0.01, .max = 86400,

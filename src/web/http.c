@@ -685,9 +685,11 @@ struct lp_web *lp_web_start(const struct lp_web_opts *o, char *err, size_t errle
                  LP_WEB_TOKEN_MAX);
         goto fail;
     }
+    /* A token on loopback too: every local user can reach 127.0.0.1, and the page runs
+     * tests (and, before it refused them, read files) as the user who started it. */
     if (o->token)
         snprintf(w->token, sizeof(w->token), "%s", o->token);
-    else if (!loopback)
+    else
         random_hex(w->token, 16);
     random_hex(w->csrf, 16);
     if (!o->no_history && (w->store = lp_store_open(o->db, err, errlen)) == NULL)

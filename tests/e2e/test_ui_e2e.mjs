@@ -160,7 +160,10 @@ async function runState(page) {
 
 async function getJson(page, url) {
   return page.evaluate(async (url) => {
-    const r = await fetch(url, { cache: 'no-store' });
+    // The token the page itself got in its URL (linkperf ui always prints one).
+    const token = new URLSearchParams(location.search).get('token');
+    const headers = token ? { 'X-Linkperf-Token': token } : {};
+    const r = await fetch(url, { cache: 'no-store', headers });
     return { status: r.status, json: await r.json() };
   }, url);
 }

@@ -56,7 +56,13 @@ def request_checks():
     check(status == 421 and "own address" in doc["error"], "foreign Host: %d %s" % (status, doc))
     info = ui.login()
     check(info["version"].startswith("linkperf") and len(info["csrf"]) == 32 and
-          info["token_required"] is False, "info: %s" % info)
+          info["token_required"] is True, "info: %s" % info)
+    # On loopback too (every local user can reach it): no token, no API.
+    token, ui.token = ui.token, None
+    status, doc = ui.json("GET", "/api/status")
+    check(status == 401 and "token" in doc["error"], "loopback without the token: %d %s" % (
+        status, doc))
+    ui.token = token
     body = {"args": ["-c", "127.0.0.1", "-t", "1"]}
     csrf, ui.csrf = ui.csrf, None
     status, doc = ui.json("POST", "/api/run", body)
@@ -87,8 +93,9 @@ def request_checks():
                         (["-s", "-D"], "daemon"), (["-c", "127.0.0.1", "--stdin"], "stdin"),
                         (["--help"], "tests only"), (["demo"], "tests only"),
                         (["ui"], "not a test"), (["-c", "127.0.0.1", "-I", log], "no files"),
-                        (["-c", "127.0.0.1", "--dialect", "iperf2", "-F", "/nonexistent/file"],
-                         "cannot read"),
+                        (["-c", "127.0.0.1", "--dialect", "iperf2", "-F", "/etc/passwd"],
+                         "reads no local files"),
+                        (["-c", "127.0.0.1", "--db", log], "writes no files"),
                         (["-c", "127.0.0.1", "-T", "y" * 2000], "longer than")):
         status, doc = ui.json("POST", "/api/run", {"args": args})
         check(status == 400 and words in doc["error"], "run %s: %d %s" % (args, status, doc))
