@@ -175,6 +175,9 @@ struct tap_test {
     int64_t run_id;        /* 0 until its row exists */
     int64_t seq;
     bool ended;            /* END seen and not partial */
+    unsigned failed;       /* interval records not written (disk full, a damaged file) */
+    bool warned;           /* the first failed write was reported on stderr */
+    char fail_msg[128];    /* SQLite's message for the first one */
     struct lp_out out;
     struct lp_fmt_json *json;
     struct lp_store_tap *tap;
@@ -285,10 +288,23 @@ static void row_start(struct lp_store_tap *t, struct tap_test *tt, const struct 
               tt->run_id);
 }
 
-static void interval_row(sqlite3 *db, int64_t run, int64_t seq, int stream,
-                         const struct lp_sample *x)
+/* A write the history could not make: the run must not look complete, and the user must
+ * hear it once (the run's row may be unwritable too, so stderr says it first). */
+static void write_failed(struct tap_test *tt, const char *what)
 {
-    exec_bind(db, "INSERT OR REPLACE INTO intervals (run_id, seq, stream, sender, start_s,"
+    sqlite3 *db = tt->tap->s->db;
+    if (!tt->warned) {
+        snprintf(tt->fail_msg, sizeof(tt->fail_msg), "%s", sqlite3_errmsg(db));
+        fprintf(stderr, "linkperf: warning: history: cannot record %s of test %u (%s); the run "
+                        "is kept marked incomplete\n", what, tt->test_id, tt->fail_msg);
+        tt->warned = true;
+    }
+}
+
+static int interval_row(sqlite3 *db, int64_t run, int64_t seq, int stream,
+                        const struct lp_sample *x)
+{
+    return exec_bind(db, "INSERT OR REPLACE INTO intervals (run_id, seq, stream, sender, start_s,"
                   " end_s, bytes, bps, omitted, retransmits, cwnd, rtt_us, jitter_ms, lost,"
                   " packets) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
               "iiiiddidiiiidii", run, seq, (int64_t)stream, (int64_t)x->sid.sender, x->start_s,
@@ -303,15 +319,26 @@ static void row_interval(struct lp_store_tap *t, struct tap_test *tt,
                          const struct lp_rec_interval *iv)
 {
     unsigned i;
+    bool ok = true;
 
     tt->seq++;
     sqlite3_exec(t->s->db, "BEGIN", NULL, NULL, NULL);
     for (i = 0; i < iv->nstreams; i++)
-        interval_row(t->s->db, tt->run_id, tt->seq, iv->streams[i].sid.id, &iv->streams[i]);
-    interval_row(t->s->db, tt->run_id, tt->seq, 0, &iv->sum);
+        ok &= interval_row(t->s->db, tt->run_id, tt->seq, iv->streams[i].sid.id,
+                           &iv->streams[i]) == SQLITE_DONE;
+    ok &= interval_row(t->s->db, tt->run_id, tt->seq, 0, &iv->sum) == SQLITE_DONE;
     if (iv->has_sum_reverse)
-        interval_row(t->s->db, tt->run_id, tt->seq, -1, &iv->sum_reverse);
-    sqlite3_exec(t->s->db, "COMMIT", NULL, NULL, NULL);
+        ok &= interval_row(t->s->db, tt->run_id, tt->seq, -1, &iv->sum_reverse) == SQLITE_DONE;
+    if (!ok)
+        write_failed(tt, "an interval");
+    /* All of an interval's rows or none: a page never shows a sum without its streams. */
+    if (sqlite3_exec(t->s->db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK) {
+        if (ok)
+            write_failed(tt, "an interval");
+        ok = false;
+        sqlite3_exec(t->s->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    tt->failed += !ok;
 }
 
 static void row_end(struct lp_store_tap *t, struct tap_test *tt, const struct lp_rec_end *e)
@@ -319,16 +346,26 @@ static void row_end(struct lp_store_tap *t, struct tap_test *tt, const struct lp
     const struct lp_direction_end *d = e->forward.present ? &e->forward : &e->reverse;
     const struct lp_total *rx = &d->received, *tx = &d->sent;
 
+    char note[256] = "";
+
     tt->ended = !e->partial;
-    exec_bind(t->s->db, "UPDATE runs SET duration_s=?1, bytes=?2, bps_sent=?3, bps_received=?4,"
-                        " jitter_ms=?5, lost=?6, packets=?7, retransmits=?8, complete=?9"
-                        " WHERE id=?10",
-              "didddiiiii", rx->present ? rx->seconds : tx->seconds,
-              (int64_t)(rx->present ? rx->bytes : tx->bytes), tx->bits_per_second,
-              rx->bits_per_second, rx->jitter_ms, (int64_t)rx->lost_packets,
-              (int64_t)(rx->present ? rx->packets : tx->packets),
-              (int64_t)(tx->has_retransmits ? tx->retransmits : 0), (int64_t)tt->ended,
-              tt->run_id);
+    if (tt->failed)
+        snprintf(note, sizeof(note), "history: %u of %lld intervals could not be recorded (%s)",
+                 tt->failed, (long long)tt->seq, tt->fail_msg);
+    /* The note goes next to a test error already there; complete only if nothing was lost. */
+    if (exec_bind(t->s->db, "UPDATE runs SET duration_s=?1, bytes=?2, bps_sent=?3, bps_received=?4,"
+                            " jitter_ms=?5, lost=?6, packets=?7, retransmits=?8, complete=?9,"
+                            " error=CASE WHEN ?11 = '' THEN error WHEN error = '' THEN ?11"
+                            " ELSE error || '; ' || ?11 END WHERE id=?10",
+                  "didddiiiiit", rx->present ? rx->seconds : tx->seconds,
+                  (int64_t)(rx->present ? rx->bytes : tx->bytes), tx->bits_per_second,
+                  rx->bits_per_second, rx->jitter_ms, (int64_t)rx->lost_packets,
+                  (int64_t)(rx->present ? rx->packets : tx->packets),
+                  (int64_t)(tx->has_retransmits ? tx->retransmits : 0),
+                  (int64_t)(tt->ended && !tt->failed), tt->run_id, note) != SQLITE_DONE)
+        write_failed(tt, "the end");
+    if (tt->failed)
+        fprintf(stderr, "linkperf: warning: %s of test %u\n", note, tt->test_id);
 }
 
 static void tap_record(const struct lp_record *rec, void *user)

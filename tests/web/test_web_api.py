@@ -281,6 +281,35 @@ def many_event_streams():
 
 
 @suite.case
+def history_write_failure():
+    """An interval the history cannot write (here: SQLite refusing from the 3rd on, through
+    a trigger, as a full disk or a damaged page would) leaves the run marked incomplete, with
+    a warning on stderr and the reason in the run's error (what the page shows); the test
+    itself runs and prints as usual, and the intervals written before stay"""
+    import sqlite3
+    db = lptest.tmp_path("history-fail.db")
+    srv = lptest.start_server("linkperf", ["--no-history"])
+    cli = [lptest.LINKPERF, "-c", "127.0.0.1", "-p", str(srv.port), "--db", db]
+    r = lptest.run(cli + ["-t", "1"], timeout=30)
+    check(r.rc == 0 and "warning" not in r.err, "first run", r.describe())
+    con = sqlite3.connect(db)
+    con.execute("CREATE TRIGGER lp_fail BEFORE INSERT ON intervals WHEN NEW.seq >= 3 "
+                "BEGIN SELECT RAISE(ABORT, 'injected write failure'); END")
+    con.commit()
+    r = lptest.run(cli + ["-t", "5", "-i", "1"], timeout=40)
+    check(r.rc == 0 and "receiver" in r.out, "the test did not run as usual", r.describe())
+    check("warning: history" in r.err and "injected write failure" in r.err,
+          "no warning on stderr", r.describe())
+    row = con.execute("SELECT id, complete, error FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    seqs = sorted({s for (s,) in con.execute("SELECT seq FROM intervals WHERE run_id=?",
+                                             (row[0],))})
+    con.close()
+    check(row[1] == 0 and "intervals could not be recorded" in row[2] and
+          "injected write failure" in row[2], "the run's row: %s" % (row,))
+    check(seqs == [1, 2], "intervals kept: %s (want the two before the failure)" % seqs)
+
+
+@suite.case
 def history():
     """Runs from the page and from the CLI land in one history database: listed newest
     first, filtered by text and protocol, each with its intervals (which add up to its
