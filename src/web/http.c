@@ -28,6 +28,10 @@
 #define SSE_KEEPALIVE_MS 1000
 #define CONNECTIONS_MAX 64
 #define CONNECTIONS_PER_IP_MAX 32
+/* A connection silent this long is closed: a request arrives whole at once, and the event
+ * stream sends a keep-alive every SSE_KEEPALIVE_MS. Partial requests held open (64 of them
+ * filled the page's connections for 127 s with 120 here) now free their slots in seconds. */
+#define CONNECTION_IDLE_S 10
 #define HOSTS_MAX 4
 
 struct lp_web {
@@ -657,7 +661,7 @@ static struct MHD_Daemon *start_daemon(struct lp_web *w, struct sockaddr_storage
                             MHD_OPTION_NOTIFY_COMPLETED, completed, w,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONNECTIONS_PER_IP_MAX,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_IDLE_S,
                             MHD_OPTION_END);
 }
 

@@ -217,6 +217,39 @@ def udp_stop_keeps_partial():
 
 
 @suite.case
+def partial_requests_expire():
+    """64 connections that send half a request and hold it (the page's whole connection
+    limit) are closed by the page after its idle timeout (10 s, was 120 s), so the page
+    answers again; waited for by the closes the holders see, not by a clock"""
+    ui = UI()
+    ui.login()
+    held = []
+    for _ in range(64):
+        try:
+            c = socket.create_connection((ui.host, ui.port), timeout=5)
+        except OSError:
+            break  # the limit: MHD refuses the rest
+        c.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        held.append(c)
+    check(len(held) >= 32, "only %d partial requests could be opened" % len(held))
+    closed = 0
+    deadline = time.monotonic() + 60  # a bound for the test, well above 10 s
+    for c in held:
+        c.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            closed += c.recv(1) == b""
+        except socket.timeout:
+            pass
+        except ConnectionResetError:  # one over the per-address limit: refused at once
+            closed += 1
+        c.close()
+    check(closed == len(held), "the page closed %d of %d held partial requests within 60 s" % (
+        closed, len(held)))
+    status, doc = ui.json("GET", "/api/info")
+    check(status == 200, "the page after the holders were closed: %d %s" % (status, doc))
+
+
+@suite.case
 def token_and_listen_options():
     """--token: every API call needs it (header or ?token= for the event stream), the page
     itself does not; bad --listen and --token values exit with a message."""
