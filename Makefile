@@ -3,7 +3,12 @@
 # in any order, and after an earlier run that failed or was interrupted.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+ASAN_CLANG_BUILD ?= build-asan-clang
 CLANG_BUILD ?= build-clang
+FUZZ_BUILD ?= build-fuzz
+# make fuzz: seconds per harness (11 harnesses: about 2 minutes), and which (default: all).
+FUZZ_SECONDS ?= 10
+FUZZ_HARNESSES ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # make check runs independent test files side by side: most of their time is spent waiting
 # on the tests' own durations, not on the CPU (every assertion holds under load).
@@ -12,7 +17,7 @@ CMAKE_FLAGS ?=
 CONFIGURE = scripts/configure.sh
 
 .PHONY: all build run check check-fast check-stress check-fresh check-unit check-asan \
-	check-clang check-footprint deps-build deps-fast deps-check demo clean man bench
+	check-clang check-footprint deps-build deps-fast deps-check demo clean man bench fuzz
 
 # `make`: install what building needs, then build everything (build/linkperf, linkperf2, the
 # board agent's host programs). Runs nothing.
@@ -71,17 +76,34 @@ check-clang: deps-check
 	@$(CONFIGURE) $(CLANG_BUILD) -DCMAKE_C_COMPILER=clang -DBUILD_TESTING=ON $(CMAKE_FLAGS)
 	cmake --build $(CLANG_BUILD) -j $(JOBS)
 
-# AddressSanitizer + UBSan build running the unit tests and the sanitizer-labelled system tests.
+# AddressSanitizer + UBSan builds running the unit tests and the sanitizer-labelled system tests:
+# with gcc, then with clang, which adds its integer checks (unsigned wrap-around, value-changing
+# implicit conversions, unsigned shifts out of range) to UBSan's: see LP_SANITIZE in
+# CMakeLists.txt and LP_WRAPS in src/core/compiler.h. Any report fails the test. The clang build
+# makes only what those tests run (check-fast-deps: linkperf, the unit tests, the fuzz replays);
+# check-clang already compiles the whole tree, lwIP's ten variants included, with clang.
 check-asan: deps-check
 	@$(CONFIGURE) $(ASAN_BUILD) -DLP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON \
 		$(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -L 'unit|asan'
+	@$(CONFIGURE) $(ASAN_CLANG_BUILD) -DCMAKE_C_COMPILER=clang -DLP_SANITIZE=ON \
+		-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_CLANG_BUILD) -j $(JOBS) --target check-fast-deps
+	cd $(ASAN_CLANG_BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -L 'unit|asan'
 
 # Cortex-M4 cross build of the agent: sizes per configuration into agent/FOOTPRINT.md. Fails when a
 # configuration does not compile or the raw iperf2 TCP+UDP build passes 2 x lwiperf's text.
 check-footprint: deps-check
 	agent/port/cortex-m4/footprint.py --check
+
+# libFuzzer on every parser of network or user input (tests/fuzz; clang, ASan, UBSan), each for
+# FUZZ_SECONDS on a copy of its corpus kept in $(FUZZ_BUILD)/fuzz-work; prints executions and
+# coverage per harness, and fails with the inputs saved when one crashes, leaks or hangs.
+fuzz: deps-check
+	@$(CONFIGURE) $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DLP_FUZZ=ON -DBUILD_TESTING=ON $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz-harnesses
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 check-unit: deps-fast
 	@$(CONFIGURE) $(BUILD) -DBUILD_TESTING=ON $(CMAKE_FLAGS)
@@ -96,4 +118,4 @@ man: build
 	$(BUILD)/linkperf --man > docs/linkperf.1
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(ASAN_CLANG_BUILD) $(CLANG_BUILD) $(FUZZ_BUILD)

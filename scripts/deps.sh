@@ -4,9 +4,10 @@
 #                            the npm package the build embeds (uPlot)
 #   scripts/deps.sh fast     make check-fast: build + the unit tests' library, python3 and the
 #                            stock iperf3 / iperf 2 the interop cases talk to
-#   scripts/deps.sh check    make check: fast + clang, the agent tests' tools, the Cortex-M4
-#                            cross compiler, chromium and playwright-core for the browser
-#                            tests, stress-ng (make check-stress), mmdebstrap (check-fresh)
+#   scripts/deps.sh check    make check: fast + clang (and its libFuzzer: make fuzz), the
+#                            agent tests' tools, the Cortex-M4 cross compiler, chromium and
+#                            playwright-core for the browser tests, stress-ng (make
+#                            check-stress), mmdebstrap (check-fresh)
 # As root it installs the missing Debian packages with apt-get; otherwise it prints the exact
 # `sudo apt-get install ...` line and exits 1 before anything is built. The npm packages go
 # into node_modules/ (scripts/npm-deps.sh), which needs no root.
@@ -18,9 +19,10 @@ build_pkgs="cmake make gcc libc6-dev pkg-config libcjson-dev libmicrohttpd-dev l
  xz-utils"
 fast_pkgs="$build_pkgs libcmocka-dev python3 iperf3 iperf iproute2 procps"
 # nftables + iputils-ping: loss and reachability in the namespace tests; the arm compiler and
-# newlib: make check-footprint; chromium: tests/e2e (driven by playwright-core from npm).
-check_pkgs="$fast_pkgs clang nftables iputils-ping gcc-arm-none-eabi libnewlib-arm-none-eabi
- chromium stress-ng mmdebstrap git"
+# newlib: make check-footprint; chromium: tests/e2e (driven by playwright-core from npm);
+# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz; only recommended by clang).
+check_pkgs="$fast_pkgs clang libclang-rt-dev nftables iputils-ping gcc-arm-none-eabi
+ libnewlib-arm-none-eabi chromium stress-ng mmdebstrap git"
 case "$what" in
   build|run) pkgs=$build_pkgs; npm_tier=build ;;
   fast) pkgs=$fast_pkgs; npm_tier=build ;;

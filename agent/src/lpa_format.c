@@ -46,7 +46,7 @@ void lpa_line_str(struct lpa_line *l, const char *s) {
 }
 
 void lpa_line_pad(struct lpa_line *l, unsigned n) {
-  while (n-- > 0) put_c(l, ' ');
+  for (; n > 0; n--) put_c(l, ' ');
 }
 
 /* Decimal digits of v by subtracting powers of ten: no 64-bit division helper needed. */

@@ -515,10 +515,15 @@ void lpa_jw_uint(struct lpa_jw *w, const char *key, uint64_t v) {
   put_uint(w, v);
 }
 
+/* |v| without a wrap: -(v + 1) fits in int64_t even for INT64_MIN, whose magnitude does not. */
+static uint64_t magnitude(int64_t v) {
+  return v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v;
+}
+
 void lpa_jw_int(struct lpa_jw *w, const char *key, int64_t v) {
   lead(w, key);
   if (v < 0) put_c(w, '-');
-  put_uint(w, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+  put_uint(w, magnitude(v));
 }
 
 void lpa_jw_scaled(struct lpa_jw *w, const char *key, int64_t v, unsigned decimals) {
@@ -529,7 +534,7 @@ void lpa_jw_scaled(struct lpa_jw *w, const char *key, int64_t v, unsigned decima
   for (k = 0; k < decimals; k++) div *= 10u;
   lead(w, key);
   if (v < 0) put_c(w, '-');
-  m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  m = magnitude(v);
   put_uint(w, m / div);
   if (decimals == 0) return;
   put_c(w, '.');

@@ -378,9 +378,9 @@ static void do_udp_recv(struct lpa_conn *c) {
     struct pbuf *p;
     const uint8_t *data;
     size_t want;
-    uint64_t now;
+    uint32_t now;
     if (netconn_recv(c->nc, &nb) != ERR_OK) return;
-    now = LPA_NOW_US();
+    now = (uint32_t)LPA_NOW_US(); /* modulo 2^32, as lpa_core_on_udp wants */
     p = nb->p;
     want = p->tot_len < LPA_UDP_HEAD_MAX ? p->tot_len : LPA_UDP_HEAD_MAX;
     data = (const uint8_t *)p->payload;

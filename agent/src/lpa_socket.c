@@ -408,7 +408,8 @@ static void do_udp_recv(struct lpa_conn *c) {
     ssize_t n = lwip_recvfrom(c->fd, udpbuf, sizeof(udpbuf), MSG_DONTWAIT, &u.sa, &ulen);
     if (n < 0) return; /* nothing more (or an ICMP error: UDP just goes on) */
     from_sockaddr(&u, &from, &port);
-    lpa_core_on_udp(c->owner, c, udpbuf, (size_t)n, &from, port, LPA_NOW_US());
+    /* Arrival in microseconds modulo 2^32, as lpa_core_on_udp wants (and the raw back end). */
+    lpa_core_on_udp(c->owner, c, udpbuf, (size_t)n, &from, port, (uint32_t)LPA_NOW_US());
   }
 }
 #endif

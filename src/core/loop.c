@@ -203,8 +203,8 @@ static void run_timers(struct lp_loop *loop)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     /* Fire only timers due at entry, so a timer re-arming itself for "now" cannot spin. */
-    unsigned budget = (unsigned)loop->nheap;
-    while (budget-- && loop->nheap && loop->heap[0]->deadline_ns <= now) {
+    for (size_t budget = loop->nheap; budget > 0 && loop->nheap && loop->heap[0]->deadline_ns <= now;
+         budget--) {
         struct lp_timer *t = loop->heap[0];
         heap_remove(loop, 0);
         t->fn(t);

@@ -102,19 +102,35 @@ static int by_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The budget is an int64_t, and on TCP -k x -l can pass 2^64: an iperf3 client's parameters
+ * allow "blockcount" 9e18 and "len" 1 MiB, the CLI -k 2^50. It saturates at INT64_MAX bytes
+ * (9.2 EB, never reached) instead of wrapping (with -l 128K, -k 2^47+1 wrapped to one block,
+ * -k 2^47 to no limit at all, blockcount 9e18 to a negative budget: nothing was sent). */
+static uint64_t budget_clamp(uint64_t v)
+{
+    return v < (uint64_t)INT64_MAX ? v : (uint64_t)INT64_MAX;
+}
+
+static uint64_t blocks_bytes(uint64_t blocks, uint64_t blk)
+{
+    return blk && blocks > (uint64_t)INT64_MAX / blk ? (uint64_t)INT64_MAX : blocks * blk;
+}
+
 void lp_run_prepare_budget(struct lp_run *r)
 {
     bool udp = r->spec.proto == LP_PROTO_UDP;
     /* -k counts datagrams on UDP; on TCP a "block" is a full write, so it is a byte budget
      * (a stock receiver counts its reads, which only add up if every block is sent whole). */
     uint64_t blk = lp_spec_blksize(&r->spec);
-    uint64_t budget = r->spec.bytes ? r->spec.bytes : udp ? r->spec.blocks : r->spec.blocks * blk;
+    uint64_t budget = budget_clamp(r->spec.bytes ? r->spec.bytes
+                                   : udp         ? r->spec.blocks
+                                                 : blocks_bytes(r->spec.blocks, blk));
     r->budget.limited = budget != 0;
     r->budget.blocks = !r->spec.bytes && r->spec.blocks && udp;
     atomic_store(&r->budget.remaining, (int64_t)budget);
     /* A receiving client ends the test when the bytes it asked for have arrived. */
     if (r->spec.role == LP_ROLE_CLIENT && r->spec.dir == LP_DIR_REVERSE)
-        r->budget.rx_target = r->spec.bytes ? r->spec.bytes : r->spec.blocks * blk;
+        r->budget.rx_target = r->spec.bytes ? r->spec.bytes : blocks_bytes(r->spec.blocks, blk);
 }
 
 int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_run_role *role)

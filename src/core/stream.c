@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/compiler.h"
 #include "wire/iperf2.h"
 #include "wire/iperf3.h"
 
@@ -88,6 +89,15 @@ static void udp_stamp(const struct lp_stream *s, uint8_t *out, uint64_t seq, con
     }
 }
 
+/* One xorshift64 step (Marsaglia 2003): its left shifts drop bits out of the word by design. */
+static LP_WRAPS uint64_t xorshift64(uint64_t x)
+{
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+}
+
 static void fill_payload(uint8_t *buf, size_t len, bool repeating)
 {
     if (repeating) {
@@ -98,9 +108,7 @@ static void fill_payload(uint8_t *buf, size_t len, bool repeating)
     /* Incompressible filler (xorshift), so link-layer compression cannot flatter results. */
     uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)buf ^ (uint64_t)time(NULL);
     for (size_t i = 0; i < len; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        x = xorshift64(x);
         buf[i] = (uint8_t)x;
     }
 }

@@ -288,9 +288,8 @@ static void receiver_ended(struct i2flow *f)
         .errors = k.lost > 0 ? (uint64_t)k.lost : 0,
         .out_of_order = k.out_of_order,
         .datagrams = k.max_seq,
-        .jitter_sec = (uint32_t)k.jitter_s,
-        .jitter_usec = (uint32_t)((k.jitter_s - (double)(uint32_t)k.jitter_s) * 1e6 + 0.5),
     };
+    lp_i2_report_set_jitter(&rep, k.jitter_s); /* from the server's timestamps: saturates */
     lp_i2_reporter_start(&f->reporter, &c->eng.loop, rs->ds->h.fd, &rep, on_report_done, f);
 }
 

@@ -327,7 +327,6 @@ static void udp_receiver_ended(struct i2flow *f)
     struct lp_stream_counters c;
     lp_stream_read(rs->ds, &c);
     uint64_t dur_ns = lp_now_ns() - t->base.run.meas_ns;
-    double jit = c.jitter_s;
     struct lp_i2_report rep = {
         .flags = LP_I2_VERSION1 | LP_I2_SEQNO64B,
         .bytes = c.bytes,
@@ -336,9 +335,9 @@ static void udp_receiver_ended(struct i2flow *f)
         .errors = c.lost > 0 ? (uint64_t)c.lost : 0,
         .out_of_order = c.out_of_order,
         .datagrams = c.max_seq,
-        .jitter_sec = (uint32_t)jit,
-        .jitter_usec = (uint32_t)((jit - (double)(uint32_t)jit) * 1e6 + 0.5),
     };
+    /* The jitter comes from the client's timestamps: anything, up to ~4.3e9 s (saturates). */
+    lp_i2_report_set_jitter(&rep, c.jitter_s);
     /* The enhanced fields, which make a stock client print latency, when this server shows
      * latency itself: -e here, or the client asked for trip-times. */
     if (rs->ds->cfg.latency && (t->base.run.spec.report.enhanced || t->base.run.spec.iperf2.trip_times))

@@ -289,6 +289,30 @@ void lp_i2_report_encode(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_repor
     put32(p + 108, (uint32_t)(r->datagrams >> 32));
 }
 
+void lp_i2_report_set_jitter(struct lp_i2_report *r, double seconds)
+{
+    /* A double past 2^32 cast to uint32_t is undefined, and a peer whose timestamps alternate
+     * between 0 and 2^32 - 1 s (+ 4295 s of microseconds) takes the RFC 1889 jitter past
+     * 2^32 s within a few hundred datagrams. */
+    if (!(seconds > 0)) {
+        r->jitter_sec = r->jitter_usec = 0;
+        return;
+    }
+    if (seconds >= (double)UINT32_MAX) {
+        r->jitter_sec = UINT32_MAX;
+        r->jitter_usec = 999999;
+        return;
+    }
+    uint32_t whole = (uint32_t)seconds;
+    uint32_t usec = (uint32_t)((seconds - (double)whole) * 1e6 + 0.5);
+    if (usec >= 1000000u) { /* 0.9999996 s rounds to 1 s 0 us, not 0 s 1000000 us */
+        whole++;            /* at most UINT32_MAX: seconds < 2^32 - 1 */
+        usec -= 1000000u;
+    }
+    r->jitter_sec = whole;
+    r->jitter_usec = usec;
+}
+
 static void decode_report_at(const uint8_t *p, size_t avail, struct lp_i2_report *r)
 {
     r->flags = get32(p);

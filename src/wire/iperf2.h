@@ -135,6 +135,10 @@ struct lp_i2_report {
     uint32_t ipg_count;             /* datagrams per second (2.1.x's cntIPG) */
 };
 void lp_i2_report_encode(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_report *r);
+/* jitter_sec/jitter_usec from a jitter in seconds, rounded to the microsecond. The jitter comes
+ * from the peer's timestamps, so it may be anything: past 2^32 - 1 s it saturates, negative or
+ * NaN is 0. */
+void lp_i2_report_set_jitter(struct lp_i2_report *r, double seconds);
 /* Parse a report from a datagram: the 2.1.x layout at U+16, or the 2.0.5-era one at U+12.
  * Returns false if neither carries the VERSION1 flag. */
 bool lp_i2_report_decode(const uint8_t *buf, size_t len, struct lp_i2_report *r);

@@ -545,6 +545,34 @@ def udp_reverse_absurd():
 
 
 @suite.case
+def udp_absurd_timestamps():
+    """A UDP flow whose send times alternate between 0 s and 2^32 - 1 s + 2^32 - 1 us: its
+    RFC 1889 jitter passes 2^32 s, more than the report's 32-bit seconds field holds (casting
+    it there was undefined: the clang sanitizer build stopped the server). The FIN is answered
+    with a report counting all 401 datagrams, and the server goes on serving."""
+    dest = (LOOP4, SRV.port)
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        for seq in range(1, 402):
+            sec, usec = (0, 1) if seq % 2 else (M32, M32)
+            if seq == 401:
+                seq = -seq   # the FIN
+            body = i2.udp_datagram(seq, size=200)[16:]
+            u.sendto(i2.udp_prefix(seq, sec, usec) + body, dest)
+        u.settimeout(3)
+        try:
+            rep, _ = u.recvfrom(2048)
+        except socket.timeout:
+            rep = b""
+        check(len(rep) >= 64, "UDP absurd timestamps: no server report")
+        errors, ooo, total = struct.unpack("!III", rep[36:48])
+        eq((errors, total), (0, 401), "UDP absurd timestamps: report lost/total")
+    finally:
+        u.close()
+    still_serves("UDP absurd timestamps")
+
+
+@suite.case
 def udp_flood_random():
     """2 s of random datagrams (lengths 0, 1, 4, 15, 16, random, 1470, 65507; random,
     negative and huge sequence numbers; 200 source ports) plus 4 ports that start

@@ -13,6 +13,13 @@
 
 /* The agent file is self-contained C99: compile it into this test. */
 #include "../../agent/src/lpa_json.c"
+#include "core/compiler.h"
+
+/* The C standard's example rand() for the mutations: the next state modulo 2^32, a wrap by
+ * design. */
+static LP_WRAPS uint32_t lcg32(uint32_t s) {
+  return s * 1103515245u + 12345u;
+}
 
 /* A heap copy of exactly n bytes (no terminator): reads past n hit the allocator's redzone. */
 static char *exact(const char *s, size_t n) {
@@ -304,7 +311,7 @@ static void test_mutations(void **state) {
     assert_non_null(p);
     memcpy(p, src, len);
     for (flips = 0; flips < 1 + (round % 4); flips++) {
-      seed = seed * 1103515245u + 12345u;
+      seed = lcg32(seed);
       k = (seed >> 8) % n;
       switch ((seed >> 4) & 3) {
       case 0: p[k] = (char)(seed >> 24); break;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "evidence.h"
@@ -265,6 +266,36 @@ static void server_report_transit(void **state)
     assert_false(back.has_transit);
 }
 
+/* The report's jitter, from the peer's timestamps: rounded to the microsecond (carrying into
+ * the seconds), saturated past 2^32 - 1 s (the old (uint32_t) cast of 5e9 was undefined and
+ * sent 705032704 s on x86), 0 when negative or NaN. */
+static void report_jitter_saturates(void **state)
+{
+    (void)state;
+    struct lp_i2_report r;
+    lp_i2_report_set_jitter(&r, 1.5);
+    assert_int_equal(r.jitter_sec, 1);
+    assert_int_equal(r.jitter_usec, 500000);
+    lp_i2_report_set_jitter(&r, 0.0000126);
+    assert_int_equal(r.jitter_sec, 0);
+    assert_int_equal(r.jitter_usec, 13);
+    lp_i2_report_set_jitter(&r, 2.9999996);
+    assert_int_equal(r.jitter_sec, 3);
+    assert_int_equal(r.jitter_usec, 0);
+    lp_i2_report_set_jitter(&r, 5e9);
+    assert_int_equal(r.jitter_sec, UINT32_MAX);
+    assert_int_equal(r.jitter_usec, 999999);
+    lp_i2_report_set_jitter(&r, 4294967294.75);
+    assert_int_equal(r.jitter_sec, 4294967294u);
+    assert_int_equal(r.jitter_usec, 750000);
+    lp_i2_report_set_jitter(&r, -1.0);
+    assert_int_equal(r.jitter_sec, 0);
+    assert_int_equal(r.jitter_usec, 0);
+    lp_i2_report_set_jitter(&r, NAN);
+    assert_int_equal(r.jitter_sec, 0);
+    assert_int_equal(r.jitter_usec, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +308,7 @@ int main(void)
         cmocka_unit_test(trip_ack_matches_stock_bytes),
         cmocka_unit_test(burst_header_round_trip),
         cmocka_unit_test(server_report_transit),
+        cmocka_unit_test(report_jitter_saturates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

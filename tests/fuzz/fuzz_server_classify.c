@@ -1,0 +1,110 @@
+/* The server's first-bytes classifier (src/proto/server.c): a new TCP connection is an iperf3
+ * control or data connection (a 37-byte cookie), an iperf2 test (a header of the length its
+ * first word gives, or payload from the first byte: a header-less client), or refused. Those
+ * functions are static, so this file includes server.c itself and drives its real
+ * on_pending_io() as the loop would, on one end of a socketpair whose other end sends the
+ * input in two segments (the first byte alone, so the "fewer than 4 bytes" path runs too) and
+ * then closes. The dialects' entry points are renamed to the stubs below: they do what the
+ * dialects first do with what they are handed (read the cookie, decode the iperf2 header)
+ * and close the socket. An AF_UNIX pair: nothing leaves the process. */
+#define i3s_connection fuzz_i3s_connection
+#define i2s_tcp fuzz_i2s_tcp
+#include "proto/server.c"
+#undef i3s_connection
+#undef i2s_tcp
+
+#include "fuzz.h"
+
+#define FEED_MAX 1024u /* the classifier reads at most LP_I2_TCP_HDR_MAX of it */
+
+void fuzz_i3s_connection(struct lp_server *s, int fd, const uint8_t cookie[LP_I3_COOKIE_SIZE],
+                         const struct sockaddr_storage *peer, uint64_t seq)
+{
+    uint8_t copy[LP_I3_COOKIE_SIZE];
+    (void)s;
+    (void)peer;
+    (void)seq;
+    memcpy(copy, cookie, sizeof(copy));
+    (void)lp_i3_cookie_valid(copy);
+    close(fd);
+}
+
+void fuzz_i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_t extra,
+                  const struct sockaddr_storage *peer)
+{
+    /* hlen bytes copied out of the classifier's buffer: a length that overstates what it
+     * holds is a read past that buffer (a sanitizer error), not a silent garbage header. */
+    uint8_t *copy = malloc(hlen ? hlen : 1);
+    struct lp_i2_header h;
+    (void)s;
+    (void)extra;
+    (void)peer;
+    if (copy && hlen) {
+        memcpy(copy, hdr, hlen);
+        lp_i2_header_decode(copy, hlen, &h);
+        lp_i2_header_start_time(copy, hlen, false, &h.start_sec, &h.start_usec);
+        (void)lp_i2_ack_wanted(h.flags);
+    }
+    free(copy);
+    close(fd);
+}
+
+/* What on_accept() does with an accepted descriptor. */
+static struct pending *pending_new(struct lp_server *s, int fd)
+{
+    struct pending *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->srv = s;
+    p->h.fd = fd;
+    p->h.fn = on_pending_io;
+    p->seq = ++s->seq;
+    lp_timer_init(&p->timer, on_pending_timeout);
+    if (lp_loop_add(&s->eng.loop, &p->h, EPOLLIN) < 0) {
+        free(p);
+        return NULL;
+    }
+    s->pendings = p;
+    s->npending = 1;
+    lp_timer_arm(&s->eng.loop, &p->timer, lp_now_ns() + LP_SRV_CLASSIFY_TIMEOUT_MS * LP_NS_PER_MS);
+    return p;
+}
+
+/* Readable events until the classifier decided or read all there is (bounded). */
+static void pump(struct pending *p, unsigned times)
+{
+    for (unsigned i = 0; i < times && !p->dead; i++)
+        on_pending_io(&p->h, EPOLLIN);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct lp_server *s = calloc(1, sizeof(*s));
+    int sv[2];
+    if (!s)
+        return 0;
+    if (lp_loop_init(&s->eng.loop) < 0) {
+        free(s);
+        return 0;
+    }
+    s->eng.debug = 1; /* its debug lines are formatted too (no sink: they go nowhere) */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
+        struct pending *p = pending_new(s, sv[0]);
+        size_t n = size < FEED_MAX ? size : FEED_MAX, first = n ? 1 : 0;
+        bool sent = write(sv[1], data, first) == (ssize_t)first;
+        if (p)
+            pump(p, 2); /* the first byte, then "nothing more yet" */
+        sent = sent && write(sv[1], data + first, n - first) == (ssize_t)(n - first);
+        close(sv[1]);
+        if (p) {
+            pump(p, sent ? 2 * LP_I2_TCP_HDR_MAX : 0);
+            if (!p->dead)
+                pending_drop(p, true);
+        } else {
+            close(sv[0]);
+        }
+    }
+    lp_loop_destroy(&s->eng.loop); /* runs the deferred frees */
+    free(s);
+    return 0;
+}
