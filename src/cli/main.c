@@ -130,7 +130,7 @@ static int run_client(const struct lp_cli_config *cfg, struct lp_cli_output *out
 static struct lp_web *start_web(const struct lp_cli_config *cfg, struct lp_cli_output *out,
                                 int argc, char **argv, struct sink_tee *tee, int *id)
 {
-    struct lp_web_opts o = {cfg->web, NULL, cfg->db, cfg->no_history};
+    struct lp_web_opts o = {cfg->web, NULL, cfg->db, cfg->no_history, 0};
     struct lp_web *w;
     char err[256];
 

@@ -12,6 +12,7 @@
 
 static const char usage[] =
     "Usage: linkperf ui [--listen HOST:PORT] [--token TOKEN] [--db PATH | --no-history]\n"
+    "                   [--allow-private-targets]\n"
     "Serve linkperf's browser GUI (a modern JPerf) and print its URL.\n"
     "  --listen HOST:PORT  address to serve on (default 127.0.0.1:8080, or a free port when\n"
     "                      8080 is taken; port 0 = a free port). A numeric address, [IPv6],\n"
@@ -22,11 +23,16 @@ static const char usage[] =
     "  --db PATH           the history database (default\n"
     "                      $XDG_DATA_HOME/linkperf/history.db or ~/.local/share/...)\n"
     "  --no-history        record nothing and show no history\n"
+    "  --allow-private-targets  served on an address other than loopback, the page may\n"
+    "                      still test private, link-local and loopback hosts (10/8,\n"
+    "                      192.168/16, 169.254/16, the cloud metadata address, fc00::/7,\n"
+    "                      ...): without it, whoever reaches the page cannot aim tests\n"
+    "                      into this machine's networks\n"
     "Stop with Ctrl-C (running tests stop and keep their partial results).\n";
 
 int lp_cli_ui_main(int argc, char **argv)
 {
-    struct lp_web_opts opts = {NULL, NULL, NULL, 0};
+    struct lp_web_opts opts = {NULL, NULL, NULL, 0, 0};
     struct lp_web *w;
     sigset_t set;
     char err[256];
@@ -40,6 +46,10 @@ int lp_cli_ui_main(int argc, char **argv)
         }
         if (strcmp(a, "--no-history") == 0) {
             opts.no_history = 1;
+            continue;
+        }
+        if (strcmp(a, "--allow-private-targets") == 0) {
+            opts.allow_private_targets = 1;
             continue;
         }
         if (strcmp(a, "--listen") == 0 || strcmp(a, "--token") == 0 || strcmp(a, "--db") == 0) {

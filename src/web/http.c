@@ -289,7 +289,7 @@ static enum MHD_Result api_post(struct lp_web *w, struct MHD_Connection *c, cons
     }
     argv[argc] = NULL;
     if (strcmp(url, "/api/check") == 0) {
-        if (lp_web_check_args(argc, argv, &err, option, sizeof(option)) < 0) {
+        if (lp_web_check_args(w->runs, argc, argv, &err, option, sizeof(option)) < 0) {
             ret = reply_error(c, 200, err.msg, option);
         } else {
             char *cmd = lp_cli_command_line(argc, argv);
@@ -704,6 +704,7 @@ struct lp_web *lp_web_start(const struct lp_web_opts *o, char *err, size_t errle
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    lp_web_runs_restrict_targets(w->runs, !loopback && !o->allow_private_targets);
     w->daemon = start_daemon(w, &ss);
     if (!w->daemon && !o->listen) { /* the default port is taken: any free one */
         ((struct sockaddr_in *)&ss)->sin_port = 0;

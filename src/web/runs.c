@@ -3,7 +3,10 @@
  * formatter of the command line's look for the text pane. Nothing here prints. */
 #include "web/runs.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,6 +64,7 @@ struct lp_web_runs {
     struct lp_store *store;
     struct run *runs[LP_WEB_RUNS_KEPT];
     unsigned next_id;
+    bool restrict_targets; /* set once, before the page serves */
 };
 
 static uint64_t wall_ms(void)
@@ -89,6 +93,61 @@ static void option_of(const char *msg, char *option, size_t optlen)
         n = optlen - 1;
     memcpy(option, p, n);
     option[n] = '\0';
+}
+
+/* Addresses a page reachable from elsewhere must not aim tests at: this machine (loopback,
+ * unspecified), its private and shared networks, link-local ones (169.254.169.254 is the
+ * cloud metadata service), multicast and broadcast. */
+static bool private_v4(uint32_t a)
+{
+    return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 || (a >> 16) == 0xA9FE ||
+           (a >> 20) == 0xAC1 || (a >> 16) == 0xC0A8 || (a >> 22) == (0x6440 >> 6) ||
+           (a >> 28) >= 0xE;
+}
+
+static bool private_addr(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return private_v4(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+    if (sa->sa_family != AF_INET6)
+        return true;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a)) {
+        uint32_t v4;
+        memcpy(&v4, &a->s6_addr[12], 4);
+        return private_v4(ntohl(v4));
+    }
+    return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LINKLOCAL(a) ||
+           IN6_IS_ADDR_SITELOCAL(a) || IN6_IS_ADDR_MULTICAST(a) || (a->s6_addr[0] & 0xFE) == 0xFC;
+}
+
+/* The client's host, every address it resolves to. A name that does not resolve is left
+ * to the run, which reports it as the CLI does. */
+static int check_target(const struct lp_cli_config *cfg, struct lp_cli_err *err)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+    int rc = 0;
+
+    if (cfg->spec.role != LP_ROLE_CLIENT)
+        return 0;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(cfg->spec.host, NULL, &hints, &res) != 0)
+        return 0;
+    for (ai = res; ai && rc == 0; ai = ai->ai_next)
+        if (private_addr(ai->ai_addr))
+            rc = lp_cli_err_set(err, "option -c/--client: %s is a private, link-local or "
+                                     "loopback address, and this page is served beyond "
+                                     "loopback (linkperf ui --allow-private-targets allows it)",
+                                cfg->spec.host);
+    freeaddrinfo(res);
+    return rc;
+}
+
+void lp_web_runs_restrict_targets(struct lp_web_runs *w, bool on)
+{
+    w->restrict_targets = on;
 }
 
 static int parse_args(int argc, char *const argv[], struct lp_cli_config *cfg,
@@ -130,8 +189,8 @@ static int parse_args(int argc, char *const argv[], struct lp_cli_config *cfg,
     return 0;
 }
 
-int lp_web_check_args(int argc, char *const argv[], struct lp_cli_err *err, char *option,
-                      size_t optlen)
+int lp_web_check_args(const struct lp_web_runs *w, int argc, char *const argv[],
+                      struct lp_cli_err *err, char *option, size_t optlen)
 {
     struct lp_cli_config *cfg = malloc(sizeof(*cfg)); /* large: paths */
     int rc;
@@ -139,6 +198,8 @@ int lp_web_check_args(int argc, char *const argv[], struct lp_cli_err *err, char
     if (!cfg)
         return lp_cli_err_set(err, "out of memory");
     rc = parse_args(argc, argv, cfg, err);
+    if (rc == 0 && w && w->restrict_targets)
+        rc = check_target(cfg, err);
     free(cfg);
     if (rc < 0)
         option_of(err->msg, option, optlen);
@@ -443,7 +504,8 @@ int lp_web_runs_start(struct lp_web_runs *w, int argc, char *const argv[],
     pthread_mutex_init(&r->rec_mu, NULL);
     r->owner = w;
     r->joined = true; /* until the thread exists */
-    if (parse_args(argc, argv, &r->cfg, err) < 0) {
+    if (parse_args(argc, argv, &r->cfg, err) < 0 ||
+        (w->restrict_targets && check_target(&r->cfg, err) < 0)) {
         option_of(err->msg, option, optlen);
         run_free(r);
         return -1;

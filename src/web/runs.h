@@ -5,6 +5,7 @@
 #ifndef LP_WEB_RUNS_H
 #define LP_WEB_RUNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,8 +27,12 @@ struct lp_web_runs *lp_web_runs_new(struct lp_bus *bus, struct lp_store *store);
 /* Parses and checks argv (without the program name) like the CLI does, refusing what a
  * page may not ask (a daemon, log or pid files, stdin, help/version output). Returns 0, or
  * -1 with err set and *option pointing at the option named in the message ("" if none). */
-int lp_web_check_args(int argc, char *const argv[], struct lp_cli_err *err, char *option,
-                      size_t optlen);
+int lp_web_check_args(const struct lp_web_runs *w, int argc, char *const argv[],
+                      struct lp_cli_err *err, char *option, size_t optlen);
+/* A page served on an address other than loopback: tests from it to private, link-local,
+ * loopback and metadata addresses are refused (linkperf ui --allow-private-targets lifts
+ * it). */
+void lp_web_runs_restrict_targets(struct lp_web_runs *w, bool on);
 /* Starts a run of argv; returns its id (> 0), or -1 with err/option set as above. */
 int lp_web_runs_start(struct lp_web_runs *r, int argc, char *const argv[],
                       struct lp_cli_err *err, char *option, size_t optlen);

@@ -12,9 +12,11 @@
 struct lp_web_opts {
     const char *listen; /* "HOST:PORT", "[V6]:PORT" or "PORT"; NULL: 127.0.0.1:8080, or a
                          * free port when 8080 is taken */
-    const char *token;  /* NULL: none on loopback, a random one on any other address */
+    const char *token;  /* NULL: a random one (on loopback too) */
     const char *db;     /* history database (NULL: the default path) */
     int no_history;     /* record nothing, show no history */
+    int allow_private_targets; /* served on another address than loopback: the page may
+                                * still test private, link-local and loopback hosts */
 };
 
 /* Owns the HTTP daemon, the event bus and the runs. */

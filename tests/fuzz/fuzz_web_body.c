@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct lp_cli_err err;
         char option[64];
         argv[argc] = NULL;
-        if (lp_web_check_args(argc, argv, &err, option, sizeof(option)) == 0)
+        if (lp_web_check_args(NULL, argc, argv, &err, option, sizeof(option)) == 0)
             free(lp_cli_command_line(argc, argv));
     }
     cJSON_Delete(body);

@@ -249,6 +249,70 @@ def partial_requests_expire():
     check(status == 200, "the page after the holders were closed: %d %s" % (status, doc))
 
 
+# Run in a namespace: /api/check for each target given, printing "TARGET -> ok|ERROR".
+CHECK_TARGETS = r"""
+import http.client, json, re, sys
+url = sys.argv[1]
+m = re.match(r"http://([\d.]+):(\d+)/\?token=(\S+)", url)
+host, port, token = m.group(1), int(m.group(2)), m.group(3)
+def req(method, path, body=None, csrf=None):
+    c = http.client.HTTPConnection(host, port, timeout=10)
+    h = {"Host": "%s:%d" % (host, port), "X-Linkperf-Token": token}
+    if body is not None:
+        h["Content-Type"] = "application/json"
+        h["X-CSRF-Token"] = csrf
+    c.request(method, path, body=json.dumps(body) if body is not None else None, headers=h)
+    return json.loads(c.getresponse().read())
+csrf = req("GET", "/api/info")["csrf"]
+for t in sys.argv[2:]:
+    d = req("POST", "/api/check", {"args": ["-c", t, "-t", "1"]}, csrf)
+    print("%s -> %s" % (t, "ok" if d.get("ok") else d.get("error")))
+"""
+
+
+@suite.case
+def private_targets_from_a_shared_page():
+    """A page served beyond loopback refuses tests to private, link-local (the cloud metadata
+    address), loopback and shared addresses, naming the option that allows them, and takes
+    public ones; --allow-private-targets takes them all; a loopback page (the default) is
+    unchanged. In a namespace of our own, the page on 10.9.1.1 there."""
+    import subprocess
+    lptest.require(os.geteuid() == 0, "namespaces need root")
+    ns = "lpweb-%d" % os.getpid()
+    subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        subprocess.run(["ip", "-n", ns, "addr", "add", "10.9.1.1/32", "dev", "lo"], check=True)
+        private = ["192.168.1.20", "10.9.1.1", "169.254.169.254", "127.0.0.1", "172.16.0.9",
+                   "100.64.0.1", "fe80::1", "fd00::5", "::1", "localhost"]
+        public = ["8.8.8.8", "2001:4860::8888"]
+        for extra, allowed in (([], False), (["--allow-private-targets"], True)):
+            ui = UI(argv=["ip", "netns", "exec", ns, lptest.LINKPERF, "ui", "--listen",
+                          "10.9.1.1:0", "--no-history"] + extra)
+            r = lptest.run(["ip", "netns", "exec", ns, "python3", "-c", CHECK_TARGETS, ui.url] +
+                           private + public, timeout=40)
+            got = dict(ln.split(" -> ", 1) for ln in r.out.splitlines() if " -> " in ln)
+            ui.stop()
+            for t in public:
+                check(got.get(t) == "ok", "%s: public %s refused: %s" % (extra, t, got.get(t)),
+                      r.describe())
+            for t in private:
+                if allowed:
+                    check(got.get(t) == "ok", "--allow-private-targets: %s refused: %s" % (
+                        t, got.get(t)), r.describe())
+                else:
+                    check("--allow-private-targets" in (got.get(t) or ""),
+                          "a shared page took the private target %s: %s" % (t, got.get(t)),
+                          r.describe())
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    ui = UI()
+    ui.login()
+    _, doc = ui.json("POST", "/api/check", {"args": ["-c", "192.168.1.20", "-t", "1"]}, want=200)
+    check(doc.get("ok"), "a loopback page refused a private target: %s" % doc)
+
+
 @suite.case
 def token_and_listen_options():
     """--token: every API call needs it (header or ?token= for the event stream), the page
