@@ -238,6 +238,16 @@ bool lp_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_s
     return ea.host[0] && strcmp(ea.host, eb.host) == 0;
 }
 
+bool lp_sock_is_loopback(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    if (ss->ss_family != AF_INET6)
+        return false;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
 int lp_sock_mss(int fd)
 {
     int mss = 0;

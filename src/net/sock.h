@@ -42,6 +42,8 @@ int lp_sock_local(int fd, struct lp_endpoint *ep);
 int lp_sock_peer(int fd, struct lp_endpoint *ep);
 /* True when both addresses name the same host (ignoring ports; v4-mapped == v4). */
 bool lp_sock_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/* 127.0.0.0/8, ::1 or a v4-mapped 127.x address. */
+bool lp_sock_is_loopback(const struct sockaddr_storage *ss);
 
 struct lp_tcp_sample {
     bool valid;

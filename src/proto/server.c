@@ -311,16 +311,6 @@ static unsigned default_max_duration(void)
     return e && *e && !*end && v >= 1 && v <= 86400 ? (unsigned)v : LP_SRV_DEFAULT_MAX_DURATION_S;
 }
 
-static bool is_loopback(const struct sockaddr_storage *ss)
-{
-    if (ss->ss_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
-    if (ss->ss_family != AF_INET6)
-        return false;
-    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
-}
-
 static void note_proven(struct lp_server *s, const struct sockaddr_storage *peer)
 {
     uint64_t now = lp_now_ns();
@@ -337,7 +327,7 @@ static void note_proven(struct lp_server *s, const struct sockaddr_storage *peer
 
 bool srv_peer_proven(const struct lp_server *s, const struct sockaddr_storage *peer)
 {
-    if (is_loopback(peer))
+    if (lp_sock_is_loopback(peer))
         return true;
     uint64_t now = lp_now_ns();
     for (unsigned i = 0; i < LP_SRV_PROVEN_MAX; i++)
@@ -356,7 +346,7 @@ static uint16_t port_of(const struct sockaddr_storage *ss)
 bool srv_own_endpoint(const struct lp_server *s, const struct sockaddr_storage *addr,
                       const struct sockaddr_storage *local)
 {
-    if (!is_loopback(addr) && !(local && lp_sock_same_host(addr, local)))
+    if (!lp_sock_is_loopback(addr) && !(local && lp_sock_same_host(addr, local)))
         return false;
     for (unsigned i = 0; i < s->nlis; i++)
         if (port_of(&s->lis[i].local.ss) == port_of(addr))

@@ -17,6 +17,7 @@
 
 #include "cli/cmdline.h"
 #include "linkperf/record.h"
+#include "net/sock.h"
 #include "web/assets.h"
 #include "web/bus.h"
 #include "store/store.h"
@@ -631,13 +632,6 @@ bad:
     return -1;
 }
 
-static bool is_loopback(const struct sockaddr_storage *ss)
-{
-    if (ss->ss_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
-    return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
-}
-
 static void random_hex(char *out, size_t bytes)
 {
     unsigned char b[64];
@@ -681,7 +675,7 @@ struct lp_web *lp_web_start(const struct lp_web_opts *o, char *err, size_t errle
     if (parse_listen(o->listen ? o->listen : "127.0.0.1:8080", &ss, host, sizeof(host), &port,
                      err, errlen) < 0)
         goto fail;
-    loopback = is_loopback(&ss);
+    loopback = lp_sock_is_loopback(&ss);
     if (o->token && (strlen(o->token) < 8 || strlen(o->token) > LP_WEB_TOKEN_MAX ||
                      strspn(o->token, "0123456789abcdefghijklmnopqrstuvwxyz"
                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.") != strlen(o->token))) {
