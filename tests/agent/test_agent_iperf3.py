@@ -766,23 +766,34 @@ def make_link_case(name):
     return case
 
 
-# From namespace B: connect to the agent from a given source port; prints how long it took.
+# From namespace B, one source port twice: first a control connection the agent itself
+# closes (a cookie, then a params frame of garbage: the agent drops it, so it sends the first
+# FIN and keeps the TIME_WAIT; we close after its FIN, so our side keeps none), then, once the
+# agent shows that TIME_WAIT, a new connection from the same port, timed.
 REUSE_CONNECT = r"""
-import socket, sys, time
+import socket, struct, sys, time
+host, step = sys.argv[1], sys.argv[2]
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-try:
-    s.bind(("", int(sys.argv[2])))
-except OSError:
-    print("port busy here")  # our own side holds it in TIME_WAIT too: not reusable
-    sys.exit(0)
+s.bind(("", int(sys.argv[3]) if len(sys.argv) > 3 else 0))
 s.settimeout(20)
 t0 = time.monotonic()
 try:
-    s.connect((sys.argv[1], 5201))
-    print("connected after %.1f s" % (time.monotonic() - t0))
+    s.connect((host, 5201))
 except OSError as e:
     print("failed after %.1f s: %s" % (time.monotonic() - t0, e))
+    sys.exit(0)
+print("port %d connected after %.1f s" % (s.getsockname()[1], time.monotonic() - t0))
+if step == "first":
+    s.sendall(b"timewaittimewaittimewaittimewaittime" + b"\0")
+    assert s.recv(1) == b"\x09"
+    s.sendall(struct.pack(">I", 10) + b"{{{{{{{{{{")
+    try:
+        while s.recv(100):
+            pass
+    except ConnectionResetError:
+        print("reset")
+s.close()
 """
 
 
@@ -795,36 +806,29 @@ def timewait_port_reuse():
         with al.Topology(tag="i3tw" + name[:3], net=75) as topo:
             topo.pin_neighbor()
             host = topo.start_host(program(PROGRAMS[name]), cmds=["iperf3 -s"])
-            tried = []
-            # Who closes first at the end of a test is a race: run tests until the agent
-            # holds a TIME_WAIT whose port the PC side can bind again.
-            for _ in range(12):
-                server_case(topo, host, ["-t", "1"])
+            r = topo.run_b(["python3", "-c", REUSE_CONNECT, topo.lwip_ip, "first"], timeout=40)
+            m = re.search(r"port (\d+) connected", r.out)
+            check(m is not None and "reset" not in r.out, "%s: the first connection did not "
+                  "end with the agent's FIN" % name, r.describe(), host.diagnosis())
+            port = int(m.group(1))
+            deadline = time.monotonic() + 10
+            while True:
                 rc, out = host.command("pcbs")
-                ports = [int(m.group(1)) for ln in out
-                         for m in [re.search(r"TIME_WAIT 5201 -> (\d+)", ln)] if m]
-                r = None
-                for port in ports:
-                    if port in tried:
-                        continue
-                    tried.append(port)
-                    r = topo.run_b(["python3", "-c", REUSE_CONNECT, topo.lwip_ip, str(port)],
-                                   timeout=40)
-                    if "port busy" not in r.out:
-                        break
-                    r = None
-                if r is not None:
+                if any(re.search(r"TIME_WAIT 5201 -> %d\b" % port, ln) for ln in out):
                     break
-            check(r is not None, "%s: no TIME_WAIT port of the agent could be reused in 12 "
-                  "tests (tried %s)" % (name, tried))
+                check(time.monotonic() < deadline, "%s: the agent holds no TIME_WAIT for port "
+                      "%d" % (name, port), "\n".join(out))
+                time.sleep(0.1)
+            r = topo.run_b(["python3", "-c", REUSE_CONNECT, topo.lwip_ip, "again", str(port)],
+                           timeout=40)
             m = re.search(r"connected after ([\d.]+) s", r.out)
             # One retransmission (1 s); a busy machine may take a second or two more. Without
             # the hook: 20 s and a timeout.
             check(m is not None and float(m.group(1)) < 10, "%s: a client from port %d (in the "
-                  "agent's TIME_WAIT) did not connect: %s" % (name, tried[-1], r.out.strip()),
+                  "agent's TIME_WAIT) did not connect: %s" % (name, port, r.out.strip()),
                   r.describe(), host.diagnosis())
             server_case(topo, host, ["-t", "1"])
-            print("        %-8s reused port %d: %s" % (name, tried[-1], m.group(0)))
+            print("        %-8s reused port %d: %s" % (name, port, m.group(0)))
 
 
 for _name in PROGRAMS:
