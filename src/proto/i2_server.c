@@ -112,7 +112,8 @@ static void destroy(struct srv_test *base)
 {
     struct i2test *t = (struct i2test *)(void *)base;
     struct lp_loop *loop = &base->srv->eng.loop;
-    for (unsigned i = 0; t->udp && i < t->nflows; i++)
+    bool sends_back = t->base.run.spec.dir != LP_DIR_FORWARD;
+    for (unsigned i = 0; t->udp && sends_back && i < t->nflows; i++)
         if (t->flows[i]->peer.ss_family)
             note_udp_ended(base->srv, &t->flows[i]->peer);
     lp_timer_cancel(loop, &t->send_timer);

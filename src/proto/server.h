@@ -68,10 +68,12 @@ struct srv_proven {
     uint64_t at_ns; /* 0 = empty */
 };
 
-/* Sources whose iperf2 UDP flow ended recently: their late datagrams (a 2.1.8 -R client
- * repeats its first datagram until data arrives) must not start a test of their own. */
+/* Sources whose iperf2 UDP -R or full-duplex flow ended recently: their late datagrams (a
+ * 2.1.8 client repeats its first datagram, at 0-20 ms gaps, until data arrives) must not
+ * start a test of their own. Only those, and only briefly: a board that sends every test
+ * from one fixed port must be able to start the next one. */
 #define LP_SRV_UDP_ENDED_MAX 64
-#define LP_SRV_UDP_ENDED_NS (10ull * LP_NS_PER_S)
+#define LP_SRV_UDP_ENDED_NS (3ull * LP_NS_PER_S)
 
 struct lp_server {
     struct lp_engine eng;
