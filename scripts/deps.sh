@@ -16,9 +16,9 @@ what=${1:-build}
 here=$(dirname "$0")
 
 build_pkgs="cmake make gcc libc6-dev pkg-config libcjson-dev libmicrohttpd-dev libsqlite3-dev
- xz-utils"
-fast_pkgs="$build_pkgs libcmocka-dev python3 iperf3 iperf iproute2 procps"
-# nftables + iputils-ping: loss and reachability in the namespace tests; the arm compiler and
+ libssl-dev xz-utils"
+fast_pkgs="$build_pkgs libcmocka-dev python3 iperf3 iperf iproute2 procps openssl"
+# openssl: the authentication tests make their RSA keys with it; nftables + iputils-ping: loss and reachability in the namespace tests; the arm compiler and
 # newlib: make check-footprint; chromium: tests/e2e (driven by playwright-core from npm);
 # libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz; only recommended by clang).
 check_pkgs="$fast_pkgs clang libclang-rt-dev nftables iputils-ping gcc-arm-none-eabi

@@ -49,6 +49,15 @@ int lp_server_run(struct lp_server *s);
 void lp_server_stop(struct lp_server *s); /* async-signal-safe */
 void lp_server_free(struct lp_server *s);
 
+/* iperf3 authentication (src/auth/i3auth.h), set before run; the caller keeps it and frees
+ * it after the client or server. A client sends a token made with it in every test's
+ * parameters; a server admits only iperf3 tests whose token it accepts, and no iperf2 test
+ * unless --permit-key admits it. */
+struct lp_i3auth_client;
+struct lp_i3auth_server;
+void lp_client_set_auth(struct lp_client *c, const struct lp_i3auth_client *a);
+void lp_server_set_auth(struct lp_server *s, struct lp_i3auth_server *a);
+
 /* Short human text for an engine error value. */
 const char *lp_strerror(int err);
 

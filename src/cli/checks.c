@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auth/i3auth.h"
 #include "cli/parse_int.h"
 #include "cli/setters.h"
 
@@ -250,6 +251,28 @@ static int check_output(struct lp_cli_parse_state *st)
     return 0;
 }
 
+/* iperf3 authentication comes in pairs: a key and its users, a user and a key. */
+static int check_auth(struct lp_cli_parse_state *st)
+{
+    const struct lp_cli_auth *a = &st->cfg->auth;
+    if (st->cfg->spec.role == LP_ROLE_SERVER) {
+        if (!a->private_key[0] != !a->users[0])
+            return lp_cli_err_set(st->err, "authentication needs both --rsa-private-key-path "
+                                  "and --authorized-users-path");
+        if (a->skew_s && !a->private_key[0])
+            return lp_cli_err_set(st->err, "option --time-skew-threshold needs "
+                                  "--rsa-private-key-path and --authorized-users-path");
+        return 0;
+    }
+    if (!a->username[0] != !a->public_key[0])
+        return lp_cli_err_set(st->err, "authentication needs both --username and "
+                              "--rsa-public-key-path");
+    if (a->username[0] && !lp_i3auth_name_ok(a->username))
+        return lp_cli_err_set(st->err, "option --username: a name of 1 to %d bytes without "
+                              "spaces or control characters", LP_I3AUTH_NAME_MAX);
+    return 0;
+}
+
 int lp_cli_check_line(struct lp_cli_parse_state *st)
 {
     struct lp_cli_config *cfg = st->cfg;
@@ -274,7 +297,7 @@ int lp_cli_check_line(struct lp_cli_parse_state *st)
                               st->t->help_hint);
     if (st->t->iperf2 && lp_cli_seen(st, LP_CLI_K_CLIENT) && settle_iperf2_c(st) < 0)
         return -1;
-    if (check_modes(st) < 0 || check_output(st) < 0)
+    if (check_modes(st) < 0 || check_output(st) < 0 || check_auth(st) < 0)
         return -1;
     if (cfg->spec.role == LP_ROLE_SERVER)
         return check_server(st);

@@ -31,6 +31,17 @@ struct lp_cli_scratch {
     bool dialect_given;              /* --dialect */
 };
 
+/* iperf3 authentication (src/auth): paths and names only; main.c loads the keys. Kept out
+ * of the spec, which the history records and every test copies. */
+struct lp_cli_auth {
+    char private_key[LP_CLI_PATH_MAX];  /* server --rsa-private-key-path */
+    char users[LP_CLI_PATH_MAX];        /* server --authorized-users-path */
+    unsigned skew_s;                    /* server --time-skew-threshold (0 = default) */
+    char username[256];                 /* client --username */
+    char public_key[LP_CLI_PATH_MAX];   /* client --rsa-public-key-path */
+    bool pkcs1;                         /* --use-pkcs1-padding */
+};
+
 /* fmt.title is left NULL here: it would point into spec.title and break copying by value;
  * the output module points it at its own copy. */
 struct lp_cli_config {
@@ -52,6 +63,7 @@ struct lp_cli_config {
     char db[LP_CLI_PATH_MAX];        /* --db: the history database ("" = the default path) */
     bool no_history;                 /* --no-history: record nothing */
     char web[128];                   /* server --web HOST:PORT: the page too ("" = no) */
+    struct lp_cli_auth auth;         /* iperf3 authentication (see above) */
     struct lp_cli_scratch parse;     /* parser scratch (see above) */
 };
 

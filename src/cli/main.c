@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "auth/i3auth.h"
 #include "cli/demo.h"
 #include "cli/lwip_tune.h"
 #include "cli/ui.h"
@@ -106,23 +107,50 @@ static struct lp_store *open_history(const struct lp_cli_config *cfg, struct lp_
     return st;
 }
 
+/* --username: the password (environment or terminal) and the server's public key, loaded
+ * before the test starts so that a mistake costs no connection. *a stays NULL without it. */
+static int client_auth(const struct lp_cli_config *cfg, struct lp_cli_output *out,
+                       struct lp_i3auth_client **a)
+{
+    char password[LP_I3AUTH_NAME_MAX + 1], err[300];
+
+    *a = NULL;
+    if (!cfg->auth.username[0])
+        return 0;
+    if (lp_i3auth_read_password(password, err, sizeof(err)))
+        *a = lp_i3auth_client_new(cfg->auth.public_key, cfg->auth.username, password,
+                                  cfg->auth.pkcs1 ? LP_I3AUTH_PKCS1 : LP_I3AUTH_OAEP, err,
+                                  sizeof(err));
+    memset(password, 0, sizeof(password));
+    if (*a)
+        return 0;
+    lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: authentication: %s\n", err);
+    return -1;
+}
+
 static int run_client(const struct lp_cli_config *cfg, struct lp_cli_output *out,
                       struct lp_cli_signals *sig, struct lp_store_tap *tap)
 {
+    struct lp_i3auth_client *auth;
     struct lp_sink sink;
     struct lp_client *c;
     int rc;
 
+    if (client_auth(cfg, out, &auth) < 0)
+        return LP_CLI_EXIT_FAIL;
     sink_of(out, tap, NULL, &sink);
     c = lp_client_new(&cfg->spec, &sink);
     if (!c) {
         lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: cannot start the client\n");
+        lp_i3auth_client_free(auth);
         return LP_CLI_EXIT_FAIL;
     }
+    lp_client_set_auth(c, auth);
     lp_cli_signals_target(sig, c, NULL);
     rc = lp_client_run(c);
     lp_cli_signals_target(sig, NULL, NULL);
     lp_client_free(c);
+    lp_i3auth_client_free(auth);
     return status_of(rc);
 }
 
@@ -157,11 +185,21 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
     struct lp_server *s;
     struct sink_tee tee;
     struct lp_web *web = NULL;
+    struct lp_i3auth_server *auth = NULL;
     char err[256] = "";
     int rc, web_id = -1;
 
-    if (cfg->web[0] && (web = start_web(cfg, out, argc, argv, &tee, &web_id)) == NULL)
+    if (cfg->auth.private_key[0] &&
+        !(auth = lp_i3auth_server_new(cfg->auth.private_key, cfg->auth.users,
+                                      cfg->auth.skew_s ? cfg->auth.skew_s : LP_I3AUTH_DEFAULT_SKEW_S,
+                                      cfg->auth.pkcs1, err, sizeof(err)))) {
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: authentication: %s\n", err);
         return LP_CLI_EXIT_FAIL;
+    }
+    if (cfg->web[0] && (web = start_web(cfg, out, argc, argv, &tee, &web_id)) == NULL) {
+        lp_i3auth_server_free(auth);
+        return LP_CLI_EXIT_FAIL;
+    }
     sink_of(out, tap, web ? &tee : NULL, &sink);
     s = lp_server_new(&cfg->spec, &sink, err, sizeof(err));
     if (!s) {
@@ -170,8 +208,10 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
         if (web)
             lp_web_detach(web, web_id, -1);
         lp_web_free(web);
+        lp_i3auth_server_free(auth);
         return LP_CLI_EXIT_FAIL;
     }
+    lp_server_set_auth(s, auth);
     if (web)
         lp_web_attach_server(web, web_id, s);
     if (cfg->stop_after_s > 0 &&
@@ -183,6 +223,7 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
             lp_web_free(web);
         }
         lp_server_free(s);
+        lp_i3auth_server_free(auth);
         return LP_CLI_EXIT_FAIL;
     }
     lp_cli_signals_target(sig, NULL, s);
@@ -194,6 +235,7 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
         lp_web_free(web);
     }
     lp_server_free(s);
+    lp_i3auth_server_free(auth);
     return status_of(rc);
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auth/i3auth.h"
 #include "cli/setters.h"
 #include "cli/values.h"
 
@@ -196,15 +197,31 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "until stopped."},
     {.name = "server-bitrate-limit", .arg = LP_CLI_ARG_STRING, .metavar = "#[KMG][/#]",
      SERVER, .flags = LP_CLI_F_UNSUPPORTED, .help = "server's total bit rate limit"},
-    {.name = "rsa-private-key-path", .arg = LP_CLI_ARG_STRING, .metavar = "file", SERVER,
-     .flags = LP_CLI_F_UNSUPPORTED,
-     .help = "path to the RSA private key for authentication"},
-    {.name = "authorized-users-path", .arg = LP_CLI_ARG_STRING, .metavar = "file", SERVER,
-     .flags = LP_CLI_F_UNSUPPORTED,
-     .help = "path to the file containing user credentials"},
-    {.name = "time-skew-threshold", .arg = LP_CLI_ARG_STRING, .metavar = "#", SERVER,
-     .flags = LP_CLI_F_UNSUPPORTED,
-     .help = "time skew threshold for authentication"},
+    {.name = "rsa-private-key-path", .metavar = "file", STR(auth.private_key, LP_CLI_PATH_MAX - 1),
+     SERVER, .help = "path to the RSA private key for authentication",
+     .man = "Require iperf3 clients to authenticate (iperf3's --username scheme): file is the "
+            "unencrypted PEM RSA private key whose public half the clients hold. Needs "
+            "--authorized-users-path. A client without a valid token is refused with iperf3's "
+            "\"test authorization failed\" (error 142), and the server's output says why. "
+            "Tokens padded either way are accepted (PKCS#1 v1.5 from iperf3 up to 3.16, OAEP "
+            "from 3.17), unless --use-pkcs1-padding. iperf2 clients cannot authenticate this "
+            "way: with it they are refused unless --permit-key admits them."},
+    {.name = "authorized-users-path", .metavar = "file", STR(auth.users, LP_CLI_PATH_MAX - 1),
+     SERVER, .help = "path to the file containing user credentials",
+     .man = "The users who may run tests: lines of user,hash where hash is the lowercase hex "
+            "SHA-256 of {user}password (braces included), as iperf3 reads it; lines starting "
+            "with # are comments. The file is read again for every test."},
+    {.name = "time-skew-threshold", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,
+     .max = 86400, SERVER, .store = LP_CLI_STORE_UINT, FIELD(auth.skew_s),
+     .help = "time skew threshold (in seconds) for authentication (default 10)",
+     .man = "How far, in seconds, the time in a client's authentication token may be from the "
+            "server's clock; default 10. A token accepted once is refused if it comes again."},
+    {.name = "use-pkcs1-padding", FLAG(auth.pkcs1), GENERAL,
+     .help = "use PKCS#1 v1.5 padding for the authentication token (iperf3 up to 3.16)",
+     .man = "Client: encrypt the authentication token with PKCS#1 v1.5 padding, which iperf3 "
+            "servers up to 3.16 (Debian 12 has 3.12) need; without it the token is OAEP, as "
+            "iperf3 3.17 and later send by default. Server: accept only PKCS#1 v1.5 tokens "
+            "(without it both are accepted)."},
 
     /* ---- Client ---- */
     {.name = "client", .letter = 'c', .arg = LP_CLI_ARG_STRING, .metavar = "host[%dev]",
@@ -395,11 +412,15 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .flags = LP_CLI_F_UNSUPPORTED, .help = "number of SCTP streams"},
     {.name = "flowlabel", .letter = 'L', .arg = LP_CLI_ARG_STRING, .metavar = "N", CLIENT,
      .flags = LP_CLI_F_UNSUPPORTED, .help = "set the IPv6 flow label"},
-    {.name = "username", .arg = LP_CLI_ARG_STRING, .metavar = "name", CLIENT,
-     .flags = LP_CLI_F_UNSUPPORTED, .help = "username for authentication"},
-    {.name = "rsa-public-key-path", .arg = LP_CLI_ARG_STRING, .metavar = "file", CLIENT,
-     .flags = LP_CLI_F_UNSUPPORTED,
-     .help = "path to the RSA public key for authentication"},
+    {.name = "username", .metavar = "name", STR(auth.username, LP_I3AUTH_NAME_MAX), CLIENT,
+     .flags = LP_CLI_F_IPERF3_ONLY, .help = "username for authentication",
+     .man = "Authenticate to an iperf3 server started with --rsa-private-key-path as this "
+            "user (iperf3's scheme). Needs --rsa-public-key-path; the password comes from the "
+            "IPERF3_PASSWORD environment variable or is asked for on the terminal."},
+    {.name = "rsa-public-key-path", .metavar = "file", STR(auth.public_key, LP_CLI_PATH_MAX - 1),
+     CLIENT, .flags = LP_CLI_F_IPERF3_ONLY, .help = "path to the RSA public key for authentication",
+     .man = "The server's RSA public key (PEM, as openssl rsa -pubout writes it), which "
+            "encrypts the user name, password and time sent with --username."},
 };
 
 static const struct lp_cli_table iperf3_table = {

@@ -25,6 +25,12 @@ struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink
     return c;
 }
 
+void lp_client_set_auth(struct lp_client *c, const struct lp_i3auth_client *a)
+{
+    if (c->i3) /* the command line refuses --username with the iperf2 dialect */
+        i3c_set_auth(c->i3, a);
+}
+
 int lp_client_run(struct lp_client *c)
 {
     return c->i2 ? i2c_run(c->i2) : i3c_run(c->i3);

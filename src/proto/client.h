@@ -9,6 +9,7 @@ struct i3client *i3c_new(const struct lp_spec *spec, const struct lp_sink *sink)
 int i3c_run(struct i3client *c);
 void i3c_stop(struct i3client *c);
 void i3c_free(struct i3client *c);
+void i3c_set_auth(struct i3client *c, const struct lp_i3auth_client *a);
 
 struct i2client;
 struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink);

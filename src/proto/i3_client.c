@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "auth/i3auth.h"
 #include "core/clock.h"
 #include "core/run.h"
 #include "linkperf/engine.h"
@@ -45,6 +47,8 @@ struct i3client {
     struct lp_timer end_timer, rcv_timer, step_timer;
     struct lp_i3_results peer;
     bool have_peer;
+    const struct lp_i3auth_client *auth; /* --username: a token in the parameters */
+    bool token_pending;          /* a token was sent and the server has not answered yet */
 };
 
 static void client_finish(struct i3client *c, int rc);
@@ -311,7 +315,9 @@ static bool handle_server_error(struct i3client *c)
     p = lp_ctrl_peek(&c->ctrl, 5);
     int code = p ? (int)lp_i3_get_u32(p + 1) : 0;
     char msg[200];
-    snprintf(msg, sizeof(msg), "the server reported error %d: %s", code, lp_i3_error_text(code));
+    snprintf(msg, sizeof(msg), "the server reported error %d: %s%s", code, lp_i3_error_text(code),
+             code == LP_I3E_AUTHTEST && c->auth && lp_i3auth_client_padding(c->auth) == LP_I3AUTH_OAEP
+                 ? " (if the user and password are right: a server older than iperf3 3.17 needs --use-pkcs1-padding)" : "");
     fail(c, LP_ESERVER, code, "%s", msg);
     return true;
 }
@@ -321,17 +327,25 @@ static bool handle_state(struct i3client *c, int8_t st)
     DBG(c, "received state %d (%s)", st, lp_i3_state_name(st));
     switch (st) {
     case LP_I3_PARAM_EXCHANGE: {
-        char *json = lp_i3_params_encode(&c->spec, "3.12");
+        char *token = NULL, err[200] = "";
+        if (c->auth && !(token = lp_i3auth_client_token(c->auth, (int64_t)time(NULL), err, sizeof(err)))) {
+            fail(c, -EINVAL, 0, "%s", err);
+            return false;
+        }
+        char *json = lp_i3_params_encode(&c->spec, token, "3.12");
+        free(token);
         if (!json) {
             fail(c, -ENOMEM, 0, "cannot encode parameters");
             return false;
         }
         send_json(c, "parameters", json);
         free(json);
+        c->token_pending = c->auth != NULL;
         arm_step(c);
         return true;
     }
     case LP_I3_CREATE_STREAMS:
+        c->token_pending = false;
         create_streams(c);
         arm_step(c);
         return c->phase != C_DONE;
@@ -416,7 +430,12 @@ static void on_ctrl(struct lp_ctrl *ctrl)
         if (c->ctrl.err)
             fail(c, LP_ECLOSED, LP_I3E_CTRLCLOSE, "control connection failed: %s", strerror(-c->ctrl.err));
         else
-            fail(c, LP_ECLOSED, LP_I3E_CTRLCLOSE, "the server has unexpectedly closed the connection");
+            fail(c, LP_ECLOSED, LP_I3E_CTRLCLOSE, "the server has unexpectedly closed the connection%s",
+                 !c->token_pending ? ""
+                 : lp_i3auth_client_padding(c->auth) == LP_I3AUTH_OAEP
+                     ? " (it may have refused the authentication token: iperf3 up to 3.16 needs --use-pkcs1-padding)"
+                     : " (it may have refused the authentication token: iperf3 3.17 and later servers close "
+                       "the connection for a PKCS#1 v1.5 token unless started with --use-pkcs1-padding)");
     }
 }
 
@@ -454,6 +473,11 @@ static void on_wake(void *arg)
     if (c->ctrl_open)
         send_state(c, LP_I3_CLIENT_TERMINATE);
     client_finish(c, LP_ECANCEL);
+}
+
+void i3c_set_auth(struct i3client *c, const struct lp_i3auth_client *a)
+{
+    c->auth = a;
 }
 
 struct i3client *i3c_new(const struct lp_spec *spec, const struct lp_sink *sink)

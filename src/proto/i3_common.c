@@ -39,7 +39,7 @@ const char *lp_i3_error_text(int i_errno)
         return "test duration exceeds the server's maximum";
     case LP_I3E_RECVPARAMS:
         return "the server could not use the test parameters";
-    case 142:
+    case LP_I3E_AUTHTEST:
         return "test authorization failed";
     case LP_I3E_NOMSG:
         return "idle timeout for receiving data";

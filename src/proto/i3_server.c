@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "auth/i3auth.h"
 #include "core/clock.h"
 #include "core/run.h"
 #include "linkperf/engine.h"
@@ -295,6 +297,22 @@ static void queue_udp_setup(struct stest *t)
     start_next_udp_setup(s);
 }
 
+/* iperf3's authentication, before anything else is set up (as iperf3 does it): a refusal
+ * is SERVER_ERROR 142, which stock clients print as "test authorization failed"; why, only
+ * the server's output says. */
+static bool authorized(struct stest *t, const char *token)
+{
+    char user[LP_I3AUTH_NAME_MAX + 1], why[200];
+    if (lp_i3auth_server_check(t->base.srv->auth, token, strlen(token), (int64_t)time(NULL), user,
+                               why, sizeof(why))) {
+        DBG(t->base.srv, t->base.run.id, "authentication succeeded for user '%s'", user);
+        return true;
+    }
+    test_fail(t, LP_I3E_AUTHTEST, true, "test from %s refused: authentication failed%s%s%s: %s",
+              t->base.run.ctrl_peer.host, user[0] ? " for user '" : "", user, user[0] ? "'" : "", why);
+    return false;
+}
+
 static bool handle_params(struct stest *t)
 {
     const char *body;
@@ -306,18 +324,20 @@ static bool handle_params(struct stest *t)
     }
     if (rc == 0)
         return false;
-    char err[200];
+    char err[200], token[LP_I3AUTH_TOKEN_MAX];
     DBG(t->base.srv, t->base.run.id, "received parameters (%zu bytes): %.*s", len, (int)len, body);
     struct lp_spec spec = t->base.srv->spec;
     spec.role = LP_ROLE_SERVER;
     spec.title[0] = spec.extra_data[0] = spec.congestion[0] = '\0';
     spec.report.get_server_output = false;
-    int code = lp_i3_params_decode(body, len, &spec, err, sizeof(err));
+    int code = lp_i3_params_decode(body, len, &spec, token, sizeof(token), err, sizeof(err));
     lp_ctrl_consume_frame(&t->ctrl, len);
     if (code) {
         test_fail(t, code, true, "parameters from %s rejected: %s", t->base.run.ctrl_peer.host, err);
         return false;
     }
+    if (t->base.srv->auth && !authorized(t, token))
+        return false;
     unsigned maxd = t->base.srv->spec.server_max_duration_s;
     unsigned dflt = t->base.srv->default_max_duration_s;
     if (maxd && (spec.duration_s == 0 || spec.duration_s + spec.omit_s > maxd)) {

@@ -17,7 +17,8 @@ static void add_num(cJSON *o, const char *k, double v)
     cJSON_AddItemToObject(o, k, cJSON_CreateNumber(v));
 }
 
-char *lp_i3_params_encode(const struct lp_spec *spec, const char *client_version)
+char *lp_i3_params_encode(const struct lp_spec *spec, const char *authtoken,
+                          const char *client_version)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -66,6 +67,8 @@ char *lp_i3_params_encode(const struct lp_spec *spec, const char *client_version
         add_num(o, "dont_fragment", 1);
     if (spec->skip_rx_copy) /* iperf3 3.19's key; older servers ignore it */
         add_num(o, "skip_rx_copy", 1);
+    if (authtoken) /* where 3.12 puts it: just before client_version */
+        cJSON_AddStringToObject(o, "authtoken", authtoken);
     cJSON_AddStringToObject(o, "client_version", client_version);
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -107,7 +110,8 @@ static bool get_str(const cJSON *o, const char *key, char *dst, size_t dstlen, c
     return true;
 }
 
-int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *err, size_t errlen)
+int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *token,
+                        size_t tokenlen, char *err, size_t errlen)
 {
     cJSON *o = cJSON_ParseWithLength(json, len);
     int code = LP_I3E_RECVPARAMS;
@@ -202,9 +206,11 @@ int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char 
     out->dont_fragment = get_flag(o, "dont_fragment");
     /* The server's own --skip-rx-copy stays on; a client may ask for it too. */
     out->skip_rx_copy |= get_flag(o, "skip_rx_copy");
-    if (cJSON_GetObjectItemCaseSensitive(o, "authtoken")) {
-        snprintf(err, errlen, "authentication was requested; linkperf does not support it");
-        goto fail;
+    /* A server without authentication ignores a token, as iperf3's does. */
+    if (token && tokenlen) {
+        token[0] = '\0';
+        if (!get_str(o, "authtoken", token, tokenlen, err, errlen))
+            goto fail;
     }
     /* time, num and blockcount all 0 is iperf3's "-t 0": run until the client ends it. */
     cJSON_Delete(o);

@@ -10,12 +10,16 @@
 #include "linkperf/record.h"
 #include "linkperf/spec.h"
 
-/* Encode the parameters a client sends (compact JSON, iperf3 3.12 key order); malloc'd. */
-char *lp_i3_params_encode(const struct lp_spec *spec, const char *client_version);
+/* Encode the parameters a client sends (compact JSON, iperf3 3.12 key order); malloc'd.
+ * authtoken: iperf3's authentication token (base64), or NULL. */
+char *lp_i3_params_encode(const struct lp_spec *spec, const char *authtoken,
+                          const char *client_version);
 
 /* Decode a client's parameters onto *out (which holds the server's settings: port, limits,
- * threads ...). Returns 0, or an iperf3 i_errno (> 0) with a message in err. */
-int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *err, size_t errlen);
+ * threads ...). Returns 0, or an iperf3 i_errno (> 0) with a message in err. token (may be
+ * NULL): receives the "authtoken" string ("" when there is none). */
+int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *token,
+                        size_t tokenlen, char *err, size_t errlen);
 
 struct lp_i3_stream_result {
     int id;

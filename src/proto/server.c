@@ -681,6 +681,11 @@ void lp_server_stop(struct lp_server *s)
     lp_loop_wake(&s->eng.loop);
 }
 
+void lp_server_set_auth(struct lp_server *s, struct lp_i3auth_server *a)
+{
+    s->auth = a;
+}
+
 void lp_server_free(struct lp_server *s)
 {
     if (!s)

@@ -90,12 +90,16 @@ struct lp_server {
     struct lp_allow allow;      /* clients allowed (empty = everyone) */
     uint64_t udp_refused_log_ns; /* last log line about refused datagrams (rate limit) */
     uint64_t udp_refused_quiet;  /* refused datagrams not logged since */
+    uint64_t keyless_log_ns;     /* last log line about iperf2 UDP refused for want of a key */
+    struct lp_timer permit_timer; /* --permit-key-timeout: when the server stops accepting */
+    bool permit_expired;         /* it fired: no new tests, return once the last one ends */
     struct lp_timer idle_timer;
     struct srv_proven proven[LP_SRV_PROVEN_MAX];
     struct srv_proven udp_ended[LP_SRV_UDP_ENDED_MAX]; /* iperf2 UDP flows that just ended */
     unsigned udp_ended_next;
     unsigned default_max_duration_s; /* LP_SRV_DEFAULT_MAX_DURATION_S or the override */
     unsigned proven_next;       /* the slot the next address takes (oldest first) */
+    struct lp_i3auth_server *auth; /* iperf3 authentication required (NULL = none) */
     atomic_bool stop_req;
     bool stopping;
     int result;
@@ -141,9 +145,13 @@ bool i3s_udp_hello(struct lp_server *s, const struct srv_listener *l, const stru
 /* ---- iperf2 (i2_server.c) ---- */
 
 /* A TCP connection that carries an iperf2 test: hdr holds the header read so far (hlen
- * bytes; 0 for a header-less client), extra the payload bytes already read past it. Takes fd. */
+ * bytes; 0 for a header-less client), extra the bytes already read past it (a keyed
+ * header's key, then payload). Checks the permit key (iperf2 --permit-key). Takes fd. */
 void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_t extra,
              const struct sockaddr_storage *peer);
+/* Refuse an iperf2 TCP connection for its permit key: 2.1.8's "[drop] ... (permit key
+ * fail)" record, then a reset. Takes fd. */
+void i2s_drop(struct lp_server *s, int fd, const struct sockaddr_storage *peer);
 /* A datagram of at least 16 bytes on a listener's UDP socket from a peer not yet served. */
 void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *buf, size_t head_len, size_t len,
              const struct sockaddr_storage *peer, socklen_t plen, uint64_t arrival_ns);

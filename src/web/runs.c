@@ -186,6 +186,13 @@ static int parse_args(int argc, char *const argv[], struct lp_cli_config *cfg,
     if (cfg->db[0])
         return lp_cli_err_set(err, "option --db: the page writes no files (its history is "
                                    "the one linkperf ui was started with)");
+    /* Keys are local files too, and a password would come from this process's environment. */
+    if (cfg->auth.public_key[0] || cfg->auth.username[0] || cfg->auth.private_key[0] ||
+        cfg->auth.users[0])
+        return lp_cli_err_set(err, "options --username, --rsa-public-key-path, "
+                                   "--rsa-private-key-path, --authorized-users-path: the page "
+                                   "reads no local files (run authenticated tests from the "
+                                   "command line)");
     return 0;
 }
 

@@ -12,10 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct lp_spec spec;
     char err[200];
     lp_spec_init(&spec, LP_ROLE_SERVER);
-    if (lp_i3_params_decode((const char *)data, size, &spec, err, sizeof(err)) != 0)
+    if (lp_i3_params_decode((const char *)data, size, &spec, NULL, 0, err, sizeof(err)) != 0)
         return 0;
     (void)lp_run_expected(&spec);
     (void)lp_spec_blksize(&spec);
-    free(lp_i3_params_encode(&spec, "3.12"));
+    free(lp_i3_params_encode(&spec, NULL, "3.12"));
     return 0;
 }

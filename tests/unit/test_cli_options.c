@@ -36,6 +36,10 @@ CHECK(port, c->spec.port == 5202)
 CHECK(format, c->fmt.unit == 'M')
 CHECK(interval, c->spec.report.interval_s == 0.5)
 CHECK(pidfile, strcmp(c->pidfile, "/tmp/lp.pid") == 0)
+CHECK(auth_server, strcmp(c->auth.private_key, "k.pem") == 0 && strcmp(c->auth.users, "u.csv") == 0)
+CHECK(skew, c->auth.skew_s == 30)
+CHECK(pkcs1, c->auth.pkcs1)
+CHECK(auth_client, strcmp(c->auth.username, "u") == 0 && strcmp(c->auth.public_key, "k.pem") == 0)
 CHECK(bind, strcmp(c->spec.bind_addr, "10.0.0.1") == 0 && strcmp(c->spec.bind_dev, "eth1") == 0)
 CHECK(bind_dev, strcmp(c->spec.bind_dev, "eth0") == 0)
 CHECK(verbose, c->fmt.verbose)
@@ -216,12 +220,24 @@ static const struct opt_case cases[] = {
       {{"-c", "h", "--stop-after", "5"}, "option --stop-after only applies to a server"}}},
     NOT_SUPPORTED("server-bitrate-limit", "--server-bitrate-limit", "-s",
                   "--server-bitrate-limit", "1M"),
-    NOT_SUPPORTED("rsa-private-key-path", "--rsa-private-key-path", "-s",
-                  "--rsa-private-key-path", "k.pem"),
-    NOT_SUPPORTED("authorized-users-path", "--authorized-users-path", "-s",
-                  "--authorized-users-path", "u.csv"),
-    NOT_SUPPORTED("time-skew-threshold", "--time-skew-threshold", "-s",
-                  "--time-skew-threshold", "10"),
+    {"rsa-private-key-path", {"-s", "--rsa-private-key-path", "k.pem", "--authorized-users-path",
+                              "u.csv"}, check_auth_server,
+     {{{"-s", "--rsa-private-key-path", "k.pem"},
+       "authentication needs both --rsa-private-key-path and --authorized-users-path"},
+      {{"-c", "h", "--rsa-private-key-path", "k.pem"},
+       "option --rsa-private-key-path only applies to a server"},
+      {{"-s", "--rsa-private-key-path", ""}, "option --rsa-private-key-path needs a non-empty value"}}},
+    {"authorized-users-path", {"-s", "--authorized-users-path", "u.csv", "--rsa-private-key-path",
+                               "k.pem"}, check_auth_server,
+     {{{"-s", "--authorized-users-path", "u.csv"},
+       "authentication needs both --rsa-private-key-path and --authorized-users-path"}}},
+    {"time-skew-threshold", {"-s", "--time-skew-threshold", "30", "--rsa-private-key-path",
+                             "k.pem", "--authorized-users-path", "u.csv"}, check_skew,
+     {{{"-s", "--time-skew-threshold", "0"}, "option --time-skew-threshold: 0 is out of range (1..86400)"},
+      {{"-s", "--time-skew-threshold", "5"},
+       "option --time-skew-threshold needs --rsa-private-key-path and --authorized-users-path"}}},
+    {"use-pkcs1-padding", {"-c", "h", "--use-pkcs1-padding"}, check_pkcs1,
+     {{{"-c", "h", "--use-pkcs1-padding=1"}, "option --use-pkcs1-padding takes no argument"}}},
     /* ---- client ---- */
     {"client", {"-c", "example.com%eth0"}, check_client,
      {{{"-c"}, "option -c/--client needs an argument"},
@@ -372,9 +388,16 @@ static const struct opt_case cases[] = {
     NOT_SUPPORTED("xbind", "-X/--xbind", "-c", "h", "-X", "eth0"),
     NOT_SUPPORTED("nstreams", "--nstreams", "-c", "h", "--nstreams", "2"),
     NOT_SUPPORTED("flowlabel", "-L/--flowlabel", "-c", "h", "-L", "5"),
-    NOT_SUPPORTED("username", "--username", "-c", "h", "--username", "u"),
-    NOT_SUPPORTED("rsa-public-key-path", "--rsa-public-key-path", "-c", "h",
-                  "--rsa-public-key-path", "k.pem"),
+    {"username", {"-c", "h", "--username", "u", "--rsa-public-key-path", "k.pem"}, check_auth_client,
+     {{{"-c", "h", "--username", "u"}, "authentication needs both --username and --rsa-public-key-path"},
+      {{"-c", "h", "--username", "a b", "--rsa-public-key-path", "k.pem"},
+       "option --username: a name of 1 to 255 bytes without spaces or control characters"},
+      {{"-c", "h", "--dialect", "iperf2", "--username", "u", "--rsa-public-key-path", "k.pem"},
+       "option --username cannot be used with the iperf2 dialect (it is an iperf3 protocol feature)"}}},
+    {"rsa-public-key-path", {"-c", "h", "--rsa-public-key-path", "k.pem", "--username", "u"},
+     check_auth_client,
+     {{{"-c", "h", "--rsa-public-key-path", "k.pem"},
+       "authentication needs both --username and --rsa-public-key-path"}}},
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

@@ -96,6 +96,10 @@ def request_checks():
                         (["-c", "127.0.0.1", "--dialect", "iperf2", "-F", "/etc/passwd"],
                          "reads no local files"),
                         (["-c", "127.0.0.1", "--db", log], "writes no files"),
+                        (["-c", "127.0.0.1", "--username", "u", "--rsa-public-key-path",
+                          "/etc/ssl/private/k.pem"], "reads no local files"),
+                        (["-s", "--rsa-private-key-path", "/etc/ssl/private/k.pem",
+                          "--authorized-users-path", "/etc/shadow"], "reads no local files"),
                         (["-c", "127.0.0.1", "-T", "y" * 2000], "longer than")):
         status, doc = ui.json("POST", "/api/run", {"args": args})
         check(status == 400 and words in doc["error"], "run %s: %d %s" % (args, status, doc))
