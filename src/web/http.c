@@ -20,6 +20,7 @@
 #include "net/sock.h"
 #include "web/assets.h"
 #include "web/bus.h"
+#include "web/gate.h"
 #include "store/store.h"
 #include "web/runs.h"
 
@@ -39,6 +40,7 @@ struct lp_web {
     struct MHD_Daemon *daemon;
     struct lp_bus *bus;
     struct lp_web_runs *runs;
+    struct lp_web_gate *gate;         /* who holds the connections (gate.h) */
     struct lp_store *store;           /* NULL with --no-history */
     char token[LP_WEB_TOKEN_MAX + 1]; /* "" = none needed */
     char csrf[33];
@@ -412,7 +414,15 @@ static enum MHD_Result api_history_get(struct lp_web *w, struct MHD_Connection *
 struct sse {
     struct lp_bus *bus;
     struct lp_bus_cursor cur;
+    struct lp_web_gate *gate;
 };
+
+static void sse_free(void *cls)
+{
+    struct sse *s = cls;
+    lp_web_gate_sse_end(s->gate);
+    free(s);
+}
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -435,20 +445,27 @@ static enum MHD_Result api_events(struct lp_web *w, struct MHD_Connection *c)
 {
     const char *last = header(c, "Last-Event-ID");
     const char *since = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "since");
-    struct sse *s = calloc(1, sizeof(*s));
+    struct sse *s;
     struct MHD_Response *r;
     unsigned long long id = 0;
     enum MHD_Result ret;
 
-    if (!s)
+    /* Each stream holds a connection (and a thread) for as long as its page is open. */
+    if (!lp_web_gate_sse_begin(w->gate))
+        return reply_error(c, 503, "too many event streams are open (close a page)", NULL);
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        lp_web_gate_sse_end(w->gate);
         return MHD_NO;
+    }
     if (last || since)
         id = strtoull(last ? last : since, NULL, 10);
     s->bus = w->bus;
+    s->gate = w->gate;
     lp_bus_cursor_init(w->bus, &s->cur, id, 1);
-    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, sse_read, s, free);
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, sse_read, s, sse_free);
     if (!r) {
-        free(s);
+        sse_free(s);
         return MHD_NO;
     }
     MHD_add_response_header(r, "Content-Type", "text/event-stream");
@@ -507,6 +524,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     if (!token_ok(w, c))
         return reply_error(c, 401, "token required (use the URL linkperf ui printed)", NULL);
+    {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        if (ci)
+            lp_web_gate_proven(w->gate, ci->socket_context);
+    }
     if (strcmp(url, "/api/info") == 0 || strcmp(url, "/api/status") == 0 ||
         strcmp(url, "/api/events") == 0) {
         if (!get)
@@ -643,6 +666,27 @@ static void random_hex(char *out, size_t bytes)
         sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+static enum MHD_Result gate_admit(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    struct lp_web *w = cls;
+    (void)addr, (void)len;
+    return lp_web_gate_admit(w->gate) ? MHD_YES : MHD_NO;
+}
+
+static void gate_notify(void *cls, struct MHD_Connection *c, void **ctx,
+                        enum MHD_ConnectionNotificationCode toe)
+{
+    struct lp_web *w = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (ci)
+            lp_web_gate_opened(w->gate, ci->connect_fd, ctx);
+    } else {
+        lp_web_gate_closed(w->gate, ctx);
+    }
+}
+
 static struct MHD_Daemon *start_daemon(struct lp_web *w, struct sockaddr_storage *ss)
 {
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
@@ -650,9 +694,10 @@ static struct MHD_Daemon *start_daemon(struct lp_web *w, struct sockaddr_storage
 
     if (ss->ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    return MHD_start_daemon(flags, 0, NULL, NULL, handle, w,
+    return MHD_start_daemon(flags, 0, gate_admit, w, handle, w,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, w,
+                            MHD_OPTION_NOTIFY_CONNECTION, gate_notify, w,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONNECTIONS_PER_IP_MAX,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_IDLE_S,
@@ -699,6 +744,11 @@ struct lp_web *lp_web_start(const struct lp_web_opts *o, char *err, size_t errle
         goto fail;
     }
     lp_web_runs_restrict_targets(w->runs, !loopback && !o->allow_private_targets);
+    w->gate = lp_web_gate_new();
+    if (!w->gate) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     w->daemon = start_daemon(w, &ss);
     if (!w->daemon && !o->listen) { /* the default port is taken: any free one */
         ((struct sockaddr_in *)&ss)->sin_port = 0;
@@ -774,6 +824,7 @@ void lp_web_free(struct lp_web *w)
         if (ls != MHD_INVALID_SOCKET)
             close(ls);
     }
+    lp_web_gate_free(w->gate); /* after the daemon: its threads call the gate */
     lp_bus_free(w->bus);
     lp_store_close(w->store);
     free(w);

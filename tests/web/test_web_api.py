@@ -253,6 +253,83 @@ def partial_requests_expire():
     check(status == 200, "the page after the holders were closed: %d %s" % (status, doc))
 
 
+def _closed(sock):
+    """Whether the page has closed (or shut down) this connection; never blocks."""
+    try:
+        return sock.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK) == b""
+    except (BlockingIOError, socket.timeout):  # nothing to read: still open
+        return False
+    except OSError:  # reset
+        return True
+
+
+@suite.case
+def trickling_requests_cannot_take_the_page():
+    """Partial requests that trickle in a byte a second (the idle timeout never ends them),
+    32 from each of two loopback addresses (the per-address limit), while a page holds a
+    connection that presented the token: that page is answered every time, a new page (a
+    fresh connection with the token) still gets in, at most 40 tricklers are open at once (a
+    new connection evicts the oldest), and every trickler is shut once it has been unproven
+    for 10 s (waited for by the closes, bounded at 60 s). Then 16 event streams open and a
+    17th gets 503."""
+    ui = UI()
+    ui.login()
+    hdr = {"Host": "%s:%d" % (ui.host, ui.port), "X-Linkperf-Token": ui.token}
+    page = http.client.HTTPConnection(ui.host, ui.port, timeout=10)
+
+    def page_status():
+        page.request("GET", "/api/status", headers=hdr)
+        r = page.getresponse()
+        r.read()
+        return r.status
+
+    check(page_status() == 200, "the page before the attack")
+    tricklers = []
+    for i in range(64):
+        try:
+            c = socket.create_connection((ui.host, ui.port), timeout=5,
+                                         source_address=("127.0.0.%d" % (2 + i % 2), 0))
+            c.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            c.setblocking(False)
+            tricklers.append(c)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and sum(not _closed(c) for c in tricklers) > 40:
+        time.sleep(0.1)
+    held = sum(not _closed(c) for c in tricklers)
+    check(held <= 40, "%d tricklers are open at once (at most 40 may be)" % held)
+    rounds = newcomers = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not all(_closed(c) for c in tricklers):
+        for c in tricklers:
+            if not _closed(c):
+                try:
+                    c.send(b"x")
+                except OSError:
+                    pass
+        check(page_status() == 200, "the page that has the token, during the attack")
+        status, doc = ui.json("GET", "/api/info")
+        check(status == 200, "a new page during the attack: %d %s" % (status, doc))
+        rounds += 1
+        newcomers += 1
+        time.sleep(1)
+    still = sum(not _closed(c) for c in tricklers)
+    check(still == 0, "%d of %d tricklers still open after 60 s" % (still, len(tricklers)))
+    check(rounds >= 1, "no round ran during the attack")
+    for c in tricklers:
+        c.close()
+    page.close()
+    streams = [Events(ui) for _ in range(16)]
+    check(all(e.status == 200 for e in streams), "16 event streams: %s" % [
+        e.status for e in streams])
+    extra = Events(ui)
+    check(extra.status == 503, "the 17th event stream: %d" % extra.status)
+    for e in streams + [extra]:
+        e.close()
+    check(ui.stop() == 0, "linkperf ui did not exit 0", ui.proc.tail())
+
+
 # Run in a namespace: /api/check for each target given, printing "TARGET -> ok|ERROR".
 CHECK_TARGETS = r"""
 import http.client, json, re, sys
