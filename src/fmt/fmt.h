@@ -56,6 +56,10 @@ struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct
 void lp_fmt_json_record(struct lp_fmt_json *f, const struct lp_record *rec);
 /* The document built so far (start/intervals/end), formatted like iperf3 -J; malloc'd. */
 char *lp_fmt_json_document(const struct lp_fmt_json *f);
+/* One element of the document's "intervals" array, as compact JSON text (the same values a
+ * -J formatter keeps for iv, for a consumer that keeps intervals elsewhere, like the
+ * history); malloc'd, NULL when out of memory. */
+char *lp_fmt_json_interval_text(const struct lp_rec_interval *iv);
 void lp_fmt_json_free(struct lp_fmt_json *f);
 
 /* Units (iperf3 rules). Parse "10M", "1.5G", "256K": base 1000 for rates, 1024 for sizes.

@@ -213,6 +213,15 @@ char *lp_fmt_json_document(const struct lp_fmt_json *f)
     return out;
 }
 
+char *lp_fmt_json_interval_text(const struct lp_rec_interval *iv)
+{
+    cJSON *o = lp_json_interval(iv);
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+
+    cJSON_Delete(o);
+    return s;
+}
+
 struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct lp_out *out,
                                     bool stream)
 {

@@ -39,6 +39,12 @@ static const char schema[] =
     " stream INTEGER NOT NULL, sender INTEGER, start_s REAL, end_s REAL, bytes INTEGER,"
     " bps REAL, omitted INTEGER, retransmits INTEGER, cwnd INTEGER, rtt_us INTEGER,"
     " jitter_ms REAL, lost INTEGER, packets INTEGER, PRIMARY KEY (run_id, seq, stream));"
+    /* Each interval's element of the -J document's "intervals" array (compact JSON): the
+     * run's result_json is stored without them and the export puts them back
+     * (store_query.c), so a recording process keeps no interval in memory. */
+    "CREATE TABLE IF NOT EXISTS interval_docs ("
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL,"
+    " doc TEXT NOT NULL, PRIMARY KEY (run_id, seq));"
     "CREATE TABLE IF NOT EXISTS profiles (name TEXT PRIMARY KEY, args TEXT NOT NULL,"
     " saved_ms INTEGER NOT NULL);";
 
@@ -115,9 +121,12 @@ struct lp_store *lp_store_open(const char *path, char *err, size_t errlen)
     sqlite3_busy_timeout(s->db, 5000);
     /* WAL with synchronous=NORMAL: a commit is a write, not an fsync (a power cut may lose
      * the last runs, never the file); the engine's control threads record, so a commit
-     * must stay cheap. */
+     * must stay cheap. The page cache is the connection's only memory that grows with the
+     * file: a recording needs the right edges of four B-trees and the page's queries scan
+     * more than any cache holds, so 512 KiB (SQLite's default: 2 MB), and a long run's
+     * memory is flat once its first half megabyte of rows is written. */
     if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                            " PRAGMA foreign_keys=ON;", NULL, NULL,
+                            " PRAGMA foreign_keys=ON; PRAGMA cache_size=-512;", NULL, NULL,
                      &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, "PRAGMA user_version=1;", NULL, NULL, &msg) != SQLITE_OK)
@@ -134,6 +143,9 @@ void lp_store_close(struct lp_store *s)
 {
     if (!s)
         return;
+    /* An unfinalized statement would keep the connection (and its memory) open. */
+    sqlite3_finalize(s->ins_interval);
+    sqlite3_finalize(s->ins_interval_doc);
     sqlite3_close(s->db);
     pthread_mutex_destroy(&s->mu);
     free(s);
@@ -141,17 +153,11 @@ void lp_store_close(struct lp_store *s)
 
 /* ---- statements ---- */
 
-/* Runs sql with the given binds ('i' int64, 'd' double, 't' text, 'n' null), one step.
- * Returns SQLITE_DONE / SQLITE_ROW or an error code. */
-static int exec_bind(sqlite3 *db, const char *sql, const char *types, ...)
+/* Binds ('i' int64, 'd' double, 't' text, 'n' null) from ap, in order. */
+static void bind_all(sqlite3_stmt *st, const char *types, va_list ap)
 {
-    sqlite3_stmt *st;
-    va_list ap;
-    int rc, i;
+    int i;
 
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return SQLITE_ERROR;
-    va_start(ap, types);
     for (i = 0; types[i]; i++) {
         switch (types[i]) {
         case 'i': sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t)); break;
@@ -161,15 +167,54 @@ static int exec_bind(sqlite3 *db, const char *sql, const char *types, ...)
         default: sqlite3_bind_null(st, i + 1); break;
         }
     }
+}
+
+/* Runs sql with the given binds, one step. Returns SQLITE_DONE / SQLITE_ROW or an error
+ * code. */
+static int exec_bind(sqlite3 *db, const char *sql, const char *types, ...)
+{
+    sqlite3_stmt *st;
+    va_list ap;
+    int rc;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return SQLITE_ERROR;
+    va_start(ap, types);
+    bind_all(st, types, ap);
     va_end(ap);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc;
 }
 
+/* exec_bind with a statement prepared once into *slot (the store's, under its mutex) and
+ * reset after each step: what every interval runs, many times a second for hours. */
+static int exec_cached(sqlite3 *db, sqlite3_stmt **slot, const char *sql, const char *types,
+                       ...)
+{
+    va_list ap;
+    int rc;
+
+    if (!*slot && sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL) !=
+                      SQLITE_OK) {
+        sqlite3_finalize(*slot);
+        *slot = NULL;
+        return SQLITE_ERROR;
+    }
+    va_start(ap, types);
+    bind_all(*slot, types, ap);
+    va_end(ap);
+    rc = sqlite3_step(*slot);
+    sqlite3_reset(*slot);
+    sqlite3_clear_bindings(*slot);
+    return rc;
+}
+
 /* ---- the recording tap ---- */
 
-/* One test being recorded. Owns the -J formatter that builds its result document. */
+/* One test being recorded. Owns the -J formatter that builds its result document from every
+ * record but the intervals (those go to interval_docs as they come: memory stays flat over a
+ * run of any length). */
 struct tap_test {
     unsigned test_id;
     int64_t run_id;        /* 0 until its row exists */
@@ -301,12 +346,13 @@ static void write_failed(struct tap_test *tt, const char *what)
     }
 }
 
-static int interval_row(sqlite3 *db, int64_t run, int64_t seq, int stream,
+static int interval_row(struct lp_store *s, int64_t run, int64_t seq, int stream,
                         const struct lp_sample *x)
 {
-    return exec_bind(db, "INSERT OR REPLACE INTO intervals (run_id, seq, stream, sender, start_s,"
-                  " end_s, bytes, bps, omitted, retransmits, cwnd, rtt_us, jitter_ms, lost,"
-                  " packets) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+    return exec_cached(s->db, &s->ins_interval,
+              "INSERT OR REPLACE INTO intervals (run_id, seq, stream, sender, start_s, end_s,"
+              " bytes, bps, omitted, retransmits, cwnd, rtt_us, jitter_ms, lost, packets)"
+              " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
               "iiiiddidiiiidii", run, seq, (int64_t)stream, (int64_t)x->sid.sender, x->start_s,
               x->end_s, (int64_t)x->bytes, x->bits_per_second, (int64_t)x->omitted,
               (int64_t)(x->has_tcp_info ? x->retransmits : 0),
@@ -318,17 +364,22 @@ static int interval_row(sqlite3 *db, int64_t run, int64_t seq, int stream,
 static void row_interval(struct lp_store_tap *t, struct tap_test *tt,
                          const struct lp_rec_interval *iv)
 {
+    char *doc = lp_fmt_json_interval_text(iv);
     unsigned i;
-    bool ok = true;
+    bool ok = doc != NULL;
 
     tt->seq++;
     sqlite3_exec(t->s->db, "BEGIN", NULL, NULL, NULL);
     for (i = 0; i < iv->nstreams; i++)
-        ok &= interval_row(t->s->db, tt->run_id, tt->seq, iv->streams[i].sid.id,
+        ok &= interval_row(t->s, tt->run_id, tt->seq, iv->streams[i].sid.id,
                            &iv->streams[i]) == SQLITE_DONE;
-    ok &= interval_row(t->s->db, tt->run_id, tt->seq, 0, &iv->sum) == SQLITE_DONE;
+    ok &= interval_row(t->s, tt->run_id, tt->seq, 0, &iv->sum) == SQLITE_DONE;
     if (iv->has_sum_reverse)
-        ok &= interval_row(t->s->db, tt->run_id, tt->seq, -1, &iv->sum_reverse) == SQLITE_DONE;
+        ok &= interval_row(t->s, tt->run_id, tt->seq, -1, &iv->sum_reverse) == SQLITE_DONE;
+    ok = ok && exec_cached(t->s->db, &t->s->ins_interval_doc,
+                           "INSERT OR REPLACE INTO interval_docs (run_id, seq, doc)"
+                           " VALUES (?1,?2,?3)", "iit", tt->run_id, tt->seq, doc) == SQLITE_DONE;
+    free(doc);
     if (!ok)
         write_failed(tt, "an interval");
     /* All of an interval's rows or none: a page never shows a sum without its streams. */
@@ -388,8 +439,9 @@ static void tap_record(const struct lp_record *rec, void *user)
     if (tt->run_id == 0 && rec->kind != LP_REC_DONE &&
         (rec->role == LP_ROLE_CLIENT || rec->kind == LP_REC_START))
         row_insert(t, tt, rec);
-    if (tt->json)
-        lp_fmt_json_record(tt->json, rec); /* the document, written at DONE (on_doc) */
+    /* The document, written at DONE (on_doc); its intervals are rows (row_interval). */
+    if (tt->json && rec->kind != LP_REC_INTERVAL)
+        lp_fmt_json_record(tt->json, rec);
     if (tt->run_id != 0) {
         switch (rec->kind) {
         case LP_REC_START: row_start(t, tt, &rec->u.start); break;

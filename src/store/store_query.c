@@ -115,6 +115,122 @@ char *lp_store_get(struct lp_store *s, int64_t id)
     return o ? finish(o) : NULL;
 }
 
+/* A growable string for the CSV and the result document. */
+struct text {
+    char *s;
+    size_t len, cap;
+};
+
+static void text_addn(struct text *t, const char *piece, size_t n)
+{
+    if (!t->s)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        char *p = realloc(t->s, (t->len + n + 1) * 2);
+        if (!p) {
+            free(t->s);
+            t->s = NULL;
+            return;
+        }
+        t->s = p;
+        t->cap = (t->len + n + 1) * 2;
+    }
+    memcpy(t->s + t->len, piece, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+static void text_add(struct text *t, const char *piece)
+{
+    text_addn(t, piece, strlen(piece));
+}
+
+/* What cJSON_Print writes for the stored document's empty "intervals" (a root key: one tab). */
+static const char no_intervals[] = "\n\t\"intervals\":\t[]";
+
+/* Interval documents read per lock: the engine's control threads record under the same
+ * mutex, so exporting an hour-long run (36000 intervals, ~0.6 s of formatting) must not hold
+ * it throughout; the formatting happens outside it. */
+#define EXPORT_BATCH 512
+
+/* One element (compact JSON) appended as cJSON_Print formats it at depth 0, indented two
+ * levels more: in the root object, in its array. cJSON's indentation is the tabs after each
+ * newline, and JSON text holds no raw newline inside a string. */
+static bool add_element(struct text *t, const char *compact, bool first)
+{
+    cJSON *o = cJSON_Parse(compact);
+    char *el = o ? cJSON_Print(o) : NULL, *p, *nl;
+
+    cJSON_Delete(o);
+    if (!el)
+        return false; /* a damaged row: the others still export */
+    if (!first)
+        text_add(t, ", ");
+    for (p = el; (nl = strchr(p, '\n')); p = nl + 1) {
+        text_addn(t, p, (size_t)(nl + 1 - p));
+        text_add(t, "\t\t");
+    }
+    text_add(t, p);
+    free(el);
+    return true;
+}
+
+/* The document with its "intervals" put back from interval_docs: byte for byte what the -J
+ * formatter printed with them in. Takes doc; returns it unchanged for runs without interval
+ * documents (runs recorded before them have their intervals in result_json already); NULL
+ * when out of memory. Called without the mutex. */
+static char *with_intervals(struct lp_store *s, int64_t id, char *doc)
+{
+    char *at = strstr(doc, no_intervals), *batch[EXPORT_BATCH];
+    struct text t = {NULL, 0, 0};
+    int64_t after = -1;
+    size_t head;
+    int n = 0, rows, got, i;
+
+    if (!at)
+        return doc;
+    head = (size_t)(at - doc) + sizeof(no_intervals) - 2; /* up to and with the '[' */
+    do {
+        sqlite3_stmt *st;
+        rows = got = 0;
+        pthread_mutex_lock(&s->mu);
+        if (sqlite3_prepare_v2(s->db, "SELECT seq, doc FROM interval_docs WHERE run_id = ?1"
+                                      " AND seq > ?2 ORDER BY seq LIMIT ?3", -1, &st,
+                               NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, id);
+            sqlite3_bind_int64(st, 2, after);
+            sqlite3_bind_int(st, 3, EXPORT_BATCH);
+            while (rows < EXPORT_BATCH && sqlite3_step(st) == SQLITE_ROW) {
+                const char *el = (const char *)sqlite3_column_text(st, 1);
+                rows++;
+                after = sqlite3_column_int64(st, 0);
+                if (el && (batch[got] = strdup(el)))
+                    got++;
+            }
+            sqlite3_finalize(st);
+        }
+        pthread_mutex_unlock(&s->mu);
+        for (i = 0; i < got; i++) {
+            if (!t.s && !n) {
+                t.cap = strlen(doc) + 1024;
+                t.s = malloc(t.cap);
+                if (t.s)
+                    t.s[0] = '\0';
+                text_addn(&t, doc, head);
+            }
+            n += add_element(&t, batch[i], n == 0);
+            free(batch[i]);
+        }
+    } while (rows == EXPORT_BATCH);
+    if (n == 0) {
+        free(t.s);
+        return doc;
+    }
+    text_add(&t, doc + head);
+    free(doc);
+    return t.s;
+}
+
 char *lp_store_result_json(struct lp_store *s, int64_t id)
 {
     sqlite3_stmt *st;
@@ -129,33 +245,7 @@ char *lp_store_result_json(struct lp_store *s, int64_t id)
         sqlite3_finalize(st);
     }
     pthread_mutex_unlock(&s->mu);
-    return doc;
-}
-
-/* A growable string for the CSV. */
-struct text {
-    char *s;
-    size_t len, cap;
-};
-
-static void text_add(struct text *t, const char *piece)
-{
-    size_t n = strlen(piece);
-
-    if (!t->s)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        char *p = realloc(t->s, (t->len + n + 1) * 2);
-        if (!p) {
-            free(t->s);
-            t->s = NULL;
-            return;
-        }
-        t->s = p;
-        t->cap = (t->len + n + 1) * 2;
-    }
-    memcpy(t->s + t->len, piece, n + 1);
-    t->len += n;
+    return doc ? with_intervals(s, id, doc) : NULL;
 }
 
 char *lp_store_intervals_csv(struct lp_store *s, int64_t id)

@@ -561,6 +561,41 @@ def history():
 
 
 @suite.case
+def history_export_is_the_json_output():
+    """The page's result.json of a run is byte for byte what `-J` printed for it, intervals
+    included (the history stores the document without them and puts them back from its
+    interval rows): many short intervals, -P 2, UDP, --bidir, -R with the server's output
+    and a -J server's own document."""
+    db = lptest.tmp_path("history-export.db")
+    srv = lptest.start_server("linkperf", ["--no-history"])
+    printed = []
+    for args in (["-t", "2", "-i", "0.1", "-P", "2", "-T", "export"],
+                 ["-u", "-b", "10M", "-t", "2", "-i", "0.5"],
+                 ["-t", "2", "-i", "0.25", "--bidir"],
+                 ["-t", "2", "-i", "0.5", "-R", "--get-server-output"]):
+        r = lptest.run([lptest.LINKPERF, "-c", "127.0.0.1", "-p", str(srv.port), "-J",
+                        "--db", db] + args, timeout=30)
+        check(r.rc == 0 and r.out.count('"streams"') > 4, "client %s" % args, r.describe())
+        printed.append((" ".join(args), r.out))
+    one = lptest.start_server("linkperf", ["-1", "-J", "--db", db])
+    r = lptest.run([lptest.LINKPERF, "-c", "127.0.0.1", "-p", str(one.port), "-t", "2", "-i",
+                    "0.5", "--no-history"], timeout=30)
+    check(r.rc == 0 and one.proc.wait(10) == 0, "the -J server's test", r.describe(),
+          one.proc.tail())
+    printed.append(("server", one.proc.stdout))
+    ui = UI(["--db", db])
+    _, doc = ui.json("GET", "/api/history", want=200)
+    runs = list(reversed(doc["runs"]))
+    check(len(runs) == len(printed), "history has %d runs, want %d" % (len(runs), len(printed)))
+    for (what, out), run in zip(printed, runs):
+        status, _, body = ui.request("GET", "/api/history/%d/result.json" % run["id"])
+        check(status == 200 and body.decode() == out,
+              "%s: result.json (%d, %d bytes) is not what -J printed (%d bytes)" % (
+                  what, status, len(body), len(out)))
+    check(ui.stop() == 0, "linkperf ui did not exit 0", ui.proc.tail())
+
+
+@suite.case
 def profiles():
     """Named settings: saved (a name can be replaced), listed by name, deleted; bad names
     and arguments are refused; they live in the history database, so they outlast the
