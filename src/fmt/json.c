@@ -92,9 +92,16 @@ static void on_interval(struct lp_fmt_json *f, const struct lp_rec_interval *iv)
 
     if (!o)
         return;
-    cJSON_AddItemToArray(f->intervals, o);
     if (f->stream)
         emit_event(f, "interval", o);
+    /* A stream has printed the interval: only a server keeps it, for a client asking
+     * --get-server-output (the document). A client's memory stays flat however long it
+     * runs (the page's runs are streams too). */
+    if (f->stream && f->role != LP_ROLE_SERVER) {
+        cJSON_Delete(o);
+        return;
+    }
+    cJSON_AddItemToArray(f->intervals, o);
 }
 
 static void on_end(struct lp_fmt_json *f, const struct lp_rec_end *end)

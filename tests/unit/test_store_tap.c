@@ -402,11 +402,55 @@ static void test_memory_flat(void **state)
     tmpdb_close(&db);
 }
 
+static void ignore_record(const struct lp_record *r, void *user)
+{
+    (void)r, (void)user;
+}
+
+static void discard_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
+{
+    (void)user, (void)ch, (void)s, (void)n;
+}
+
+/* --json-stream (the page's runs and `linkperf -c --json-stream`): a client's formatter
+ * prints each interval and keeps none, so an hour moves the heap by no more than the tap's. */
+static void test_stream_memory_flat(void **state)
+{
+    enum { TENTH = 3600, HOUR = 36000 };
+    const size_t bound = 64 * 1024;
+    struct lp_out out = {discard_write, NULL};
+    struct lp_sink none = {.record = ignore_record};
+    struct lp_fmt_opts o;
+    struct lp_fmt_json *json;
+    struct fake f;
+    size_t at_tenth = 0, at_hour;
+
+    (void)state;
+    memset(&o, 0, sizeof(o));
+    o.unit = 'a';
+    json = lp_fmt_json_new(&o, &out, true);
+    assert_non_null(json);
+    fake_init(&f, LP_ROLE_CLIENT, false, false);
+    fake_start(&f, &none, json);
+    for (unsigned k = 0; k < HOUR; k++) {
+        fake_interval(&f, &none, json, k);
+        if (k + 1 == TENTH)
+            at_tenth = heap_in_use();
+    }
+    at_hour = heap_in_use();
+    if (at_hour > at_tenth + bound)
+        fail_msg("a --json-stream client's heap grew by %zu bytes over %d intervals (bound "
+                 "%zu)", at_hour - at_tenth, HOUR - TENTH, bound);
+    fake_end(&f, &none, json);
+    lp_fmt_json_free(json);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_is_the_document),
         cmocka_unit_test(test_memory_flat),
+        cmocka_unit_test(test_stream_memory_flat),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
