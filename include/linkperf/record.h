@@ -55,6 +55,8 @@ struct lp_rec_listening {
     int tcp_window;         /* receive buffer of the TCP listener (iperf2's "TCP window size") */
     int udp_buffer;         /* receive buffer of the UDP socket */
     int tcp_window_wanted;  /* the server's -w (0 = none); tcp_window is then what -w gives */
+    const char *permit_key; /* iperf2 --permit-key the server requires (NULL = none) */
+    double permit_key_timeout_s; /* how long it accepts tests (0 = no limit) */
 };
 
 struct lp_rec_connecting {
@@ -184,6 +186,9 @@ struct lp_rec_error {
     int code;              /* iperf3 i_errno-compatible when one applies, else 0 */
     const char *message;   /* one line, no trailing newline */
     bool fatal;            /* the test ended because of it */
+    /* An iperf2 connection refused for its permit key (2.1.8 prints "[drop] local ...
+     * (permit key fail)" for it instead of an error); NULL otherwise. */
+    const struct lp_stream_conn *dropped;
 };
 
 struct lp_rec_debug {

@@ -11,6 +11,9 @@
 #define LP_TITLE_MAX 256        /* -T title, incl. NUL */
 #define LP_EXTRA_DATA_MAX 1024  /* --extra-data, incl. NUL */
 #define LP_CONGESTION_MAX 16    /* TCP_CA_NAME_MAX on Linux, incl. NUL */
+#define LP_PERMIT_KEY_MIN 4     /* iperf2 --permit-key: 4..128 bytes, excl. NUL */
+#define LP_PERMIT_KEY_MAX 128
+#define LP_PERMIT_KEY_TIMEOUT_S 20.0 /* iperf2 --permit-key-timeout's default */
 
 #define LP_DEFAULT_PORT 5201
 #define LP_DEFAULT_IPERF2_PORT 5001
@@ -63,6 +66,11 @@ struct lp_iperf2_spec {
     int mcast_ttl;               /* -T: multicast TTL (0 = OS default) */
     bool trip_times;             /* --trip-times: timestamped TCP bursts, one-way latency at
                                   * the receiver (server: the client asked for it) */
+    char permit_key[LP_PERMIT_KEY_MAX + 1]; /* --permit-key ("" = none): a client sends it
+                                  * after its TCP header; a server serves only iperf2 TCP
+                                  * clients that send it (no UDP, no iperf3 without auth) */
+    double permit_key_timeout_s; /* server with a key: accept tests for this long after
+                                  * starting, then exit when they end (0 = no limit) */
 };
 
 struct lp_spec {
@@ -120,6 +128,8 @@ struct lp_spec {
                                     * the server answers on 5201 and 5001 */
     char allow[LP_ALLOW_MAX];      /* clients allowed: host, CIDR or comma list ("" = all);
                                     * JPerf's "Client Limit", iperf2 2.0's server -c */
+    char trust_udp[LP_ALLOW_MAX];  /* --trust-udp: clients an iperf2 UDP -R/-d/full-duplex
+                                    * test sends to without proof (same list form) */
     unsigned max_conns;            /* serve this many tests, then return (0 = forever);
                                     * JPerf's "Num Connections", iperf2's server -P */
 };

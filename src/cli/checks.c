@@ -2,7 +2,11 @@
  * -c/-P/-t, ports, the client's dialect, iperf2's mutual exclusions, output conflicts.
  * Rows are found by key, so both spellings share every rule. No argv scanning here. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "auth/i3auth.h"
 #include "cli/parse_int.h"
@@ -112,6 +116,76 @@ static int check_iperf2_client(struct lp_cli_parse_state *st)
     return 0;
 }
 
+/* A server's --permit-key without a value: 2.1.8's generate_permit_key, "<sec>.<usec>-"
+ * then 16 letters and digits (here from getrandom, not rand() seeded with the time). */
+static void make_permit_key(char *out, size_t n)
+{
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timeval tv;
+    uint8_t r[64];
+    size_t k, used = sizeof(r);
+    unsigned made = 0;
+
+    gettimeofday(&tv, NULL);
+    k = (size_t)snprintf(out, n, "%ld.%06ld-", (long)tv.tv_sec, (long)tv.tv_usec);
+    while (made < 16 && k + 1 < n) {
+        if (used == sizeof(r)) {
+            used = 0;
+            if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+                /* No entropy to be had: as 2.1.8 does, rand() seeded with the clock. */
+                srand((unsigned)tv.tv_usec ^ (unsigned)getpid() ^ made);
+                for (size_t i = 0; i < sizeof(r); i++)
+                    r[i] = (uint8_t)(rand() & 0xff);
+            }
+        }
+        uint8_t b = r[used++];
+        if (b >= 248) /* 4 * 62: every character equally likely */
+            continue;
+        out[k++] = alnum[b % 62];
+        made++;
+    }
+    out[k < n ? k : n - 1] = '\0';
+}
+
+/* iperf2's --permit-key as 2.1.8 checks it (its words where it has them): TCP only, 4 to
+ * 128 characters, a client needs one; a server makes one up without it and accepts tests
+ * for --permit-key-timeout whole seconds (20 by default; 2.1.8 drops the fraction). */
+static int check_permit_key(struct lp_cli_parse_state *st)
+{
+    struct lp_spec *sp = &st->cfg->spec;
+    struct lp_iperf2_spec *i2 = &sp->iperf2;
+    char label[48], other[48];
+    size_t n = strnlen(i2->permit_key, sizeof(i2->permit_key));
+
+    lp_cli_label(st, LP_CLI_K_PERMIT_KEY, label, sizeof(label));
+    if (!lp_cli_seen(st, LP_CLI_K_PERMIT_KEY)) {
+        if (!lp_cli_seen(st, LP_CLI_K_PERMIT_KEY_TIMEOUT))
+            return 0;
+        lp_cli_label(st, LP_CLI_K_PERMIT_KEY_TIMEOUT, other, sizeof(other));
+        return lp_cli_err_set(st->err, "option %s needs %s", other, label);
+    }
+    if (sp->proto == LP_PROTO_UDP)
+        return lp_cli_err_set(st->err, "option %s not supported with UDP (iperf2 sends the key "
+                              "over TCP only)", label);
+    if (sp->role == LP_ROLE_CLIENT) {
+        if (!n)
+            return lp_cli_err_set(st->err, "option %s requires a value on the client", label);
+        if (lp_cli_seen(st, LP_CLI_K_COMPAT))
+            return lp_cli_conflict(st, LP_CLI_K_PERMIT_KEY, LP_CLI_K_COMPAT);
+    } else if (!n) {
+        make_permit_key(i2->permit_key, sizeof(i2->permit_key));
+        n = strlen(i2->permit_key);
+    }
+    if (n < LP_PERMIT_KEY_MIN)
+        return lp_cli_err_set(st->err, "value for %s must have at least %d characters", label,
+                              LP_PERMIT_KEY_MIN);
+    if (sp->role == LP_ROLE_SERVER)
+        i2->permit_key_timeout_s = lp_cli_seen(st, LP_CLI_K_PERMIT_KEY_TIMEOUT)
+                                       ? (double)(uint64_t)i2->permit_key_timeout_s
+                                       : LP_PERMIT_KEY_TIMEOUT_S;
+    return 0;
+}
+
 static int check_client(struct lp_cli_parse_state *st)
 {
     struct lp_cli_config *cfg = st->cfg;
@@ -145,6 +219,8 @@ static int check_client(struct lp_cli_parse_state *st)
     if (check_directions(st) < 0)
         return -1;
     if (sp->dialect == LP_DIALECT_IPERF2 && check_iperf2_client(st) < 0)
+        return -1;
+    if (check_permit_key(st) < 0)
         return -1;
     if (iperf2 && !lp_cli_seen(st, LP_CLI_K_INTERVAL))
         sp->report.interval_s = 0; /* iperf2 prints intervals only when asked */
@@ -182,6 +258,8 @@ static int check_server(struct lp_cli_parse_state *st)
         sp->port = iperf2 ? LP_DEFAULT_IPERF2_PORT : LP_DEFAULT_PORT;
         sp->port2 = iperf2 ? LP_DEFAULT_PORT : LP_DEFAULT_IPERF2_PORT;
     }
+    if (check_permit_key(st) < 0)
+        return -1;
     if (!iperf2)
         return 0;
     if (lp_cli_seen(st, LP_CLI_K_BITRATE)) {

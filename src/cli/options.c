@@ -178,6 +178,16 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "datagrams at most one line a second, with a count). This is "
             "JPerf's \"Client Limit\" and iperf2 2.0's server -c host. At most 1023 "
             "characters."},
+    {.name = "trust-udp", .metavar = "list", .arg = LP_CLI_ARG_STRING, .max = LP_ALLOW_MAX - 1,
+     SERVER, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_trust_udp,
+     .help = "send iperf2 UDP -R/-d/full-duplex tests to these clients without proof",
+     .man = "Clients (hosts, addresses, CIDRs, as --allow takes them) that an iperf2 UDP test "
+            "sending to the client (-R, -d, -r, --full-duplex) serves whole at once. Others get "
+            "that only when they are on loopback or made a TCP connection to this server in "
+            "the last 10 minutes: an iperf2 UDP request is one datagram, its source may be "
+            "forged, and the server must not flood a host that never asked (before the proof "
+            "such a test gets 8 datagrams plus twice what the client sent; see "
+            "docs/internals/security.md). For boards that test over UDP only."},
     {.name = "max-connections", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
      .max = LP_CLI_MAX_CONNS, SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT,
      FIELD(spec.max_conns), .help = "exit after serving # tests (0 = never)",
@@ -353,6 +363,25 @@ static const struct lp_cli_opt iperf3_opts[] = {
      FIELD(spec.iperf2.mcast_ttl), .help = "iperf2 -T: TTL of multicast datagrams",
      .man = "iperf2's -T: the time-to-live of UDP datagrams sent to a multicast group "
             "(-c 239.1.1.1 -u); the system default is 1. Implies --dialect iperf2."},
+    {.name = "permit-key", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "value", .max = LP_PERMIT_KEY_MAX,
+     GENERAL, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_PERMIT_KEY, .set = lp_cli_set_permit_key,
+     .help = "iperf2: key a client sends and a server requires (TCP only)",
+     .man = "iperf2's --permit-key (2.1.8's wire format). A client sends value, 4 to 128 "
+            "characters, after its iperf2 TCP header; implies --dialect iperf2. A server "
+            "serves only iperf2 TCP clients sending it: others get iperf 2.1.8's \"[drop] ... "
+            "(permit key fail)\" line and a reset. iperf2 UDP clients cannot send a key and are "
+            "refused, and so are iperf3 clients, unless --rsa-private-key-path admits them. "
+            "Without a value the server makes a key up (its start time and 16 random letters "
+            "and digits) and prints it. It accepts tests for --permit-key-timeout seconds, then "
+            "exits once they end. The key travels in the clear: it keeps stray clients out, it "
+            "authenticates nobody."},
+    {.name = "permit-key-timeout", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 1,
+     .max = LP_MAX_DURATION_S, SERVER, .flags = LP_CLI_F_IMPLIES_IPERF2 | LP_CLI_F_ZERO_OK,
+     .key = LP_CLI_K_PERMIT_KEY_TIMEOUT, .store = LP_CLI_STORE_DOUBLE, FIELD(spec.iperf2.permit_key_timeout_s),
+     .help = "iperf2: seconds a --permit-key server accepts tests (default 20, 0 = always)",
+     .man = "With --permit-key: stop accepting tests this many whole seconds after starting "
+            "(iperf 2.1.8 drops the fraction), and exit once the tests under way end. "
+            "Default 20, as 2.1.8; 0 accepts tests until stopped."},
     {.name = "window", .letter = 'w', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 0,
      .max = LP_MAX_WINDOW, CLIENT, .store = LP_CLI_STORE_INT, FIELD(spec.window_bytes),
      .help = "set send/receive socket buffer sizes (sets TCP window size)"},

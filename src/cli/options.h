@@ -77,6 +77,8 @@ enum lp_cli_key {
     LP_CLI_K_JSON,
     LP_CLI_K_CSV,
     LP_CLI_K_CSV_HEADER,
+    LP_CLI_K_PERMIT_KEY,  /* iperf2 --permit-key */
+    LP_CLI_K_PERMIT_KEY_TIMEOUT,
 };
 
 /* How a plain value is stored into struct lp_cli_config (rows with a setter ignore it). */

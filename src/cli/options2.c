@@ -170,7 +170,17 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .man = "Trace the protocol steps on standard error (linkperf's -d/--debug; here -d is "
             "iperf2's dual test)."},
     NO("hide-ips", 0, GENERAL, "hide ip addresses and host names within outputs"),
-    NO("permit-key", 0, GENERAL, "permit key to be used to verify client and server"),
+    {.name = "permit-key", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "value", .max = LP_PERMIT_KEY_MAX,
+     GENERAL, .key = LP_CLI_K_PERMIT_KEY, .set = lp_cli_set_permit_key,
+     .help = "permit key to be used to verify client and server (TCP only)",
+     .man = "A client sends this key, 4 to 128 characters, after its TCP test header (as "
+            "2.1.8 does; not with -u or -C). A server serves only TCP clients sending it: "
+            "others get 2.1.8's \"[drop] ... (permit key fail)\" line and a reset; UDP "
+            "and iperf3 clients are refused (iperf3 ones unless --rsa-private-key-path admits "
+            "them). Without a value (--permit-key alone) the server makes a key up from its "
+            "start time and 16 random letters and digits, and prints it. Both ends print "
+            "their transfer ids as [key(1)], as 2.1.8. The key travels in the clear: it keeps "
+            "stray clients out, it authenticates nobody."},
     NO("sum-only", 0, GENERAL, "output sum only reports"),
     NO("realtime", 'z', GENERAL, "request realtime scheduler"),
     NO("awdl", 'A', GENERAL, "use the Apple Wireless Direct Link interface"),
@@ -195,11 +205,21 @@ static const struct lp_cli_opt iperf2_opts[] = {
     {.name = "max-tests", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 1024,
      SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests),
      .help = "tests the server runs at once (default 64)"},
+    {.name = "trust-udp", .metavar = "list", .arg = LP_CLI_ARG_STRING, .max = LP_ALLOW_MAX - 1,
+     SERVER, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_trust_udp,
+     .help = "send iperf2 UDP -R/-d/full-duplex tests to these clients without proof",
+     .man = "See linkperf's --trust-udp."},
     NO("single_udp", 'U', SERVER, "run in single threaded UDP mode"),
     NO("ssm-host", 'H', SERVER, "set the SSM source, use with -B for (S,G)"),
     NO("histograms", 0, SERVER, "enable latency histograms"),
     NO("udp-histograms", 0, SERVER, "enable UDP latency histograms"),
-    NO("permit-key-timeout", 0, SERVER, "set the timeout for a permit key in seconds"),
+    {.name = "permit-key-timeout", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 1,
+     .max = LP_MAX_DURATION_S, SERVER, .flags = LP_CLI_F_ZERO_OK, .key = LP_CLI_K_PERMIT_KEY_TIMEOUT,
+     .store = LP_CLI_STORE_DOUBLE, FIELD(spec.iperf2.permit_key_timeout_s),
+     .help = "set the timeout for a permit key in seconds",
+     .man = "With --permit-key: stop accepting tests this many whole seconds after starting "
+            "(as 2.1.8, which drops the fraction), and exit once the tests under way end. "
+            "Default 20; 0 accepts tests until stopped (2.1.8 prints \"WARN: no timeout\")."},
     NO("tcp-rx-window-clamp", 0, SERVER, "set the TCP receive window clamp size in bytes"),
     NO("tap-dev", 0, SERVER, "use TAP device to receive at L2 layer"),
     NO("tun-dev", 0, SERVER, "use TUN device to receive"),

@@ -235,6 +235,17 @@ LP_CLI_SETTER(lp_cli_set_allow)
     return lp_cli_err_set(err, "option %s: %s", label, why);
 }
 
+LP_CLI_SETTER(lp_cli_set_trust_udp)
+{
+    char why[LP_CLI_ERR_MAX - 64], label[48];
+
+    if (lp_cli_value_allow(v->text, cfg->spec.trust_udp, sizeof(cfg->spec.trust_udp), why,
+                           sizeof(why)) == 0)
+        return 0;
+    lp_cli_options_label(opt, label, sizeof(label));
+    return lp_cli_err_set(err, "option %s: %s", label, why);
+}
+
 LP_CLI_SETTER(lp_cli_set_enhanced)
 {
     (void)opt, (void)v, (void)err;
@@ -248,5 +259,14 @@ LP_CLI_SETTER(lp_cli_set_print_mss)
     (void)opt, (void)v, (void)err;
     cfg->spec.report.print_mss = true;
     cfg->fmt.print_mss = true;
+    return 0;
+}
+
+/* iperf2's --permit-key[=value]: the value (the row bounds its length), or none yet: a
+ * server then makes one up and a client is refused (checks.c, once the role is known). */
+LP_CLI_SETTER(lp_cli_set_permit_key)
+{
+    (void)opt, (void)err;
+    snprintf(cfg->spec.iperf2.permit_key, sizeof(cfg->spec.iperf2.permit_key), "%s", v->text ? v->text : "");
     return 0;
 }

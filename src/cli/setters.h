@@ -34,8 +34,10 @@ LP_CLI_SETTER(lp_cli_set_dialect);
 LP_CLI_SETTER(lp_cli_set_dual);
 LP_CLI_SETTER(lp_cli_set_tradeoff);
 LP_CLI_SETTER(lp_cli_set_allow);
+LP_CLI_SETTER(lp_cli_set_trust_udp);
 LP_CLI_SETTER(lp_cli_set_enhanced);
 LP_CLI_SETTER(lp_cli_set_print_mss);
+LP_CLI_SETTER(lp_cli_set_permit_key);
 /* iperf2 spelling only (setters2.c). */
 LP_CLI_SETTER(lp_cli_set_client2);
 LP_CLI_SETTER(lp_cli_set_bandwidth2);

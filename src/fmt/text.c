@@ -106,6 +106,12 @@ static void on_listening(struct lp_fmt_text *f, const struct lp_rec_listening *l
     }
     lp_text_line(f, DASHES);
     lp_text_line(f, "Server listening on %u (test #%u)", (unsigned)l->port, l->test_number);
+    /* iperf2 --permit-key: which key (it may have been made up for the server), as 2.1.8. */
+    if (l->permit_key && l->permit_key[0] && l->permit_key_timeout_s > 0)
+        lp_text_line(f, "Permit key is '%.*s' (timeout in %.1f seconds)", LP_PERMIT_KEY_MAX, l->permit_key,
+                     l->permit_key_timeout_s);
+    else if (l->permit_key && l->permit_key[0])
+        lp_text_line(f, "Permit key is '%.*s' (WARN: no timeout)", LP_PERMIT_KEY_MAX, l->permit_key);
     lp_text_line(f, DASHES);
 }
 

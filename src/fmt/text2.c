@@ -97,10 +97,14 @@ int lp_text2_id(const struct lp_stream_id *sid)
     return sid->id > 0 ? sid->id : sid->socket;
 }
 
-void lp_text2_idstr(char *b, size_t n, int id, bool star)
+void lp_text2_idstr(const struct lp_fmt_text2 *f, char *b, size_t n, int id, bool star)
 {
     char num[16];
 
+    if (f->have_spec && f->spec.dialect == LP_DIALECT_IPERF2 && f->spec.iperf2.permit_key[0]) {
+        snprintf(b, n, star ? "[%.*s(*%d)]" : "[%.*s(%d)]", LP_PERMIT_KEY_MAX, f->spec.iperf2.permit_key, id);
+        return;
+    }
     if (!star) {
         snprintf(b, n, "[%3d]", id);
         return;
@@ -200,6 +204,13 @@ static void listening_lines(struct lp_fmt_text2 *f, bool udp, const struct lp_re
                   pid);
     buffer_line(f, udp, udp ? l->udp_buffer : l->tcp_window, !udp && l->tcp_window_wanted > 0,
                 udp ? 0 : l->tcp_window_wanted);
+    if (!udp && l->permit_key && l->permit_key[0]) {
+        if (l->permit_key_timeout_s > 0)
+            lp_text2_line(f, "Permit key is '%.*s' (timeout in %.1f seconds)", LP_PERMIT_KEY_MAX, l->permit_key,
+                          l->permit_key_timeout_s);
+        else
+            lp_text2_line(f, "Permit key is '%.*s' (WARN: no timeout)", LP_PERMIT_KEY_MAX, l->permit_key);
+    }
 }
 
 /* A server listens on TCP and UDP at once: one banner naming both (a listener whose buffer
@@ -306,7 +317,7 @@ static bool tag_reverse(const struct lp_fmt_text2 *f, const struct lp_stream_con
 static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn *c)
 {
     const struct lp_spec *sp = &f->spec;
-    char id[32], tags[256] = "", when[64];
+    char id[LP_TEXT2_ID_MAX], tags[256] = "", when[64];
     size_t n = 0;
     bool udp = lp_text2_udp(f);
 
@@ -341,7 +352,7 @@ static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn 
     }
 #undef TAG
     /* Only a server's -d/-r leg is marked on its connection line. */
-    lp_text2_idstr(id, sizeof(id), lp_text2_id(&c->sid), f->role == LP_ROLE_SERVER && c->sid.initiator);
+    lp_text2_idstr(f, id, sizeof(id), lp_text2_id(&c->sid), f->role == LP_ROLE_SERVER && c->sid.initiator);
     lp_text2_line(f, "%s local %s port %u connected with %s port %u%s", id, c->local.host,
                   (unsigned)c->local.port, c->remote.host, (unsigned)c->remote.port, tags);
 }
@@ -387,12 +398,40 @@ static void on_start(struct lp_fmt_text2 *f, const struct lp_rec_start *st)
 
 /* ---- errors ---- */
 
+/* 2.1.8's report_peer_fail: a connection refused for its permit key, on stdout with the
+ * connection lines (-x C hides it too); with -e its socket and when, as they print it. */
+static void drop_line(struct lp_fmt_text2 *f, const struct lp_stream_conn *c)
+{
+    char tags[256] = "", when[64];
+    size_t n = 0;
+    int k;
+    struct tm tm;
+    time_t t = (time_t)(f->wall > 0 ? f->wall : (double)time(NULL));
+
+    if (lp_text2_excluded(f, 'C'))
+        return;
+    if (f->opts.enhanced && c->sid.socket > 0 && (k = snprintf(tags, sizeof(tags), " (sock=%d)", c->sid.socket)) > 0)
+        n = (size_t)k;
+    if ((c->icwnd_pkts || c->mss || c->irtt_us) &&
+        (k = snprintf(tags + n, sizeof(tags) - n, " (icwnd/mss/irtt=%u/%u/%u)", c->icwnd_pkts, c->mss,
+                      c->irtt_us)) > 0)
+        n = (size_t)k < sizeof(tags) - n ? n + (size_t)k : sizeof(tags) - 1;
+    if (f->opts.enhanced && localtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S (%Z)", &tm) > 0)
+        snprintf(tags + n, sizeof(tags) - n, " on %s", when);
+    lp_text2_line(f, "[drop] local %s port %u connection with %s port %u%s (permit key fail)", c->local.host,
+                  (unsigned)c->local.port, c->remote.host, (unsigned)c->remote.port, tags);
+}
+
 static void on_error(struct lp_fmt_text2 *f, const struct lp_rec_error *e)
 {
     const char *msg = e->message ? e->message : "unknown error";
     const struct lp_text2_stream *only = NULL;
     unsigned senders = 0;
 
+    if (e->dropped) {
+        drop_line(f, e->dropped);
+        return;
+    }
     if (e->fatal) {
         /* iperf2 shows the client banner before a connection fails. */
         if (f->role == LP_ROLE_CLIENT)

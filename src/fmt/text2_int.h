@@ -72,8 +72,10 @@ bool lp_text2_excluded(const struct lp_fmt_text2 *f, char what);
 struct lp_text2_stream *lp_text2_stream(struct lp_fmt_text2 *f, const struct lp_stream_id *sid);
 /* The number shown in "[  1]": iperf2's transfer id, else the socket. */
 int lp_text2_id(const struct lp_stream_id *sid);
-/* "[  1]", or "[ *1]" when starred. */
-void lp_text2_idstr(char *b, size_t n, int id, bool star);
+/* "[  1]", or "[ *1]" when starred; with an iperf2 permit key, 2.1.8's "[key(1)]" and
+ * "[key(*1)]". b: LP_TEXT2_ID_MAX bytes. */
+#define LP_TEXT2_ID_MAX (LP_PERMIT_KEY_MAX + 32)
+void lp_text2_idstr(const struct lp_fmt_text2 *f, char *b, size_t n, int id, bool star);
 /* iperf2's "[ *1]": a client receiving on its own connection, a server sending on one it
  * opened (-d/-r) or on a --full-duplex connection. */
 bool lp_text2_star(const struct lp_fmt_text2 *f, const struct lp_stream_id *sid);

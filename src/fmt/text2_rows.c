@@ -133,7 +133,7 @@ static void enh_udp(char *b, size_t n, uint64_t packets, double seconds)
 
 static void idstr_of(const struct lp_fmt_text2 *f, char *b, size_t n, const struct lp_stream_id *sid)
 {
-    lp_text2_idstr(b, n, lp_text2_id(sid), lp_text2_star(f, sid));
+    lp_text2_idstr(f, b, n, lp_text2_id(sid), lp_text2_star(f, sid));
 }
 
 /* ---- [SUM] ---- */
@@ -191,7 +191,7 @@ static bool sum_wanted(const struct lp_fmt_text2 *f, unsigned rows)
 static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp)
 {
     unsigned lay = layout_of(f, udp, s->sid.sender, latency_shown(f, s->has_latency));
-    char id[32], h[HALF], tail[160] = "";
+    char id[LP_TEXT2_ID_MAX], h[HALF], tail[160] = "";
 
     idstr_of(f, id, sizeof(id), &s->sid);
     header(f, lay);
@@ -299,7 +299,7 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
                       const struct lp_text2_stream *st, bool udp)
 {
     unsigned lay = layout_of(f, udp, se->sid.sender, latency_shown(f, t->has_latency));
-    char id[32], h[HALF], tail[160] = "";
+    char id[LP_TEXT2_ID_MAX], h[HALF], tail[160] = "";
 
     idstr_of(f, id, sizeof(id), &se->sid);
     header(f, lay);
@@ -335,7 +335,7 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
 static void server_report(struct lp_fmt_text2 *f, const struct lp_stream_end *se)
 {
     const struct lp_total *t = &se->receiver;
-    char id[32], h[HALF];
+    char id[LP_TEXT2_ID_MAX], h[HALF];
 
     idstr_of(f, id, sizeof(id), &se->sid);
     lp_text2_line(f, "[%3d] Server Report:", lp_text2_id(&se->sid));

@@ -460,10 +460,18 @@ static int open_tcp(struct i2client *c, unsigned n)
     if (fd < 0)
         return fd;
     if (!c->spec.iperf2.compat) {
-        uint8_t hdr[LP_I2_TRIP_TCP_HDR_LEN];
+        uint8_t hdr[LP_I2_TRIP_TCP_HDR_LEN + 2 + LP_I2_KEY_MAX];
         struct lp_i2_header h;
         header_for(c, &h);
-        size_t hl = lp_i2_header_encode(hdr, sizeof(hdr), &h);
+        /* --permit-key: 2.1.8's keyed header, the key right after it (the CLI bounds it). */
+        const char *key = c->spec.iperf2.permit_key;
+        size_t kl = strnlen(key, sizeof(c->spec.iperf2.permit_key));
+        size_t hl = kl ? lp_i2_header_encode_keyed(hdr, sizeof(hdr), &h, (const uint8_t *)key, kl)
+                       : lp_i2_header_encode(hdr, sizeof(hdr), &h);
+        if (!hl) {
+            close(fd);
+            return -EINVAL;
+        }
         err = lp_i3_write_all(fd, hdr, hl, 10000);
         if (err < 0) {
             close(fd);

@@ -808,9 +808,69 @@ static void refuse(int fd)
     close(fd);
 }
 
+/* ---- permit key (iperf2 --permit-key) ---- */
+
+void i2s_drop(struct lp_server *s, int fd, const struct sockaddr_storage *peer)
+{
+    struct lp_stream_conn c;
+    struct lp_tcp_sample ti;
+    memset(&c, 0, sizeof(c));
+    c.sid.socket = fd;
+    lp_sock_local(fd, &c.local);
+    lp_sock_endpoint(peer, &c.remote);
+    if (lp_sock_tcp_info(fd, &ti) == 0) {
+        c.icwnd_pkts = ti.snd_cwnd_pkts;
+        c.mss = ti.snd_mss;
+        c.irtt_us = ti.rtt_us;
+    }
+    char msg[LP_HOST_MAX + 128];
+    snprintf(msg, sizeof(msg), "iperf2 connection from %s port %u refused: %s", c.remote.host,
+             (unsigned)c.remote.port,
+             s->spec.iperf2.permit_key[0] || !s->auth
+                 ? "permit key fail"
+                 : "this server requires authentication, and iperf2 clients only have --permit-key");
+    struct lp_record rec = {.kind = LP_REC_ERROR, .role = LP_ROLE_SERVER, .test_id = 0};
+    rec.u.error.message = msg;
+    rec.u.error.dropped = &c;
+    lp_engine_emit(&s->eng, &rec);
+    refuse(fd); /* unread bytes or not, a reset: the client's next write fails, as with 2.1.8 */
+}
+
+/* 2.1.8's Listener::test_permit_key. With a key, only a keyed header carrying it is served;
+ * without one, a keyed header is refused as 2.1.8 refuses it, and so is every iperf2
+ * connection of a server that requires iperf3 authentication. hdr holds hlen + extra bytes.
+ * Returns the length of the key past the header (not payload), or -1 after refusing. */
+static int permitted(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_t extra,
+                     const struct sockaddr_storage *peer)
+{
+    const char *want = s->spec.iperf2.permit_key;
+    size_t wl = strnlen(want, sizeof(s->spec.iperf2.permit_key));
+    bool keyed = hlen >= 4 && ((uint32_t)hdr[0] << 24 & LP_I2_KEYCHECK);
+    int kl = keyed ? lp_i2_key_len(hdr, hlen) : -1;
+    const char *why = NULL;
+    if (!wl && keyed)
+        why = "it sent a permit key, and this server has none";
+    else if (!wl && s->auth)
+        why = "authentication is required";
+    else if (wl && kl < 0)
+        why = "no permit key, or one of a length out of 4..128";
+    else if (wl && !lp_i2_key_matches(hdr, hlen + extra, hlen, (const uint8_t *)want, wl))
+        why = "the permit key does not match";
+    if (why) {
+        SRV_DBG(s, 0, "iperf2 connection refused: %s", why);
+        i2s_drop(s, fd, peer);
+        return -1;
+    }
+    return keyed ? kl : 0;
+}
+
 void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_t extra,
              const struct sockaddr_storage *peer)
 {
+    int kl = permitted(s, fd, hdr, hlen, extra, peer);
+    if (kl < 0)
+        return;
+    extra -= (size_t)kl; /* the key is part of the header, not payload */
     struct lp_i2_header h;
     memset(&h, 0, sizeof(h));
     if (hlen) {
@@ -979,6 +1039,23 @@ static void give_credit(struct i2test *t)
     b->credit_mult = I2S_CREDIT_MULT;
 }
 
+/* iperf2 UDP carries no permit key (2.1.8 refuses --permit-key with -u): a server that
+ * requires one, or iperf3 authentication, starts no iperf2 UDP test. Said once a second. */
+static void keyless_udp(struct lp_server *s, const struct sockaddr_storage *peer)
+{
+    uint64_t now = lp_now_ns();
+    struct lp_endpoint pe;
+    if (s->keyless_log_ns && now - s->keyless_log_ns < LP_NS_PER_S)
+        return;
+    s->keyless_log_ns = now;
+    lp_sock_endpoint(peer, &pe);
+    lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false, "refused iperf2 UDP datagrams from %s port %u: %s",
+                    pe.host, (unsigned)pe.port,
+                    s->spec.iperf2.permit_key[0] ? "this server requires a permit key, which iperf2 sends over TCP only"
+                                                 : "this server requires authentication, which iperf2 UDP tests "
+                                                   "cannot carry");
+}
+
 void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *buf, size_t head_len, size_t len,
              const struct sockaddr_storage *peer, socklen_t plen, uint64_t arrival_ns)
 {
@@ -997,6 +1074,10 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
      * a running stream, so any positive number starts a flow there. */
     if (seq > I2S_UDP_FIRST_SEQ_MAX && !srv_multicast(&l->local.ss))
         return;
+    if (s->spec.iperf2.permit_key[0] || s->auth) {
+        keyless_udp(s, peer);
+        return;
+    }
     struct lp_i2_header h;
     memset(&h, 0, sizeof(h));
     if (flags && head_len >= LP_I2_UDP_PREFIX + LP_I2_V1_LEN)

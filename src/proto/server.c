@@ -16,12 +16,13 @@
 #include "proto/server.h"
 
 /* A connection whose first bytes are still arriving. We read exactly what classification
- * needs: 37 bytes of an iperf3 cookie, or an iperf2 header (at most 256 bytes). */
+ * needs: 37 bytes of an iperf3 cookie, or an iperf2 header (at most 256 bytes, and a permit
+ * key of at most 128 after a keyed one). */
 struct pending {
     struct lp_handler h;
     struct lp_server *srv;
     struct lp_timer timer;
-    uint8_t buf[LP_I2_TCP_HDR_MAX];
+    uint8_t buf[LP_I2_KEYED_HDR_MAX];
     size_t got, want;
     uint64_t seq;
     bool dead;
@@ -32,7 +33,7 @@ struct pending {
 
 static void emit_listening(struct lp_server *s)
 {
-    if (s->stopping)
+    if (s->stopping || s->permit_expired)
         return;
     struct lp_record rec = {.kind = LP_REC_LISTENING, .role = LP_ROLE_SERVER, .test_id = 0};
     rec.u.listening.port = s->lis[0].port;
@@ -53,7 +54,13 @@ static void emit_listening(struct lp_server *s)
         if (fd >= 0)
             close(fd);
     }
-    lp_sock_bufsizes(s->lis[0].udp_fd, &snd, &rec.u.listening.udp_buffer);
+    if (s->spec.iperf2.permit_key[0]) {
+        /* iperf2 UDP carries no key: 2.1.8 then listens on TCP only, and says so. */
+        rec.u.listening.permit_key = s->spec.iperf2.permit_key;
+        rec.u.listening.permit_key_timeout_s = s->spec.iperf2.permit_key_timeout_s;
+    } else {
+        lp_sock_bufsizes(s->lis[0].udp_fd, &snd, &rec.u.listening.udp_buffer);
+    }
     lp_engine_emit(&s->eng, &rec);
 }
 
@@ -71,14 +78,14 @@ static bool served_enough(const struct lp_server *s)
 
 static void maybe_stop_loop(struct lp_server *s)
 {
-    if (s->ntests == 0 && (s->stopping || served_enough(s)))
+    if (s->ntests == 0 && (s->stopping || served_enough(s) || s->permit_expired))
         lp_loop_stop(&s->eng.loop);
 }
 
 bool srv_accepting(const struct lp_server *s)
 {
     unsigned limit = s->spec.one_off ? 1 : s->spec.max_conns;
-    if (s->stopping || (limit && s->next_id >= limit))
+    if (s->stopping || s->permit_expired || (limit && s->next_id >= limit))
         return false;
     return s->ntests < (s->spec.max_tests ? s->spec.max_tests : LP_SRV_DEFAULT_MAX_TESTS);
 }
@@ -220,7 +227,9 @@ static size_t wanted(const struct pending *p)
         return LP_I3_COOKIE_SIZE; /* looks like iperf3 (base32 cookie) */
     uint32_t flags = (uint32_t)p->buf[0] << 24 | (uint32_t)p->buf[1] << 16 | (uint32_t)p->buf[2] << 8 | p->buf[3];
     int hl = lp_i2_tcp_header_len(flags);
-    return hl > 4 ? (size_t)hl : 4;
+    /* A keyed header (--permit-key) tells the length of the key after it only at its end. */
+    int kl = hl > 4 && (flags & LP_I2_KEYCHECK) && p->got >= (size_t)hl ? lp_i2_key_len(p->buf, (size_t)hl) : -1;
+    return kl > 0 ? (size_t)hl + (size_t)kl : hl > 4 ? (size_t)hl : 4;
 }
 
 static void classify(struct pending *p)
@@ -233,13 +242,28 @@ static void classify(struct pending *p)
     getpeername(fd, (struct sockaddr *)&peer, &sl);
     struct lp_endpoint pe;
     lp_sock_endpoint(&peer, &pe);
-    uint8_t buf[LP_I2_TCP_HDR_MAX];
+    uint8_t buf[LP_I2_KEYED_HDR_MAX];
     size_t got = p->got;
     uint64_t seq = p->seq;
     memcpy(buf, p->buf, got);
     pending_drop(p, false);
 
     if (got == LP_I3_COOKIE_SIZE && lp_i3_cookie_valid(buf)) {
+        if (s->spec.iperf2.permit_key[0] && !s->auth) {
+            /* iperf3 has no permit key: a server that requires one serves only iperf2 TCP
+             * clients sending it (iperf3 authentication would admit iperf3 clients). */
+            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                            "%s: iperf3 test refused: this server requires an iperf2 permit key "
+                            "(--permit-key)", pe.host);
+            /* SERVER_ERROR 142 right after the cookie: stock clients print "test
+             * authorization failed" (ACCESS_DENIED would read "the server is busy"). */
+            uint8_t e[9] = {(uint8_t)LP_I3_SERVER_ERROR};
+            lp_i3_put_u32(e + 1, LP_I3E_AUTHTEST);
+            ssize_t w = send(fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
+            (void)w; /* best effort: the connection is closed either way */
+            close(fd);
+            return;
+        }
         i3s_connection(s, fd, buf, &peer, seq);
         return;
     }
@@ -248,14 +272,17 @@ static void classify(struct pending *p)
     if (hl < 0) {
         SRV_DBG(s, 0, "connection from %s port %u asks for an iperf2 feature we do not serve (flags 0x%08x); "
                 "closed", pe.host, (unsigned)pe.port, flags);
-        if (flags & (LP_I2_BOUNCEBACK | LP_I2_KEYCHECK))
+        if (flags & LP_I2_BOUNCEBACK) {
             lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
-                            "%s: iperf2 bounceback and permit-key tests are not supported; connection closed",
-                            pe.host);
-        else
+                            "%s: iperf2 bounceback tests are not supported; connection closed", pe.host);
+        } else if (flags & LP_I2_KEYCHECK) {
+            i2s_drop(s, fd, &peer); /* a keyed header whose key cannot be found */
+            return;
+        } else {
             lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
                             "%s: iperf2 header length %u is invalid (flags 0x%08x); connection closed", pe.host,
                             (unsigned)((flags & LP_I2_LEN_MASK) >> 1), flags);
+        }
         close(fd);
         return;
     }
@@ -295,6 +322,8 @@ static void on_pending_io(struct lp_handler *h, uint32_t events)
     if (!p->want && p->got >= 4)
         p->want = wanted(p);
     if (p->want && p->got >= p->want)
+        p->want = wanted(p); /* a keyed iperf2 header: now its key */
+    if (p->want && p->got >= p->want)
         classify(p);
 }
 
@@ -327,7 +356,7 @@ static void note_proven(struct lp_server *s, const struct sockaddr_storage *peer
 
 bool srv_peer_proven(const struct lp_server *s, const struct sockaddr_storage *peer)
 {
-    if (lp_sock_is_loopback(peer))
+    if (lp_sock_is_loopback(peer) || (s->trusted.n && lp_allow_match(&s->trusted, peer)))
         return true;
     uint64_t now = lp_now_ns();
     for (unsigned i = 0; i < LP_SRV_PROVEN_MAX; i++)
@@ -508,6 +537,23 @@ static void on_idle(struct lp_timer *tm)
         arm_idle(s);
 }
 
+/* iperf2 --permit-key-timeout: 2.1.8 stops accepting connections this long after it
+ * started, lets the tests under way end, and exits. */
+static void on_permit_timeout(struct lp_timer *tm)
+{
+    struct lp_server *s = lp_container_of(tm, struct lp_server, permit_timer);
+    s->permit_expired = true;
+    SRV_DBG(s, 0, "the permit key's %.0f s are over: no more tests", s->spec.iperf2.permit_key_timeout_s);
+    for (unsigned i = 0; i < s->nlis; i++) {
+        if (s->lis[i].tcp_fd < 0)
+            continue;
+        lp_loop_del(&s->eng.loop, &s->lis[i].tcp_h); /* new clients: connection refused */
+        close(s->lis[i].tcp_fd);
+        s->lis[i].tcp_fd = -1;
+    }
+    maybe_stop_loop(s);
+}
+
 static void on_wake(void *arg)
 {
     struct lp_server *s = arg;
@@ -628,9 +674,15 @@ struct lp_server *lp_server_new(const struct lp_spec *spec, const struct lp_sink
         s->lis[i].tcp_fd = s->lis[i].udp_fd = -1;
     atomic_init(&s->stop_req, false);
     lp_timer_init(&s->idle_timer, on_idle);
+    lp_timer_init(&s->permit_timer, on_permit_timeout);
     char aerr[256];
     if (lp_allow_parse(spec->allow, &s->allow, aerr, sizeof(aerr)) < 0) {
         snprintf(err, errlen, "allowed clients: %s", aerr);
+        free(s);
+        return NULL;
+    }
+    if (lp_allow_parse(spec->trust_udp, &s->trusted, aerr, sizeof(aerr)) < 0) {
+        snprintf(err, errlen, "--trust-udp: %s", aerr);
         free(s);
         return NULL;
     }
@@ -671,6 +723,9 @@ int lp_server_run(struct lp_server *s)
 {
     emit_listening(s);
     arm_idle(s);
+    double pk = s->spec.iperf2.permit_key_timeout_s;
+    if (s->spec.iperf2.permit_key[0] && pk > 0)
+        lp_timer_arm(&s->eng.loop, &s->permit_timer, lp_now_ns() + (uint64_t)(pk * 1e9));
     lp_loop_run(&s->eng.loop);
     return s->result;
 }

@@ -88,6 +88,7 @@ struct lp_server {
     struct srv_test *tests;
     struct i3_state i3;
     struct lp_allow allow;      /* clients allowed (empty = everyone) */
+    struct lp_allow trusted;    /* --trust-udp: proven without a handshake (empty = none) */
     uint64_t udp_refused_log_ns; /* last log line about refused datagrams (rate limit) */
     uint64_t udp_refused_quiet;  /* refused datagrams not logged since */
     uint64_t keyless_log_ns;     /* last log line about iperf2 UDP refused for want of a key */
@@ -118,9 +119,9 @@ void srv_test_unlink(struct srv_test *t);
 bool srv_accepting(const struct lp_server *s);
 /* Whether an address is a multicast group. */
 bool srv_multicast(const struct sockaddr_storage *ss);
-/* Whether we may send more to peer than it sends us: it is on loopback, or it completed a
- * TCP handshake with this server in the last LP_SRV_PROVEN_NS (which a spoofed source
- * cannot: it never sees our SYN-ACK). iperf2 UDP has no handshake of its own. */
+/* Whether we may send more to peer than it sends us: it is on loopback, or in --trust-udp,
+ * or it completed a TCP handshake with this server in the last LP_SRV_PROVEN_NS (which a
+ * spoofed source cannot: it never sees our SYN-ACK). iperf2 UDP has no handshake of its own. */
 bool srv_peer_proven(const struct lp_server *s, const struct sockaddr_storage *peer);
 /* Whether addr:port is one of this server's own listeners, reached over loopback or one of
  * its own addresses (local = the address a connection from that peer reached us at):

@@ -35,8 +35,11 @@ int lp_i2_tcp_header_len(uint32_t flags)
         return -1;
     if (!(flags & (LP_I2_VERSION1 | LP_I2_VERSION2 | LP_I2_EXTEND)))
         return 0;
-    if (flags & LP_I2_KEYCHECK)
-        return -1;
+    if (flags & LP_I2_KEYCHECK) {
+        /* A keyed header: LEN must say where its key length ends, past the version-1 part. */
+        int len = (int)((flags & LP_I2_LEN_MASK) >> 1);
+        return (flags & LP_I2_LEN_BIT) && len >= (int)LP_I2_V1_LEN + 2 && len <= (int)LP_I2_TCP_HDR_MAX ? len : -1;
+    }
     if (flags & LP_I2_LEN_BIT) {
         int len = (int)((flags & LP_I2_LEN_MASK) >> 1);
         return len >= (int)LP_I2_V1_LEN && len <= (int)LP_I2_TCP_HDR_MAX ? len : -1;
@@ -86,6 +89,44 @@ size_t lp_i2_header_encode(uint8_t *buf, size_t len, const struct lp_i2_header *
         put32(buf + TRIP_TCP_AT + 4, h->start_usec);
     }
     return n;
+}
+
+int lp_i2_key_len(const uint8_t *hdr, size_t hlen)
+{
+    if (hlen < LP_I2_V1_LEN + 2 || hlen > LP_I2_TCP_HDR_MAX)
+        return -1;
+    uint32_t flags = get32(hdr);
+    if (!(flags & LP_I2_KEYCHECK) || lp_i2_tcp_header_len(flags) != (int)hlen)
+        return -1;
+    unsigned n = get16(hdr + hlen - 2);
+    return n >= LP_I2_KEY_MIN && n <= LP_I2_KEY_MAX ? (int)n : -1;
+}
+
+bool lp_i2_key_matches(const uint8_t *buf, size_t len, size_t hlen, const uint8_t *key, size_t key_len)
+{
+    int n = len >= hlen ? lp_i2_key_len(buf, hlen) : -1;
+    if (n < 0 || (size_t)n != key_len || len - hlen < key_len)
+        return false;
+    /* No early exit: the time taken does not tell how many leading bytes matched. */
+    volatile uint8_t diff = 0;
+    for (size_t i = 0; i < key_len; i++)
+        diff |= (uint8_t)(buf[hlen + i] ^ key[i]);
+    return diff == 0;
+}
+
+size_t lp_i2_header_encode_keyed(uint8_t *buf, size_t len, const struct lp_i2_header *h, const uint8_t *key,
+                                 size_t key_len)
+{
+    uint8_t base[LP_I2_TRIP_TCP_HDR_LEN];
+    size_t n = lp_i2_header_encode(base, sizeof(base), h);
+    if (!n || key_len < LP_I2_KEY_MIN || key_len > LP_I2_KEY_MAX || len < n + 2 + key_len)
+        return 0;
+    memcpy(buf, base, n);
+    uint32_t flags = (get32(base) & ~LP_I2_LEN_MASK) | LP_I2_KEYCHECK | (uint32_t)((n + 2) << 1);
+    put32(buf, flags);
+    put16(buf + n, (uint16_t)key_len);
+    memcpy(buf + n + 2, key, key_len);
+    return n + 2 + key_len;
 }
 
 size_t lp_i2_header_encode_udp(uint8_t *buf, size_t len, const struct lp_i2_header *h)

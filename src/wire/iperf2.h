@@ -12,7 +12,7 @@
 #define LP_I2_VERSION1 0x80000000u       /* legacy -d/-r: the server connects back */
 #define LP_I2_EXTEND 0x40000000u         /* extension block present */
 #define LP_I2_UDPTESTS 0x20000000u
-#define LP_I2_KEYCHECK 0x10000000u       /* --permit-key (not supported) */
+#define LP_I2_KEYCHECK 0x10000000u       /* --permit-key: a key follows the header */
 #define LP_I2_SEQNO64B 0x08000000u       /* UDP: 64-bit sequence numbers */
 #define LP_I2_VERSION2 0x04000000u       /* -R / --full-duplex request */
 #define LP_I2_V2PEERDETECT 0x02000000u   /* -X: client waits for the ack */
@@ -65,8 +65,30 @@ struct lp_i2_header {
 
 /* TCP: the total header length implied by the first word (iperf2.md 3.4): 0 when the 4 bytes
  * are ordinary payload (no header), else 24..256; -1 for requests we do not serve
- * (bounceback, permit key) or a length field out of range. */
+ * (bounceback), a length field out of range, or a keyed header (KEYCHECK) without one.
+ * A keyed header's length counts its key's length field, not the key (lp_i2_key_len). */
 int lp_i2_tcp_header_len(uint32_t flags);
+
+/* iperf2 --permit-key (2.1.8, TCP only). A keyed header has KEYCHECK and LEN set, and LEN
+ * counts a 16-bit key length that ends it; the key's bytes follow, not counted by LEN
+ * (2.1.8: flags 0x5001007c, the 60-byte header, the length at 60, the key at 62). 2.1.8
+ * accepts keys of 4..128 bytes. */
+#define LP_I2_KEY_MIN 4u
+#define LP_I2_KEY_MAX 128u
+#define LP_I2_KEYED_HDR_MAX (LP_I2_TCP_HDR_MAX + LP_I2_KEY_MAX) /* header and key, at most */
+/* The key length of the keyed header in hdr (hlen bytes, its LEN): LP_I2_KEY_MIN..
+ * LP_I2_KEY_MAX, or -1 when hdr is not a keyed header of hlen bytes or the length is out of
+ * those bounds. Reads hdr[0..hlen) only. */
+int lp_i2_key_len(const uint8_t *hdr, size_t hlen);
+/* Whether buf (len bytes: the keyed header of hlen bytes, then what followed it) carries
+ * exactly key (key_len bytes). The bytes are compared in a time that does not depend on
+ * them (the length is on the wire in the clear anyway). */
+bool lp_i2_key_matches(const uint8_t *buf, size_t len, size_t hlen, const uint8_t *key, size_t key_len);
+/* lp_i2_header_encode's header made a keyed one: KEYCHECK, LEN counting the 2-byte key
+ * length, then the key (2.1.8's client). Returns the total length (header + 2 + key_len), or
+ * 0 if buf is too small or key_len is out of LP_I2_KEY_MIN..LP_I2_KEY_MAX. */
+size_t lp_i2_header_encode_keyed(uint8_t *buf, size_t len, const struct lp_i2_header *h, const uint8_t *key,
+                                 size_t key_len);
 
 /* Encode the 2.1-style 60-byte header (v1 + extension, LEN set); with LP_I2_UP_TRIPTIME in
  * upper, the 80-byte one carrying the start time. Returns the length, or 0 if buf is too

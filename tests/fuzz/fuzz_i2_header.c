@@ -3,7 +3,10 @@
  * decoder and the trip-times start time, as i2s_tcp() reads them, and the client's encoder on
  * the result (what a -d/-r reply leg or a linkperf client sends). The decoders also get every
  * other length, the input's own included: they must stay within what they are given. Each
- * read is from a heap copy of exactly that length, so a read past it is a sanitizer error. */
+ * read is from a heap copy of exactly that length, so a read past it is a sanitizer error.
+ * A keyed header (--permit-key) also goes through the key's length, the comparison i2s_tcp()
+ * makes (the key it carries must match itself, a fixed one is compared too) and our keyed
+ * encoder, whose output must give back the same key. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +33,29 @@ static void decode(const uint8_t *data, size_t len, bool udp)
     free(hdr);
 }
 
+static void keyed(const uint8_t *data, size_t len, size_t hl)
+{
+    uint8_t *buf = malloc(len ? len : 1);
+    uint8_t out[LP_I2_TRIP_TCP_HDR_LEN + 2 + LP_I2_KEY_MAX];
+    struct lp_i2_header h;
+    if (!buf)
+        return;
+    memcpy(buf, data, len);
+    int kl = lp_i2_key_len(buf, hl);
+    (void)lp_i2_key_matches(buf, len, hl, (const uint8_t *)"secretkey", 9);
+    if (kl > 0 && hl + (size_t)kl <= len) {
+        if (!lp_i2_key_matches(buf, len, hl, buf + hl, (size_t)kl))
+            abort(); /* a key must match itself */
+        if (lp_i2_header_decode(buf, hl, &h) == 0) {
+            size_t n = lp_i2_header_encode_keyed(out, sizeof(out), &h, buf + hl, (size_t)kl);
+            size_t at = n ? n - (size_t)kl : 0;
+            if (!n || lp_i2_key_len(out, at) != kl || !lp_i2_key_matches(out, n, at, buf + hl, (size_t)kl))
+                abort(); /* what our client sends, a server reads back */
+        }
+    }
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4)
@@ -38,6 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int hl = lp_i2_tcp_header_len(flags);
     if (hl > 0 && (size_t)hl <= size)
         decode(data, (size_t)hl, false);
+    if (hl > 0 && (size_t)hl <= size && (flags & LP_I2_KEYCHECK))
+        keyed(data, size, (size_t)hl);
     decode(data, size, false);
     decode(data, size, true);
     return 0;

@@ -15,7 +15,7 @@
 
 #include "fuzz.h"
 
-#define FEED_MAX 1024u /* the classifier reads at most LP_I2_TCP_HDR_MAX of it */
+#define FEED_MAX 1024u /* the classifier reads at most LP_I2_KEYED_HDR_MAX of it */
 
 void fuzz_i3s_connection(struct lp_server *s, int fd, const uint8_t cookie[LP_I3_COOKIE_SIZE],
                          const struct sockaddr_storage *peer, uint64_t seq)
@@ -32,18 +32,20 @@ void fuzz_i3s_connection(struct lp_server *s, int fd, const uint8_t cookie[LP_I3
 void fuzz_i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_t extra,
                   const struct sockaddr_storage *peer)
 {
-    /* hlen bytes copied out of the classifier's buffer: a length that overstates what it
-     * holds is a read past that buffer (a sanitizer error), not a silent garbage header. */
-    uint8_t *copy = malloc(hlen ? hlen : 1);
+    /* hlen + extra bytes copied out of the classifier's buffer: a length that overstates
+     * what it holds is a read past that buffer (a sanitizer error), not a silent garbage
+     * header. A keyed header's key is in extra: checked as i2s_tcp() checks it. */
+    uint8_t *copy = malloc(hlen + extra ? hlen + extra : 1);
     struct lp_i2_header h;
     (void)s;
-    (void)extra;
     (void)peer;
     if (copy && hlen) {
-        memcpy(copy, hdr, hlen);
+        memcpy(copy, hdr, hlen + extra);
         lp_i2_header_decode(copy, hlen, &h);
         lp_i2_header_start_time(copy, hlen, false, &h.start_sec, &h.start_usec);
         (void)lp_i2_ack_wanted(h.flags);
+        if (lp_i2_key_len(copy, hlen) > 0)
+            (void)lp_i2_key_matches(copy, hlen + extra, hlen, (const uint8_t *)"secretkey", 9);
     }
     free(copy);
     close(fd);

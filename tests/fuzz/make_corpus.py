@@ -215,6 +215,16 @@ RESULTS = {"cpu_util_total": 1, "cpu_util_user": 1, "cpu_util_system": 0, "sende
            "streams": [STREAM]}
 
 # Inputs the captures do not have: limits, lies and malformed text, per harness.
+# iperf 2.1.8's --permit-key=secretkey header (-n 1000000), and with --trip-times: the 60/80-byte
+# header, the key's 16-bit length (LEN points past it), the key (docs/internals/permit-key.md).
+KEYED_STOCK = bytes.fromhex(
+    "5001007c00000001" "00003b0300000000" "00000000000f4240" "0000000000000000" "0000000000020001"
+    "0008000300000000" "0000000000000000" "0000000000097365" "637265746b6579")
+KEYED_TRIP = bytes.fromhex(
+    "500100a400000001" "00003b0300000000" "00000000000f4240" "0000000000000000" "0010000000020001"
+    "0008000300000000" "0000000000000000" "0000000000000000" "6b0fa2c8000b48cb" "0000000000000000"
+    "00097365637265746b6579")
+
 EDGES = {
     "fuzz_i3_ctrl": {
         "len_zero": be32(0),
@@ -253,6 +263,12 @@ EDGES = {
     "fuzz_i2_header": {
         "bounceback": be32(0x40800078) + bytes(56),
         "keycheck": be32(0x50010078) + bytes(56),
+        "keyed_stock": KEYED_STOCK,
+        "keyed_trip": KEYED_TRIP,
+        "keyed_len_129": KEYED_STOCK[:60] + struct.pack(">H", 129) + b"k" * 129,
+        "keyed_len_3": KEYED_STOCK[:60] + struct.pack(">H", 3) + b"abc",
+        "keyed_key_truncated": KEYED_STOCK[:66],
+        "keyed_len_26": be32(0x50010034, 1, 5001, 0, 0, 0xFFFFFF9C) + struct.pack(">H", 4) + b"abcd",
         "len_over_max": be32(0x40010258) + bytes(60),
         "len_under_v1": be32(0x4001002E) + bytes(60),
         "v1_only": be32(0x80000000, 1, 5001, 0, 0, 0xFFFFFF9C),
@@ -295,6 +311,10 @@ EDGES = {
         "cookie_bad_char": b"abcd" + b"\x01" * 32 + b"\x00",
         "bounceback": be32(0x40800078) + bytes(56),
         "keycheck": be32(0x50010078) + bytes(56),
+        "keyed_stock": KEYED_STOCK + bytes(64),
+        "keyed_no_len": be32(0x50000000) + bytes(100),
+        "keyed_len_128": KEYED_STOCK[:60] + struct.pack(">H", 128) + b"k" * 128 + bytes(16),
+        "keyed_key_truncated": KEYED_STOCK[:66],
         "len_over_max": be32(0x40010258) + bytes(300),
         "header_truncated": be32(0x80000000) + bytes(10),
         "digits": b"0123456789" * 10,

@@ -201,8 +201,9 @@ lie_case("lie_version1_only_24", "A 2.0.5-era VERSION1 header (24 bytes implied)
          header(flags=i2.VERSION1, port=1, ext=False), hlen=24)
 lie_case("lie_version2_no_ext", "VERSION2 without EXTEND or LEN_BIT, no upper flags: the "
          "implied length is 36 (the extension only).", header(flags=i2.VERSION2), hlen=36)
-lie_case("lie_keycheck", "KEYCHECK (permit key): refused with a log line.",
-         header(flags=i2.TCP_FLAGS_21 | i2.KEYCHECK), refused="not supported")
+lie_case("lie_keycheck", "KEYCHECK (permit key) on a server without --permit-key: refused "
+         "as 2.1.8 refuses it, with a log line.",
+         header(flags=i2.TCP_FLAGS_21 | i2.KEYCHECK), refused="permit key fail")
 lie_case("lie_bounceback", "BOUNCEBACK: refused.",
          header(flags=i2.TCP_FLAGS_21 | i2.BOUNCEBACK), refused="not supported")
 lie_case("lie_amount_bytes_max", "mAmount 0x7fffffff bytes: the test ends at EOF.",

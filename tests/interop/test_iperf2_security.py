@@ -140,6 +140,25 @@ def udp_reverse_needs_proof():
             first, legs, second))
 
 
+@suite.case
+def trusted_udp_clients_run_whole():
+    """--trust-udp CLIENT_IP: iperf -u -R from it runs whole with no TCP test first (a board
+    that tests over UDP only), while a spoofed -R request from the victim's address, not in
+    the list, still gets only the credit."""
+    with Net("trust", ["--trust-udp", CLIENT_IP + "/32"]) as net:
+        r = iperf(net, ["-u", "-R", "-b", "10M", "-t", "2"])
+        got = received(r)
+        check(got > 20 * (CREDIT + 1), "trusted -u -R: %d datagrams" % got, r.describe(),
+              net.srv.tail())
+        rate_lo, rate_hi = i2.rate_words(100 * 1000 * 1000)
+        rev = i2.udp_datagram(1, flags=i2.UDP_FLAGS_21 | i2.VERSION2, upper=i2.U_REVERSE,
+                              amount=i2.secs_amount(10), rate_lo=rate_lo, rate_hi=rate_hi)
+        n, _ = spoof(net, rev, 40001, 40001, secs=4)
+        check(n <= CREDIT + 3, "spoofed -R from an address not trusted: the victim got %d "
+              "datagrams" % n, net.srv.tail())
+        print("        trusted -u -R: %d datagrams; spoofed untrusted: %d" % (got, n))
+
+
 # In the namespace: a victim socket on VICTIM_IP:vport counts what reaches it for `secs`,
 # after one spoofed datagram (source VICTIM_IP:sport) carrying `hexdata` went to the server.
 SPOOF = r"""

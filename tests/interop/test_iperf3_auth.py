@@ -15,6 +15,8 @@ raw control connection.
 - forged_tokens: a token 60 s old, a token replayed, a token for another key, base64
   garbage, a token of the wrong type: each refused with error 142 and a reason; a valid
   raw token is admitted (CREATE_STREAMS), so the harness itself is proven.
+- iperf2_clients_need_a_permit_key: such a server drops stock iperf2 TCP clients and starts
+  no iperf2 UDP test, saying why; with --permit-key as well, a keyed iperf2 client is served.
 - option_errors: the options' pairs and ranges, a missing or wrong key file, a key that is not
   RSA, no password without a terminal: clear errors, no connection made."""
 
@@ -22,6 +24,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -95,9 +98,9 @@ def sent_received(r):
 
 
 def ran_whole(r, what, reverse=False):
-    """The test ran: forward, the server received every byte the client sent; -R/--bidir,
-    the receiver counts close below the sender (iperf3 counts what is in flight at the end
-    as sent)."""
+    """The test ran: forward to a linkperf server, the server received every byte the client
+    sent; otherwise (-R, --bidir, a stock server) the receiver counts close below the sender
+    (iperf3 counts what is in flight at the end as sent)."""
     check(r.rc == 0, "%s: the test did not run" % what, r.describe())
     sent, received = sent_received(r)
     check(sent > 0, "%s: nothing was sent" % what, r.describe())
@@ -149,7 +152,8 @@ def linkperf_client_to_stock():
     srv = lptest.start_server("iperf3", k.server_args())
     ok = client(lptest.LINKPERF, srv.port, ["-J", "-t", "1", "--use-pkcs1-padding"] +
                 k.client_args())
-    ran_whole(ok, "linkperf --use-pkcs1-padding to 3.12")
+    # A stock server stops counting at TEST_END: what is in flight then is sent, not received.
+    ran_whole(ok, "linkperf --use-pkcs1-padding to 3.12", reverse=True)
     oaep = client(lptest.LINKPERF, srv.port, ["-t", "1"] + k.client_args())
     refused(oaep, "linkperf's OAEP token to 3.12")
     check("--use-pkcs1-padding" in oaep.err, "no hint about the padding", oaep.describe())
@@ -246,6 +250,44 @@ def forged_tokens():
     ran_whole(client(lptest.IPERF3, srv.port, ["-J", "-t", "1"] + k.client_args()),
               "a stock client after the forged tokens")
     check(srv.stop() == 0, "the server did not exit 0", srv.proc.tail())
+
+
+@suite.case
+def iperf2_clients_need_a_permit_key():
+    """A server that requires iperf3 authentication serves no iperf2 client that cannot
+    present anything: stock `iperf -c` (TCP) is dropped and `iperf -u` starts no test, each with
+    a server line saying why; with --permit-key=K as well, `iperf -c --permit-key=K` is served
+    whole and an authenticated iperf3 client still is."""
+    import iperf2lib as i2
+    i2.require_iperf2()
+    k = keys()
+    srv = lptest.start_server("linkperf", k.server_args())
+    r = i2.run_client("iperf", srv.port, ["-n", "2000000", "-f", "B"], expect_rc=None)
+    wait_for(srv, "this server requires authentication, and iperf2 clients only have "
+             "--permit-key", "an iperf2 TCP client")
+    check("receiver" not in srv.stdout, "the server ran the iperf2 client's test",
+          srv.proc.tail())
+    i2.run_client("iperf", srv.port, ["-u", "-t", "1", "-b", "1M"], expect_rc=None)
+    wait_for(srv, "requires authentication, which iperf2 UDP tests cannot carry",
+             "an iperf2 UDP client")
+    check(srv.stop() == 0, "the server did not exit 0", srv.proc.tail())
+    both = lptest.start_server("linkperf", k.server_args() + ["--permit-key=secretkey", "-J"])
+    r = i2.run_client("iperf", both.port, ["--permit-key=secretkey", "-n", "2000000", "-f", "B"])
+    ids = re.sub(r"^\[secretkey\((\*?)(\d+)\)\]", lambda m: "[%3s]" % (m.group(1) + m.group(2)),
+                 r.out, flags=re.M)  # 2.1.8 prints "[secretkey(1)]" for "[  1]"
+    sent = [f["bytes"] for key, f in i2.finals(i2.parse(ids)).items() if key[1] != "SUM"]
+    eq(sent, [2000000], "the keyed iperf2 client's bytes")
+    end = time.monotonic() + 10
+    while time.monotonic() < end and '"sum_received"' not in both.stdout:
+        time.sleep(0.05)
+    docs = both.json_docs()
+    check(len(docs) == 1, "the server printed %d documents, want 1" % len(docs), both.proc.tail())
+    # The keyed header (60 + 2 + 9 bytes of key) is not payload (docs/internals/permit-key.md).
+    eq(lptest.tcp_end_bytes(docs[0])[1], 2000000 - 71, "bytes the server received")
+    ran_whole(client(lptest.IPERF3, both.port, ["-J", "-t", "1"] + k.client_args()),
+              "3.12 with the right password on a server with a permit key too")
+    check(both.stop() == 0, "the server did not exit 0", both.proc.tail())
+    print("        keyed iperf2 client's rows: %s" % sent)
 
 
 @suite.case

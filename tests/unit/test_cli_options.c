@@ -102,6 +102,7 @@ CHECK(csv_header, c->csv && c->fmt.csv_header)
 CHECK(enhanced, c->spec.report.enhanced && c->fmt.enhanced)
 CHECK(print_mss, c->spec.report.print_mss && c->fmt.print_mss)
 CHECK(allow, strcmp(c->spec.allow, "10.0.0.0/8,host.example,2001:db8::/32") == 0)
+CHECK(trust_udp, strcmp(c->spec.trust_udp, "192.168.1.0/24,10.0.0.7") == 0)
 CHECK(max_connections, c->spec.max_conns == 5)
 CHECK(stop_after, c->stop_after_s == 2.5)
 CHECK(dialect, c->spec.dialect == LP_DIALECT_IPERF2 && c->spec.port == 5001 && !c->iperf2)
@@ -116,6 +117,10 @@ CHECK(file, strcmp(c->spec.iperf2.file, "data.bin") == 0 &&
                 c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(stdin, c->spec.iperf2.from_stdin && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(ttl, c->spec.iperf2.mcast_ttl == 4 && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(permit_key, strcmp(c->spec.iperf2.permit_key, "secretkey") == 0 &&
+                      c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(permit_key_timeout, strlen(c->spec.iperf2.permit_key) == 34 &&
+                              c->spec.iperf2.permit_key_timeout_s == 0)
 
 #define NOT_SUPPORTED(n, flag, ...)                                                        \
     {.name = n, .bad = {{{__VA_ARGS__, NULL},                                              \
@@ -209,6 +214,10 @@ static const struct opt_case cases[] = {
                                     "IPv6 address"},
       {{"-s", "--allow", "a,,b"}, "option --allow: empty entry in the list"},
       {{"-c", "h", "--allow", "h"}, "option --allow only applies to a server"}}},
+    {"trust-udp", {"-s", "--trust-udp", "192.168.1.0/24, 10.0.0.7"}, check_trust_udp,
+     {{{"-s", "--trust-udp", "10.0.0.0/33"},
+       "option --trust-udp: '10.0.0.0/33': prefix /33 is out of range for IPv4 (0..32)"},
+      {{"-c", "h", "--trust-udp", "h"}, "option --trust-udp only applies to a server"}}},
     {"max-connections", {"-s", "--max-connections", "5"}, check_max_connections,
      {{{"-s", "--max-connections", "-1"},
        "option --max-connections: -1 is out of range (0..1000000)"},
@@ -327,6 +336,17 @@ static const struct opt_case cases[] = {
     {"ttl", {"-c", "239.1.1.1", "-u", "--ttl", "4"}, check_ttl,
      {{{"-c", "h", "--ttl", "0"}, "option --ttl: 0 is out of range (1..255)"},
       {{"-c", "h", "--ttl", "256"}, "option --ttl: 256 is out of range (1..255)"}}},
+    {"permit-key", {"-c", "h", "--permit-key=secretkey"}, check_permit_key,
+     {{{"-c", "h", "--permit-key"}, "option --permit-key requires a value on the client"},
+      {{"-c", "h", "--dialect", "iperf3", "--permit-key=abcd"}, "option --permit-key cannot be "
+                                                                "used with --dialect iperf3 (it "
+                                                                "exists only in iperf2)"},
+      {{"-s", "--permit-key=abc"}, "value for --permit-key must have at least 4 characters"}}},
+    {"permit-key-timeout", {"-s", "--permit-key", "--permit-key-timeout", "0"},
+     check_permit_key_timeout,
+     {{{"-s", "--permit-key-timeout", "5"}, "option --permit-key-timeout needs --permit-key"},
+      {{"-s", "--permit-key", "--permit-key-timeout", "0.5"}, "option --permit-key-timeout: 0.5 "
+                                                              "is out of range (0 or 1..86400)"}}},
     {"window", {"-c", "h", "-w", "256K"}, check_window,
      {{{"-c", "h", "-w", "600M"}, "option -w/--window: 600M is out of range (0..512M)"}}},
     {"congestion", {"-c", "h", "-C", "bbr"}, check_congestion,

@@ -33,6 +33,7 @@ static char s16[17], s256[257], s1024[1025];
     static int check_##id(const struct lp_cli_config *c) { return (expr); }
 
 CHECK(bandwidth, c->spec.rate_bps == 10485760 && c->spec.proto == LP_PROTO_UDP)
+CHECK(trust_udp, strcmp(c->spec.trust_udp, "10.0.0.7") == 0)
 CHECK(enhanced, c->spec.report.enhanced && c->fmt.enhanced)
 CHECK(format, c->fmt.unit == 'B')
 CHECK(interval, c->spec.report.interval_s == 0.5)
@@ -84,6 +85,9 @@ CHECK(full_duplex, c->spec.dir == LP_DIR_BIDIR)
 CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin)
 CHECK(trip_times, c->spec.iperf2.trip_times)
 CHECK(ttl, c->spec.iperf2.mcast_ttl == 32)
+CHECK(permit_key, strcmp(c->spec.iperf2.permit_key, "secretkey") == 0)
+CHECK(permit_key_timeout, strcmp(c->spec.iperf2.permit_key, "abcd") == 0 &&
+                              c->spec.iperf2.permit_key_timeout_s == 7)
 CHECK(fq_rate, c->spec.fq_rate_bps == 8388608ull) /* 1M = 1048576 bytes/s */
 
 #define NOT_SUPPORTED(n, flag, ...)                                                        \
@@ -212,7 +216,13 @@ static const struct opt_case cases[] = {
     {"debug", {"-c", "h", "--debug"}, check_debug,
      {{{"-c", "h", "--debug=7"}, "option --debug: '7' is not a debug level (1..4)"}}},
     NOT_SUPPORTED("hide-ips", "--hide-ips", "-c", "h", "--hide-ips"),
-    NOT_SUPPORTED("permit-key", "--permit-key", "-c", "h", "--permit-key=abc"),
+    {"permit-key", {"-c", "h", "--permit-key=secretkey"}, check_permit_key,
+     {{{"-c", "h", "--permit-key=abc"}, "value for --permit-key must have at least 4 characters"},
+      {{"-c", "h", "--permit-key"}, "option --permit-key requires a value on the client"},
+      {{"-c", "h", "-u", "--permit-key=abcd"}, "option --permit-key not supported with UDP (iperf2 "
+                                               "sends the key over TCP only)"},
+      {{"-c", "h", "-C", "--permit-key=abcd"}, "options --permit-key and -C/--compatibility cannot "
+                                               "be used together"}}},
     NOT_SUPPORTED("sum-only", "--sum-only", "-c", "h", "--sum-only"),
     NOT_SUPPORTED("realtime", "-z/--realtime", "-c", "h", "-z"),
     NOT_SUPPORTED("awdl", "-A/--awdl", "-c", "h", "-A"),
@@ -227,12 +237,21 @@ static const struct opt_case cases[] = {
      {{{"-c", "h", "-D"}, "option -D/--daemon only applies to a server"}}},
     {"max-tests", {"-s", "--max-tests", "9"}, check_max_tests,
      {{{"-s", "--max-tests", "0"}, "option --max-tests: 0 is out of range (1..1024)"}}},
+    {"trust-udp", {"-s", "--trust-udp", "10.0.0.7"}, check_trust_udp,
+     {{{"-s", "--trust-udp", ""}, "option --trust-udp needs a non-empty value"}}},
     NOT_SUPPORTED("single_udp", "-U/--single_udp", "-s", "-U"),
     NOT_SUPPORTED("ssm-host", "-H/--ssm-host", "-s", "-H", "10.0.0.1"),
     NOT_SUPPORTED("histograms", "--histograms", "-s", "--histograms"),
     NOT_SUPPORTED("udp-histograms", "--udp-histograms", "-s", "--udp-histograms=1,100"),
-    NOT_SUPPORTED("permit-key-timeout", "--permit-key-timeout", "-s", "--permit-key-timeout",
-                  "5"),
+    {"permit-key-timeout", {"-s", "--permit-key=abcd", "--permit-key-timeout", "7.9"},
+     check_permit_key_timeout,
+     {{{"-s", "--permit-key-timeout", "5"}, "option --permit-key-timeout needs --permit-key"},
+      {{"-s", "--permit-key", "--permit-key-timeout", "-1"}, "option --permit-key-timeout: -1 "
+                                                             "is out of range (0 or 1..86400)"},
+      {{"-c", "h", "--permit-key=abcd", "--permit-key-timeout=5"}, "option --permit-key-timeout "
+                                                                   "only applies to a server"},
+      {{"-s", "-u", "--permit-key"}, "option --permit-key not supported with UDP (iperf2 sends "
+                                     "the key over TCP only)"}}},
     NOT_SUPPORTED("tcp-rx-window-clamp", "--tcp-rx-window-clamp", "-s",
                   "--tcp-rx-window-clamp", "64K"),
     NOT_SUPPORTED("tap-dev", "--tap-dev", "-s", "--tap-dev"),

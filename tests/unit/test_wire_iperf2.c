@@ -34,7 +34,8 @@ static void header_length_rule(void **state)
     assert_int_equal(lp_i2_tcp_header_len(0x00000000u), 0);   /* 2.0.5 plain: payload */
     assert_int_equal(lp_i2_tcp_header_len(0x30313233u), 0);   /* -C digits: payload */
     assert_int_equal(lp_i2_tcp_header_len(0x00800000u), -1);  /* bounceback: not served */
-    assert_int_equal(lp_i2_tcp_header_len(0x50010078u), -1);  /* permit key: not served */
+    assert_int_equal(lp_i2_tcp_header_len(0x5001007cu), 62);  /* --permit-key: to the key length */
+    assert_int_equal(lp_i2_tcp_header_len(0x50000000u), -1);  /* keyed without LEN */
     assert_int_equal(lp_i2_tcp_header_len(0x40010002u), -1);  /* LEN 1: below a v1 header */
 }
 
