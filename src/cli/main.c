@@ -31,17 +31,19 @@ static int print_generated(char *text)
     return fflush(stdout) == 0 ? LP_CLI_EXIT_OK : LP_CLI_EXIT_FAIL;
 }
 
-/* In the iperf2 spelling the line starts like iperf2's ("... version 2.1.8 ..."), so tools
- * that read the third word as the iperf2 version (JPerf) see what linkperf speaks. */
+/* In the iperf2 spelling, 2.1.8's one line on stderr: JPerf takes the last line of stdout
+ * (of stderr only when stdout is empty) and reads its third word as the version, so any
+ * second line, or stdout at all, would be read instead. */
 static int print_version(bool iperf2)
 {
     struct utsname u;
 
-    if (iperf2)
-        printf("linkperf2 version 2.1.8 (%s, iperf 2.1.8 protocol and options)\n",
-               LP_VERSION_STR);
-    else
-        printf("%s (iperf3 3.12 protocol and options)\n", LP_VERSION_STR);
+    if (iperf2) {
+        fprintf(stderr, "iperf version 2.1.8 (%s: iperf 2.1.8 protocol and options) pthreads\n",
+                LP_VERSION_STR);
+        return fflush(stderr) == 0 ? LP_CLI_EXIT_OK : LP_CLI_EXIT_FAIL;
+    }
+    printf("%s (iperf3 3.12 protocol and options)\n", LP_VERSION_STR);
     if (uname(&u) == 0)
         printf("%s %s %s %s %s\n", u.sysname, u.nodename, u.release, u.version, u.machine);
     return LP_CLI_EXIT_OK;

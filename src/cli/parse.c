@@ -307,12 +307,25 @@ static int short_options(struct lp_cli_parse_state *st, int argc, char *const ar
     return 0;
 }
 
-static bool is_linkperf2(const char *argv0)
+/* The names that mean iperf2: linkperf2, and iperf's own (iperf, iperf.exe, iperf-2.1.8,
+ * iperf2 ...: any name starting with "iperf" but not "iperf3"), so a link named iperf makes
+ * linkperf JPerf's binary. Case is ignored, as Windows ignores it. */
+bool lp_cli_name_is_iperf2(const char *argv0)
 {
-    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
-    const char *base = slash ? slash + 1 : argv0;
+    const char *base = argv0;
+    size_t n;
 
-    return base && strcmp(base, "linkperf2") == 0;
+    if (!base)
+        return false;
+    for (const char *p = argv0; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    n = strlen(base);
+    if (n > 4 && strcasecmp(base + n - 4, ".exe") == 0)
+        n -= 4;
+    if (n == 9 && strncasecmp(base, "linkperf2", 9) == 0)
+        return true;
+    return n >= 5 && strncasecmp(base, "iperf", 5) == 0 && !(n >= 6 && base[5] == '3');
 }
 
 /* --iperf2 anywhere (or any unambiguous prefix of it, as getopt_long would take) or the
@@ -322,7 +335,7 @@ static bool wants_iperf2(int argc, char *const argv[])
     const struct lp_cli_table *t = lp_cli_options_iperf3();
     int i;
 
-    if (argc > 0 && is_linkperf2(argv[0]))
+    if (argc > 0 && lp_cli_name_is_iperf2(argv[0]))
         return true;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *eq;

@@ -7,8 +7,12 @@
 #include "cli/options.h"
 #include "cli/values.h"
 
-/* Parse with iperf3's spelling, or iperf2's when argv[0]'s base name is linkperf2 or
- * --iperf2 appears anywhere (cfg->iperf2 then says so). Initialises cfg. Returns 0 or -1
+/* Whether a program name (argv[0]) asks for iperf2: linkperf2, or a name iperf2 goes by
+ * (iperf, iperf.exe, iperf2 ...: starting with "iperf" but not "iperf3"). */
+bool lp_cli_name_is_iperf2(const char *argv0);
+
+/* Parse with iperf3's spelling, or iperf2's when argv[0] names iperf2
+ * (lp_cli_name_is_iperf2) or --iperf2 appears anywhere (cfg->iperf2 then says so). Initialises cfg. Returns 0 or -1
  * (err filled); on -1 the caller exits with LP_CLI_EXIT_USAGE. argv[1] == "demo" selects
  * LP_CLI_ACTION_DEMO. */
 int lp_cli_parse(int argc, char *const argv[], struct lp_cli_config *cfg,

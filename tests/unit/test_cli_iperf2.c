@@ -61,9 +61,13 @@ static int parse_v(const char *argv0, struct lp_cli_config *cfg, struct lp_cli_e
 static void test_spelling_selection(void **state)
 {
     static const char *const iperf2_names[] = {"linkperf2", "/usr/bin/linkperf2",
-                                               "./build/linkperf2"};
+                                               "./build/linkperf2", "iperf", "/usr/local/bin/iperf",
+                                               "iperf.exe", "C:\\jperf\\bin\\IPERF.EXE", "iperf2",
+                                               "iperf-2.1.8", "LINKPERF2.exe"};
     static const char *const iperf3_names[] = {"linkperf", "/usr/bin/linkperf", "linkperf2x",
-                                               "/opt/linkperf2/linkperf", "mylinkperf2"};
+                                               "/opt/linkperf2/linkperf", "mylinkperf2", "iperf3",
+                                               "/usr/bin/iperf3", "iperf3.exe", "ipe", "myiperf",
+                                               "/opt/iperf/linkperf"};
     struct lp_cli_config c;
     size_t i;
 
