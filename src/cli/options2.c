@@ -14,6 +14,13 @@
 #define GENERAL .mode = LP_CLI_MODE_GENERAL
 #define SERVER .mode = LP_CLI_MODE_SERVER
 #define CLIENT .mode = LP_CLI_MODE_CLIENT
+/* iperf 2.1.8 keeps -l and -w in an int (its byte_atoi, no range check): 2G and more wrap
+ * negative there (-l crashes, -w is ignored), so 2G - 1 is its real limit, and ours. */
+#define IPERF2_INT_MAX 2147483647.0
+/* Linux's TCP_MAXSEG takes 88..32767 (TCP_MIN_MSS..MAX_TCP_WINDOW); 2.1.8 tries any other
+ * value, warns that setting it failed and runs with the system's MSS. */
+#define IPERF2_MSS_MIN 88
+#define IPERF2_MSS_MAX 32767
 /* An iperf2 option linkperf refuses (with its argument shape for the help listing). */
 #define NO(n, l, mode_, h) {.name = (n), .letter = (l), mode_, .flags = LP_CLI_F_UNSUPPORTED, \
                             .help = (h)}
@@ -45,11 +52,13 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "iperf2, and here too) prints none. iperf2's frame form (-i f) is not "
             "supported."},
     {.name = "len", .letter = 'l', .arg = LP_CLI_ARG_SIZE2, .metavar = "#[kmKM]", .min = 1,
-     .max = LP_MAX_BLKSIZE, GENERAL, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
+     .max = IPERF2_INT_MAX, GENERAL, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
      FIELD(spec.blksize),
      .help = "read/write size (TCP 128K, UDP 1470, IPv6 UDP 1450)",
-     .man = "Length of each read or write (TCP, default 128K) or of each datagram (UDP, "
-            "16..65507, default 1470, 1450 for an IPv6 client)."},
+     .man = "Length of each read or write (TCP, default 128K, at most 2G - 1 as in 2.1.8) or "
+            "of each datagram (UDP, 16..65507, default 1470, 1450 for an IPv6 client). Like "
+            "every size here it may have a fraction and a trailing B or b, which changes "
+            "nothing (JPerf writes 2.0M, 64.0k, 512.0B): 1.5K is 1536 bytes."},
     {.name = "print_mss", .letter = 'm', GENERAL, .set = lp_cli_set_print_mss,
      .help = "print TCP maximum segment size"},
     {.name = "db", .metavar = "path", STR(db, LP_CLI_PATH_MAX - 1), GENERAL,
@@ -78,7 +87,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .man = "Use UDP rather than TCP. A linkperf server serves UDP and TCP either way; -u "
             "makes its banner speak of UDP, as iperf2's does."},
     {.name = "window", .letter = 'w', .arg = LP_CLI_ARG_SIZE2, .metavar = "#[KM]", .min = 0,
-     .max = LP_MAX_WINDOW, GENERAL, .store = LP_CLI_STORE_INT, FIELD(spec.window_bytes),
+     .max = IPERF2_INT_MAX, GENERAL, .store = LP_CLI_STORE_INT, FIELD(spec.window_bytes),
      .help = "TCP window size (socket buffer size)"},
     {.name = "bind", .letter = 'B', .arg = LP_CLI_ARG_STRING, .metavar = "<host>[:<port>][%<dev>]",
      .max = LP_HOST_MAX - 1, GENERAL, .set = lp_cli_set_bind2,
@@ -92,11 +101,14 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .man = "Compatibility with iperf 2.0-era peers: a client sends no test header, only "
             "payload, and cannot use -d, -r, -R or --full-duplex; a server counts every "
             "byte of iperf2 connections as payload."},
-    {.name = "mss", .letter = 'M', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 88,
-     .max = 9216, GENERAL, .flags = LP_CLI_F_ZERO_OK, .set = lp_cli_set_mss2,
+    {.name = "mss", .letter = 'M', .arg = LP_CLI_ARG_SIZE2, .metavar = "#[kK]",
+     .min = IPERF2_MSS_MIN, .max = IPERF2_MSS_MAX, GENERAL, .flags = LP_CLI_F_ZERO_OK,
+     .set = lp_cli_set_mss2,
      .help = "set TCP maximum segment size using TCP_MAXSEG",
      .man = "Set the TCP maximum segment size (TCP_MAXSEG); like iperf2 it also turns on -m. "
-            "0 keeps the system default; Linux refuses values below 88."},
+            "0 keeps the system default. A size like -l's (1.0K is 1024, 1460.0B 1460); "
+            "88..32767, what Linux accepts: 2.1.8 tries other values, warns and goes on "
+            "with the system's MSS, linkperf refuses them."},
     {.name = "nodelay", .letter = 'N', FLAG(spec.nodelay), GENERAL,
      .help = "set TCP no delay, disabling Nagle's Algorithm"},
     {.name = "tos", .letter = 'S', .arg = LP_CLI_ARG_STRING, .metavar = "#", .max = 15,
@@ -260,9 +272,9 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .help = "time-to-live, for multicast (default 1)"},
     {.name = "fq-rate", .arg = LP_CLI_ARG_STRING, .metavar = "#[kmgKMG]", .max = 31, CLIENT,
      .set = lp_cli_set_fq_rate2, .help = "bandwidth to socket pacing",
-     .man = "Let the kernel pace each stream (SO_MAX_PACING_RATE). As in iperf2, k, m, g "
-            "mean bits/s (1000-based) and K, M, G bytes/s (1024-based). At most 1000g "
-            "bits/s."},
+     .man = "Let the kernel pace each stream (SO_MAX_PACING_RATE). As in iperf 2.1.8, k, m, "
+            "g mean bits/s and K, M, G bytes/s, all 1000-based (1M is 1000000 bytes/s). At "
+            "most 1000g bits/s."},
     {.name = "trip-times", CLIENT, .key = LP_CLI_K_TRIP_TIMES, FLAG(spec.iperf2.trip_times),
      .help = "enable end to end measurements (requires client and server clock sync)",
      .man = "One-way latency, measured by the receiver from the sender's timestamps: per "

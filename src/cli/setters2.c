@@ -141,19 +141,26 @@ LP_CLI_SETTER(lp_cli_set_mss2)
     return 0;
 }
 
-/* iperf2's --fq-rate: lower-case suffixes are bits/s, upper-case ones bytes/s. */
+/* iperf2's --fq-rate (2.1.8's bitorbyte_atoi): lower-case suffixes are bits/s, upper-case
+ * ones bytes/s, both 1000-based: 1M is 1000000 bytes/s, 8000000 bits/s. */
 LP_CLI_SETTER(lp_cli_set_fq_rate2)
 {
     const double max_bps = 1e12;
-    size_t n = strlen(v->text);
-    char label[48];
+    char label[48], num[32], *unit;
+    bool bytes = false;
     double bps;
 
     lp_cli_options_label(opt, label, sizeof(label));
-    if (lp_cli_value_units2(v->text, &bps) < 0 || bps < 0)
+    snprintf(num, sizeof(num), "%s", v->text);
+    unit = strpbrk(num, "KMG");
+    if (unit && unit == strpbrk(num, "kmgKMGBb")) { /* the scale letter, not a trailing B */
+        *unit = (char)(*unit - 'A' + 'a');
+        bytes = true;
+    }
+    if (lp_cli_value_units2(num, &bps) < 0 || bps < 0)
         return lp_cli_err_set(err, "option %s: '%s' is not a rate (a number with an optional "
                               "k, m, g (bits/s) or K, M, G (bytes/s) suffix)", label, v->text);
-    if (n && strchr("KMG", v->text[n - 1]))
+    if (bytes)
         bps *= 8;
     if (bps > max_bps)
         return lp_cli_err_set(err, "option %s: %s is out of range (0..1000g bits/s)", label,

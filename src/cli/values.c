@@ -121,8 +121,10 @@ int lp_cli_value_units2(const char *s, double *out)
     if (n == 0)
         return -1;
     if (s[n] != '\0') {
-        if (s[n + 1] != '\0')
-            return -1;
+        /* 2.1.8's byte_atoi reads "%lf%c" and scales by that one letter only, so a 'B' or
+         * 'b' after the number or after the letter changes nothing: JPerf's "512.0B",
+         * "16.0b" and "10MB" are bytes. */
+        const char *tail = s + n + 1;
         switch (s[n]) {
         case 'g': mult *= 1000.0; /* fall through */
         case 'm': mult *= 1000.0; /* fall through */
@@ -130,8 +132,13 @@ int lp_cli_value_units2(const char *s, double *out)
         case 'G': mult *= 1024.0; /* fall through */
         case 'M': mult *= 1024.0; /* fall through */
         case 'K': mult *= 1024.0; break;
+        case 'B': case 'b': tail = s + n; break;
         default: return -1;
         }
+        if (*tail == 'B' || *tail == 'b')
+            tail++;
+        if (*tail != '\0')
+            return -1;
     }
     v = strtod(s, NULL) * mult;
     if (!isfinite(v))

@@ -25,8 +25,10 @@ int lp_cli_value_num(const char *s, double *out);                 /* "0.5", "-1"
 /* iperf3 units: optional fraction, then one of k K m M g G t T; base 1000 or 1024.
  * The result is truncated to an integer like iperf3's unit_atoi. */
 int lp_cli_value_units(const char *s, unsigned base, double *out);
-/* iperf2 2.1 numbers (-l -n -w -b): optional fraction, then one of k m g (1000-based) or
- * K M G (1024-based): "10m" is 10000000, "10M" 10485760. Truncated to an integer. */
+/* iperf2 2.1 numbers (-l -n -w -b -M): optional fraction, then one of k m g (1000-based) or
+ * K M G (1024-based): "10m" is 10000000, "10M" 10485760; then an optional B or b, which
+ * means nothing (2.1.8 reads bytes either way: "512.0B" is 512, "10MB" 10485760). Truncated
+ * to an integer like 2.1.8's byte_atoi. */
 int lp_cli_value_units2(const char *s, double *out);
 /* --dscp: a number 0..63 (C prefixes allowed) or a name (AF11..AF43, CS0..CS7, EF, VA),
  * case-insensitive. Returns 0, -1 when malformed, -2 when a number is out of range. */

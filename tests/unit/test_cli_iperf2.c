@@ -147,7 +147,12 @@ static void test_iperf2_numbers(void **state)
     assert_true(v == 500);
     assert_int_equal(lp_cli_value_units2("1.0001K", &v), 0);
     assert_true(v == 1024);                              /* truncated like byte_atoi */
-    assert_int_equal(lp_cli_value_units2("10MB", &v), -1);
+    assert_int_equal(lp_cli_value_units2("10MB", &v), 0); /* 2.1.8 reads one letter only */
+    assert_true(v == 10485760);
+    assert_int_equal(lp_cli_value_units2("512.0B", &v), 0);
+    assert_true(v == 512);
+    assert_int_equal(lp_cli_value_units2("10MBB", &v), -1);
+    assert_int_equal(lp_cli_value_units2("10BK", &v), -1);
     assert_int_equal(lp_cli_value_units2("k", &v), -1);
     assert_int_equal(lp_cli_value_units2("", &v), -1);
     assert_int_equal(lp_cli_value_units2("1t", &v), -1);

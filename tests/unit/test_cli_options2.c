@@ -88,7 +88,7 @@ CHECK(ttl, c->spec.iperf2.mcast_ttl == 32)
 CHECK(permit_key, strcmp(c->spec.iperf2.permit_key, "secretkey") == 0)
 CHECK(permit_key_timeout, strcmp(c->spec.iperf2.permit_key, "abcd") == 0 &&
                               c->spec.iperf2.permit_key_timeout_s == 7)
-CHECK(fq_rate, c->spec.fq_rate_bps == 8388608ull) /* 1M = 1048576 bytes/s */
+CHECK(fq_rate, c->spec.fq_rate_bps == 8000000ull) /* 1M = 1000000 bytes/s, as 2.1.8 */
 
 #define NOT_SUPPORTED(n, flag, ...)                                                        \
     {.name = n, .bad = {{{__VA_ARGS__, NULL},                                              \
@@ -116,7 +116,7 @@ static const struct opt_case cases[] = {
                                    "0.01..3600)"},
       {{"-c", "h", "-i", "f"}, "option -i/--interval: 'f' is not a number"}}},
     {"len", {"-c", "h", "-l", "8k"}, check_len,
-     {{{"-c", "h", "-l", "2M"}, "option -l/--len: 2M is out of range (1..1M)"},
+     {{{"-c", "h", "-l", "2G"}, "option -l/--len: 2G is out of range (1..2147483647)"},
       {{"-c", "h", "-u", "-l", "10"}, "option -l/--len: 10 is out of range (16..65507) for "
                                       "UDP"},
       {{"-c", "h", "-l", "1T"}, "option -l/--len: '1T' is not a number with an optional k, m, "
@@ -139,7 +139,10 @@ static const struct opt_case cases[] = {
     {"udp", {"-c", "h", "-u"}, check_udp,
      {{{"-c", "h", "--udp=1"}, "option -u/--udp takes no argument"}}},
     {"window", {"-c", "h", "-w", "256k"}, check_window,
-     {{{"-c", "h", "-w", "1G"}, "option -w/--window: 1G is out of range (0..512M)"}}},
+     {{{"-c", "h", "-w", "2G"}, "option -w/--window: 2G is out of range (0..2147483647)"},
+      {{"-c", "h", "-w", "56.0KX"}, "option -w/--window: '56.0KX' is not a number with an "
+                                    "optional k, m, g (1000-based) or K, M, G (1024-based) "
+                                    "suffix"}}},
     {"bind", {"-c", "h", "-B", "192.168.1.1:6001%eth0"}, check_bind,
      {{{"-c", "h", "-B", "10.0.0.1:0"}, "option -B/--bind: port '0' is not 1..65535"},
       {{"-c", "h", "-B", "[::1"}, "option -B/--bind: '[::1' is not [IPv6 address] or "
@@ -157,7 +160,10 @@ static const struct opt_case cases[] = {
       {{"-c", "h", "-C", "--full-duplex"}, "options -C/--compatibility and --full-duplex "
                                            "cannot be used together"}}},
     {"mss", {"-c", "h", "-M", "1400"}, check_mss,
-     {{{"-c", "h", "-M", "40"}, "option -M/--mss: 40 is out of range (0 or 88..9216)"}}},
+     {{{"-c", "h", "-M", "40"}, "option -M/--mss: 40 is out of range (0 or 88..32767)"},
+      {{"-c", "h", "-M", "32.0K"}, "option -M/--mss: 32.0K is out of range (0 or 88..32767)"},
+      {{"-c", "h", "-M", "1.0T"}, "option -M/--mss: '1.0T' is not a number with an optional k, "
+                                  "m, g (1000-based) or K, M, G (1024-based) suffix"}}},
     {"nodelay", {"-s", "-N"}, check_nodelay,
      {{{"-c", "h", "--nodelay=x"}, "option -N/--nodelay takes no argument"}}},
     {"tos", {"-c", "h", "-S", "ac_vo"}, check_tos,
@@ -269,7 +275,10 @@ static const struct opt_case cases[] = {
      {{{"-c", "h", "--full-duplex", "-r"}, "options --full-duplex and -r/--tradeoff cannot "
                                            "be used together"}}},
     {"num", {"-c", "h", "-n", "1.5k"}, check_num,
-     {{{"-c", "h", "-n", "0"}, "option -n/--num: 0 is out of range (1..1048576G)"}}},
+     {{{"-c", "h", "-n", "0"}, "option -n/--num: 0 is out of range (1..1048576G)"},
+      {{"-c", "h", "-n", "0.5"}, "option -n/--num: 0.5 is out of range (1..1048576G)"},
+      {{"-c", "h", "-n", "1.5MiB"}, "option -n/--num: '1.5MiB' is not a number with an optional "
+                                    "k, m, g (1000-based) or K, M, G (1024-based) suffix"}}},
     {"file_input", {"-c", "h", "-F", "/etc/hostname"}, check_file_input,
      {{{"-c", "h", "-F", "/etc/hostname", "-I"}, "options -F/--file_input and "
                                                  "-I/--stdin_input cannot be used together"},
@@ -333,6 +342,91 @@ static const struct opt_case cases[] = {
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+/* Number spellings of the size rows, with the value iperf 2.1.8 gives each (run against stock
+ * 2.1.8: docs/COMPATIBILITY.md "Number spellings (iperf2)"; tests/interop/
+ * test_iperf2_spellings.py compares both binaries). 2.1.8's byte_atoi reads a number, a
+ * fraction, one letter k m g (1000^n) or K M G (1024^n), and ignores what follows, so JPerf's
+ * "2.0M", "64.0k", "512.0B" (bytes), "16.0b" (bytes too) all mean what 2.1.8 makes of them.
+ * Every row with a size argument needs some. */
+enum spell_field { SP_LEN, SP_WINDOW, SP_MSS, SP_NUM, SP_RATE, SP_FQ };
+
+static const struct spelling {
+    const char *name; /* the row */
+    const char *argv[MAX_ARGS];
+    enum spell_field field;
+    double want;
+} spellings[] = {
+    /* JPerf's Buffer Length (TCP) and UDP Packet Size */
+    {"len", {"-c", "h", "-l", "2.0M"}, SP_LEN, 2097152},
+    {"len", {"-c", "h", "-l", "16.0K"}, SP_LEN, 16384},
+    {"len", {"-c", "h", "-l", "512.0B"}, SP_LEN, 512},
+    {"len", {"-c", "h", "-l", "64.0k"}, SP_LEN, 64000},
+    {"len", {"-c", "h", "-l", "16.0b"}, SP_LEN, 16},
+    {"len", {"-c", "h", "-l", "1.0m"}, SP_LEN, 1000000},
+    {"len", {"-c", "h", "-l", "10MB"}, SP_LEN, 10485760},
+    {"len", {"-c", "h", "-l", "1.9"}, SP_LEN, 1}, /* truncated, as 2.1.8 */
+    {"len", {"-c", "h", "-l", "2047M"}, SP_LEN, 2146435072},
+    {"len", {"-s", "-l", "2.0M"}, SP_LEN, 2097152},
+    {"len", {"-c", "h", "-u", "-l", "1500.0B"}, SP_LEN, 1500},
+    {"len", {"-c", "h", "-u", "-l", "1.0K"}, SP_LEN, 1024},
+    {"len", {"-c", "h", "-u", "-l", "1.4k"}, SP_LEN, 1400},
+    /* TCP Window Size, UDP Buffer Size */
+    {"window", {"-c", "h", "-w", "56.0K"}, SP_WINDOW, 57344},
+    {"window", {"-c", "h", "-w", "4.0M"}, SP_WINDOW, 4194304},
+    {"window", {"-c", "h", "-w", "64.0k"}, SP_WINDOW, 64000},
+    {"window", {"-c", "h", "-w", "512.0B"}, SP_WINDOW, 512},
+    {"window", {"-c", "h", "-w", "1G"}, SP_WINDOW, 1073741824},
+    {"window", {"-c", "h", "-u", "-w", "41.0K"}, SP_WINDOW, 41984},
+    {"window", {"-s", "-w", "56.0K"}, SP_WINDOW, 57344},
+    /* Max Segment Size */
+    {"mss", {"-c", "h", "-M", "1.0K"}, SP_MSS, 1024},
+    {"mss", {"-c", "h", "-M", "1460.0B"}, SP_MSS, 1460},
+    {"mss", {"-c", "h", "-M", "1.4k"}, SP_MSS, 1400},
+    {"mss", {"-c", "h", "-M", "536.0b"}, SP_MSS, 536},
+    {"mss", {"-c", "h", "-M", "32767"}, SP_MSS, 32767},
+    {"mss", {"-c", "h", "-M", "0"}, SP_MSS, 0},
+    /* -n amounts */
+    {"num", {"-c", "h", "-n", "1.5M"}, SP_NUM, 1572864},
+    {"num", {"-c", "h", "-n", "1500.0B"}, SP_NUM, 1500},
+    {"num", {"-c", "h", "-n", "2.0k"}, SP_NUM, 2000},
+    {"num", {"-c", "h", "-n", "1.0G"}, SP_NUM, 1073741824},
+    {"num", {"-c", "h", "-n", "10"}, SP_NUM, 10},
+    /* UDP Bandwidth: bits/s, and K M G are 1024-based here too */
+    {"bandwidth", {"-c", "h", "-u", "-b", "1.0M"}, SP_RATE, 1048576},
+    {"bandwidth", {"-c", "h", "-u", "-b", "512.0K"}, SP_RATE, 524288},
+    {"bandwidth", {"-c", "h", "-u", "-b", "1.0m"}, SP_RATE, 1000000},
+    {"bandwidth", {"-c", "h", "-u", "-b", "2.5M"}, SP_RATE, 2621440},
+    {"bandwidth", {"-c", "h", "-b", "100.0m"}, SP_RATE, 100000000},
+    {"bandwidth", {"-c", "h", "-u", "-l", "1000", "-b", "1.0Kpps"}, SP_RATE, 8192000},
+    /* --fq-rate (bitorbyte_atoi): k m g bits/s, K M G bytes/s, all 1000-based */
+    {"fq-rate", {"-c", "h", "--fq-rate", "1.5K"}, SP_FQ, 12000},
+    {"fq-rate", {"-c", "h", "--fq-rate", "1m"}, SP_FQ, 1000000},
+    {"fq-rate", {"-c", "h", "--fq-rate", "1.0MB"}, SP_FQ, 8000000},
+};
+
+/* What stock also takes but makes no sense of (its sscanf reads exponents, hex, blanks and
+ * stops at junk; "abc" leaves its number unset) is refused, naming the option and value. */
+static const struct bad bad_spellings[] = {
+    {{"-c", "h", "-l", "1e3"}, "option -l/--len: '1e3' is not a number with an optional k, m, "
+                               "g (1000-based) or K, M, G (1024-based) suffix"},
+    {{"-c", "h", "-l", "0x10"}, "option -l/--len: '0x10' is not a number with an optional k, "
+                                "m, g (1000-based) or K, M, G (1024-based) suffix"},
+    {{"-c", "h", "-l", " 5"}, "option -l/--len: ' 5' is not a number with an optional k, m, g "
+                              "(1000-based) or K, M, G (1024-based) suffix"},
+    {{"-c", "h", "-w", "56.0KBytes"}, "option -w/--window: '56.0KBytes' is not a number with "
+                                      "an optional k, m, g (1000-based) or K, M, G (1024-based) "
+                                      "suffix"},
+    {{"-c", "h", "-l", "-5"}, "option -l/--len: -5 is out of range (1..2147483647)"},
+    {{"-c", "h", "-l", "0.5"}, "option -l/--len: 0.5 is out of range (1..2147483647)"},
+    {{"-c", "h", "-w", "-1"}, "option -w/--window: -1 is out of range (0..2147483647)"},
+    {{"-c", "h", "-u", "-l", "64.0K"}, "option -l/--len: 64.0K is out of range (16..65507) for "
+                                       "UDP"},
+    {{"-c", "h", "-M", "87"}, "option -M/--mss: 87 is out of range (0 or 88..32767)"},
+    {{"-c", "h", "--fq-rate", "1.0MBs"}, "option --fq-rate: '1.0MBs' is not a rate (a number "
+                                         "with an optional k, m, g (bits/s) or K, M, G "
+                                         "(bytes/s) suffix)"},
+};
 
 /* Run as linkperf2, so this file also covers the argv[0] rule. */
 static int parse_list(const char *const *list, struct lp_cli_config *cfg,
@@ -487,6 +581,54 @@ static void test_table_is_consistent(void **state)
     }
 }
 
+static double spelled_value(const struct lp_cli_config *c, enum spell_field f)
+{
+    switch (f) {
+    case SP_LEN: return c->spec.blksize;
+    case SP_WINDOW: return c->spec.window_bytes;
+    case SP_MSS: return c->spec.mss;
+    case SP_NUM: return (double)c->spec.bytes;
+    case SP_RATE: return (double)c->spec.rate_bps;
+    case SP_FQ: return (double)c->spec.fq_rate_bps;
+    }
+    return -1;
+}
+
+static void test_number_spellings(void **state)
+{
+    const struct lp_cli_table *t = lp_cli_options_iperf2();
+    struct lp_cli_config cfg;
+    struct lp_cli_err err;
+    size_t i, j;
+
+    (void)state;
+    for (i = 0; i < t->count; i++) {
+        bool found = false;
+        if (t->opts[i].arg != LP_CLI_ARG_SIZE2)
+            continue;
+        for (j = 0; j < sizeof(spellings) / sizeof(spellings[0]); j++)
+            found = found || strcmp(spellings[j].name, t->opts[i].name) == 0;
+        if (!found)
+            fail_msg("--%s takes a size but has no spelling case", t->opts[i].name);
+    }
+    for (i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+        const struct spelling *sp = &spellings[i];
+        double got;
+        if (parse_list(sp->argv, &cfg, &err) != 0)
+            fail_msg("--%s %s: unexpected error: %s", sp->name, sp->argv[3], err.msg);
+        got = spelled_value(&cfg, sp->field);
+        if (got != sp->want)
+            fail_msg("--%s case %zu: %.0f, want %.0f", sp->name, i, got, sp->want);
+    }
+    for (i = 0; i < sizeof(bad_spellings) / sizeof(bad_spellings[0]); i++) {
+        const struct bad *b = &bad_spellings[i];
+        if (parse_list(b->argv, &cfg, &err) != -1)
+            fail_msg("bad spelling %zu was accepted", i);
+        if (strcmp(err.msg, b->msg) != 0)
+            fail_msg("bad spelling %zu:\n  got  '%s'\n  want '%s'", i, err.msg, b->msg);
+    }
+}
+
 static int fill_strings(void **state)
 {
     (void)state;
@@ -504,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_every_iperf2_letter_is_known),
         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_number_spellings),
     };
     return cmocka_run_group_tests(tests, fill_strings, NULL);
 }
