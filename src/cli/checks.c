@@ -201,8 +201,10 @@ static int check_client(struct lp_cli_parse_state *st)
                               iperf2 ? "(-t or -n)" : "(-t, -n or -k)");
     if (lp_cli_seen(st, LP_CLI_K_BYTES) || lp_cli_seen(st, LP_CLI_K_BLOCKS))
         sp->duration_s = 0; /* iperf3 sends "time":0 when bytes or blocks end the test */
-    /* -F/-I without -t or -n: the content is sent once (the engine takes its size as -n). */
-    if (!ends && (lp_cli_seen(st, LP_CLI_K_FILE) || lp_cli_seen(st, LP_CLI_K_STDIN)))
+    /* -F/-I: the content is sent once (the engine takes its size as -n), with or without -t,
+     * as 2.1.8 does (JPerf always writes -t); -n sends that many bytes of it. */
+    if (!lp_cli_seen(st, LP_CLI_K_BYTES) &&
+        (lp_cli_seen(st, LP_CLI_K_FILE) || lp_cli_seen(st, LP_CLI_K_STDIN)))
         sp->duration_s = 0;
     if (iperf2 && (sp->streams < 1 || sp->streams > LP_MAX_STREAMS))
         return lp_cli_out_of_range(st, lp_cli_row(st, LP_CLI_K_PARALLEL),

@@ -359,21 +359,25 @@ def register(suite, d):
 
     @case
     def tcp_file():
-        """TCP -F file (1000003 random bytes): linkperf sends the whole file (stock server: +60); stock sends whole 128 KiB reads only, linkperf server gets them minus the header"""
+        """TCP -F file (1000003 random bytes), alone and with -t 3 (JPerf always writes -t;
+        the file is still sent once): linkperf sends the whole file (stock server: +60); stock
+        sends whole 128 KiB reads only, linkperf server gets them minus the header"""
         path = lptest.tmp_path("iperf2-file.bin")
         size = 1000003
         with open(path, "wb") as f:
             f.write(os.urandom(size))
-        r = run_test(d, ["-F", path])
-        crow, srow = fwd_pair(r)
-        check_fwd_tcp(r, crow, srow)
-        if d.client == "linkperf":
-            eq(crow["bytes"], size, "linkperf client bytes for -F (the file's size)", r.ctx())
-        else:
-            # stock 2.1.8 -F: 60-byte header + only the full 131072-byte reads of the file
-            eq(srow["bytes"], (size // 131072) * 131072,
-               "linkperf server bytes from stock -F (stock drops the final partial read)",
-               r.ctx())
+        for extra in ([], ["-t", "3"]):
+            r = run_test(d, ["-F", path] + extra)
+            crow, srow = fwd_pair(r)
+            check_fwd_tcp(r, crow, srow)
+            if d.client == "linkperf":
+                eq(crow["bytes"], size, "linkperf client bytes for -F %s (the file's size)"
+                   % extra, r.ctx())
+            else:
+                # stock 2.1.8 -F: 60-byte header + only the full 131072-byte reads of the file
+                eq(srow["bytes"], (size // 131072) * 131072,
+                   "linkperf server bytes from stock -F %s (stock drops the final partial read)"
+                   % extra, r.ctx())
 
     # ------------------------------------------------------------------ UDP
 

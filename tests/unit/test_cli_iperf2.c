@@ -456,6 +456,10 @@ static void test_dialect_rules(void **state)
     assert_int_equal(c.spec.dir, LP_DIR_BIDIR);
     OK3(&c, "-c", "h", "--dialect", "iperf2", "-F", "f", "--dialect", "iperf2");
     assert_string_equal(c.spec.iperf2.file, "f");
+    OK2(&c, "-c", "h", "-F", "f", "-t", "10"); /* JPerf's line: the file once, as 2.1.8 */
+    assert_true(c.spec.duration_s == 0 && c.spec.bytes == 0);
+    OK2(&c, "-c", "h", "-F", "f", "-n", "1000");
+    assert_true(c.spec.duration_s == 0 && c.spec.bytes == 1000);
     OK3(&c, "-c", "h", "-C", "bbr", "-R");                /* fine over iperf3... */
     ERR3("options -C/--congestion and -R/--reverse cannot be used together", "-c", "h", "-C",
          "bbr", "-R", "--dialect", "iperf2");             /* ...not over iperf2 */
