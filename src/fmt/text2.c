@@ -213,11 +213,15 @@ static void listening_lines(struct lp_fmt_text2 *f, bool udp, const struct lp_re
     }
 }
 
-/* A server listens on TCP and UDP at once: one banner naming both (a listener whose buffer
- * size is unknown is named as TCP). A client's -d/-r listener has one of the two. */
+/* A server listens on TCP and UDP at once; its banner names the one it was started for, as
+ * 2.1.8's (-s: TCP, -s -u: UDP; scripts and users read the one they asked for). A listener
+ * whose buffer size is unknown is named as TCP; a client's -d/-r listener has one of the
+ * two. */
 static void on_listening(struct lp_fmt_text2 *f, const struct lp_rec_listening *l)
 {
-    bool tcp = l->tcp_window > 0 || l->udp_buffer <= 0;
+    bool both = l->tcp_window > 0 && l->udp_buffer > 0;
+    bool tcp = both ? l->asked != LP_PROTO_UDP : l->tcp_window > 0 || l->udp_buffer <= 0;
+    bool udp = both ? l->asked == LP_PROTO_UDP : l->udp_buffer > 0;
 
     if (f->listening_done)
         return;
@@ -227,7 +231,7 @@ static void on_listening(struct lp_fmt_text2 *f, const struct lp_rec_listening *
     lp_text2_line(f, LP_TEXT2_DASHES);
     if (tcp)
         listening_lines(f, false, l);
-    if (l->udp_buffer > 0)
+    if (udp)
         listening_lines(f, true, l);
     lp_text2_line(f, LP_TEXT2_DASHES);
 }
