@@ -97,6 +97,14 @@ struct lp_sample {
     struct lp_stream_id sid;     /* sums: id = socket = 0 */
     double start_s, end_s;       /* seconds since the test (or post-omit) start */
     double seconds;              /* end_s - start_s */
+    /* The same window on the report schedule, as iperf2 prints it: interval k is
+     * [k*i, (k+1)*i) of the test clock (-i i) whenever its cut happened. The last window
+     * ends at end_s, or on the boundary it passed when the test ended just after one.
+     * nominal_count: the rows the window makes, 1, or n when the cut came over an interval
+     * late and the window spans n whole intervals (iperf2 prints a row for each, the data in
+     * the first, as 2.1.8 does for missed reports); 0 = not on a schedule (use start_s, end_s). */
+    double nominal_start_s, nominal_end_s;
+    unsigned nominal_count;
     uint64_t bytes;
     double bits_per_second;
     bool omitted;

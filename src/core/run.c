@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/sched.h"
 #include "stats/udp_rx.h"
 #include "wire/iperf3.h"
 
@@ -227,8 +228,14 @@ void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs)
 {
     if (!r->started || r->finished || rs->attached)
         return;
-    if (lp_now_ns() - r->meas_ns > LP_NS_PER_S / 10)
+    if (lp_now_ns() - r->meas_ns > LP_NS_PER_S / 10) {
         rs->start_ns = lp_now_ns(); /* joined late: its rate is over its own time */
+        /* and it runs its own -t (an iperf2 -r leg): the intervals near the test's end are
+         * folded into the last one only near the end of this stream's time too. */
+        uint64_t own_end = rs->start_ns + (uint64_t)(r->spec.duration_s * 1e9);
+        if (r->end_deadline_ns && own_end > r->end_deadline_ns)
+            r->end_deadline_ns = own_end;
+    }
     rs->min_rtt = UINT32_MAX;
     rs->settled = false;
     rs->attached = true;
@@ -279,7 +286,17 @@ void lp_run_emit_start(struct lp_run *r)
 
 static uint64_t interval_ns(const struct lp_run *r)
 {
-    return (uint64_t)(r->spec.report.interval_s * 1e9);
+    return lp_sched_iv_ns(r->spec.report.interval_s);
+}
+
+/* Start the report schedule at meas_ns: the first deadline is one interval after it. */
+static void sched_start(struct lp_run *r)
+{
+    uint64_t iv = interval_ns(r);
+    r->cut_k = 0;
+    r->sched_next = 1;
+    if (iv)
+        lp_timer_arm(&r->eng->loop, &r->interval_timer, lp_sched_at(r->meas_ns, iv, 1));
 }
 
 void lp_run_begin(struct lp_run *r)
@@ -293,8 +310,7 @@ void lp_run_begin(struct lp_run *r)
     lp_cpu_snap(&r->cpu0);
     for (unsigned i = 0; i < r->nstreams; i++)
         lp_run_attach_stream(r, &r->streams[i]);
-    if (interval_ns(r))
-        lp_timer_arm(&r->eng->loop, &r->interval_timer, now + interval_ns(r));
+    sched_start(r);
     if (r->omitting)
         lp_timer_arm(&r->eng->loop, &r->omit_timer, now + (uint64_t)r->spec.omit_s * LP_NS_PER_S);
 }
@@ -309,8 +325,12 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t n
     bool sender = rs->conn.sid.sender;
     memset(smp, 0, sizeof(*smp));
     smp->sid = rs->conn.sid;
-    smp->start_s = lp_ns_to_s(r->last_cut_ns - r->meas_ns);
-    smp->end_s = lp_ns_to_s(now - r->meas_ns);
+    /* A stream's row covers its own part of the interval: from when it joined (an iperf2 -r
+     * leg), to when it ended (an iperf2 stream that finished first). */
+    uint64_t from = rs->start_ns > r->last_cut_ns && rs->start_ns < now ? rs->start_ns : r->last_cut_ns;
+    uint64_t to = rs->end_ns > from && rs->end_ns < now ? rs->end_ns : now;
+    smp->start_s = lp_ns_to_s(from - r->meas_ns);
+    smp->end_s = lp_ns_to_s(to - r->meas_ns);
     smp->seconds = smp->end_s - smp->start_s;
     smp->bytes = c.bytes - rs->last.bytes;
     smp->bits_per_second = smp->seconds > 0 ? (double)smp->bytes * 8.0 / smp->seconds : 0;
@@ -382,11 +402,22 @@ static void sum_into(struct lp_sample *sum, const struct lp_sample *s, unsigned 
     }
 }
 
-static void finish_sum(struct lp_sample *sum, const struct lp_sample *proto, unsigned njit)
+/* The span of an interval record: the cut's, actual and on the schedule. */
+struct cut_span {
+    double start_s, end_s;
+    double nom_start_s, nom_end_s;
+    unsigned nom_n;
+};
+
+static void finish_sum(struct lp_sample *sum, const struct lp_sample *proto, unsigned njit,
+                       const struct cut_span *w)
 {
-    sum->start_s = proto->start_s;
-    sum->end_s = proto->end_s;
-    sum->seconds = proto->seconds;
+    sum->start_s = w->start_s;
+    sum->end_s = w->end_s;
+    sum->seconds = w->end_s - w->start_s;
+    sum->nominal_start_s = w->nom_start_s;
+    sum->nominal_end_s = w->nom_end_s;
+    sum->nominal_count = w->nom_n;
     sum->omitted = proto->omitted;
     sum->is_udp = proto->is_udp;
     sum->sid.sender = proto->sid.sender;
@@ -397,7 +428,10 @@ static void finish_sum(struct lp_sample *sum, const struct lp_sample *proto, uns
     sum->lost_percent = lp_udp_lost_percent(sum->lost_packets, sum->packets);
 }
 
-static void cut(struct lp_run *r, uint64_t now)
+/* Cut the interval that ends now. On the schedule it ends at boundary end_k (a late cut
+ * keeps its boundary; one over an interval late spans several), or, with end_k 0, at now
+ * (the last one, or the end of -O). */
+static void cut(struct lp_run *r, uint64_t now, uint64_t end_k)
 {
     if (r->nstreams == 0)
         return;
@@ -406,27 +440,70 @@ static void cut(struct lp_run *r, uint64_t now)
         return;
     struct lp_record rec = {.kind = LP_REC_INTERVAL, .role = r->spec.role, .test_id = r->id};
     struct lp_rec_interval *iv = &rec.u.interval;
-    unsigned jf = 0, jr = 0;
+    unsigned jf = 0, jr = 0, n = 0;
     const struct lp_sample *pf = NULL, *pr = NULL;
+    uint64_t step = interval_ns(r);
+    struct cut_span w = {
+        .start_s = lp_ns_to_s(r->last_cut_ns - r->meas_ns),
+        .end_s = lp_ns_to_s(now - r->meas_ns),
+        .nom_start_s = lp_ns_to_s(r->cut_k * step),
+        .nom_end_s = end_k > r->cut_k ? lp_ns_to_s(end_k * step) : lp_ns_to_s(now - r->meas_ns),
+        .nom_n = end_k > r->cut_k ? (unsigned)(end_k - r->cut_k) : 1,
+    };
+    if (w.nom_end_s < w.nom_start_s)
+        w.nom_end_s = w.nom_start_s;
     for (unsigned i = 0; i < r->nstreams; i++) {
-        sample_stream(r, &r->streams[i], now, &smp[i]);
-        if (smp[i].sid.reverse && r->spec.dir == LP_DIR_BIDIR) {
-            sum_into(&iv->sum_reverse, &smp[i], &jr);
-            pr = &smp[i];
+        struct lp_run_stream *rs = &r->streams[i];
+        struct lp_sample *x = &smp[n];
+        sample_stream(r, rs, now, x);
+        /* A stream that ended before this interval has no row in it (iperf2 -r: the first
+         * leg's rows stop where it ended, as 2.1.8's do). */
+        if (rs->end_ns && rs->end_ns <= r->last_cut_ns && !x->bytes && !x->packets)
+            continue;
+        n++;
+        x->nominal_start_s = w.nom_start_s;
+        x->nominal_end_s = w.nom_end_s;
+        x->nominal_count = w.nom_n;
+        /* On the schedule too, a stream's row starts when it joined and ends when it ended
+         * within the interval (2.1.8: "2.0000-2.5014" for a stream that ended at 2.5014),
+         * or on the last boundary it passed, as the test's last row does. */
+        if (x->start_s > w.start_s && x->start_s > w.nom_start_s)
+            x->nominal_start_s = x->start_s < w.nom_end_s ? x->start_s : w.nom_end_s;
+        if (x->end_s < w.end_s) {
+            uint64_t k = step ? lp_sched_index(r->meas_ns, step, rs->end_ns) : 0;
+            if (k > r->cut_k && lp_ns_to_s(k * step) <= w.nom_end_s) {
+                x->nominal_end_s = lp_ns_to_s(k * step);
+                x->nominal_count = (unsigned)(k - r->cut_k);
+            } else if (x->end_s < w.nom_end_s) {
+                x->nominal_end_s = x->end_s > x->nominal_start_s ? x->end_s : x->nominal_start_s;
+                x->nominal_count = 1;
+            }
+        }
+        if (x->nominal_start_s != w.nom_start_s)
+            x->nominal_count = 1;
+        if (x->sid.reverse && r->spec.dir == LP_DIR_BIDIR) {
+            sum_into(&iv->sum_reverse, x, &jr);
+            pr = x;
         } else {
-            sum_into(&iv->sum, &smp[i], &jf);
-            pf = &smp[i];
+            sum_into(&iv->sum, x, &jf);
+            pf = x;
         }
     }
     if (pf)
-        finish_sum(&iv->sum, pf, jf);
+        finish_sum(&iv->sum, pf, jf, &w);
     if (pr) {
-        finish_sum(&iv->sum_reverse, pr, jr);
+        finish_sum(&iv->sum_reverse, pr, jr, &w);
         iv->has_sum_reverse = true;
     }
-    iv->nstreams = r->nstreams;
-    iv->streams = smp;
     r->last_cut_ns = now;
+    if (end_k > r->cut_k)
+        r->cut_k = end_k;
+    if (n == 0) { /* every stream had ended before it: nothing to report */
+        free(smp);
+        return;
+    }
+    iv->nstreams = n;
+    iv->streams = smp;
     lp_engine_emit(r->eng, &rec);
     free(smp);
 }
@@ -454,18 +531,25 @@ static void on_interval(struct lp_timer *t)
     struct lp_run *r = lp_container_of(t, struct lp_run, interval_timer);
     uint64_t now = lp_now_ns();
     uint64_t iv = interval_ns(r);
-    if (r->finished)
+    if (r->finished || !iv)
         return;
+    uint64_t due = lp_sched_at(r->meas_ns, iv, r->sched_next);
+    if (now < due) { /* not yet (a clock read before the timer's): wait for it */
+        lp_timer_arm(&r->eng->loop, &r->interval_timer, due);
+        return;
+    }
+    /* The boundary this cut ends on: the one it was due for, or, over an interval late, the
+     * last one passed (the report covers the missed ones; no empty reports in between). */
+    uint64_t k = lp_sched_index(r->meas_ns, iv, now);
     /* An interval ending within 10% of an interval before the test end is left for the
      * final cut, so the last row is not a sliver; after every stream ended, so is the rest. */
     bool near_end = (r->end_deadline_ns && r->end_deadline_ns <= now + iv / 10 && !r->omitting) ||
                     streams_end_ns(r) != 0;
     if (!near_end)
-        cut(r, now);
-    uint64_t next = r->last_cut_ns + iv;
-    if (next <= now)
-        next = now + iv;
-    lp_timer_arm(&r->eng->loop, &r->interval_timer, next);
+        cut(r, now, k);
+    /* The next deadline is on the schedule, whenever this one fired. */
+    r->sched_next = lp_sched_next(r->meas_ns, iv, now);
+    lp_timer_arm(&r->eng->loop, &r->interval_timer, lp_sched_at(r->meas_ns, iv, r->sched_next));
 }
 
 static void on_omit_end(struct lp_timer *t)
@@ -474,7 +558,7 @@ static void on_omit_end(struct lp_timer *t)
     uint64_t now = lp_now_ns();
     if (r->finished)
         return;
-    cut(r, now);
+    cut(r, now, 0);
     r->omitting = false;
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
@@ -484,8 +568,7 @@ static void on_omit_end(struct lp_timer *t)
     }
     r->meas_ns = r->last_cut_ns = now;
     lp_cpu_snap(&r->cpu0);
-    if (interval_ns(r))
-        lp_timer_arm(&r->eng->loop, &r->interval_timer, now + interval_ns(r));
+    sched_start(r);
 }
 
 void lp_run_quiesce(struct lp_run *r)
@@ -557,8 +640,10 @@ void lp_run_finish(struct lp_run *r)
         uint64_t at = streams_end_ns(r);
         if (!at || at > now || at < r->last_cut_ns)
             at = now;
+        /* On the schedule the last row runs from the last boundary to the end; a boundary
+         * passed since (folded in above, or not reached by the timer) ends it instead. */
         if (iv && (any || at - r->last_cut_ns >= iv / 10))
-            cut(r, at);
+            cut(r, at, lp_sched_index(r->meas_ns, iv, at));
         else if (!iv) {
             /* No interval reports: still refresh the counters for the totals. */
             for (unsigned i = 0; i < r->nstreams; i++) {

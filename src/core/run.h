@@ -76,6 +76,9 @@ struct lp_run {
     bool end_emitted;               /* the END record went out */
     bool omitting;
     uint64_t run_ns, meas_ns, last_cut_ns, final_ns, end_deadline_ns;
+    /* The report schedule from meas_ns (core/sched.h): the boundary the interval timer is
+     * armed for, and the one where the last cut ended on the schedule. */
+    uint64_t sched_next, cut_k;
     struct lp_timer interval_timer, omit_timer;
     struct lp_cpu_snap cpu0, cpu1;
     int tcp_mss_default, sndbuf, rcvbuf;

@@ -134,14 +134,28 @@ static void line(struct lp_fmt_csv *f, const struct lp_stream_id *sid, bool udp,
     emit(f, LP_OUT_STDOUT, b, (size_t)n);
 }
 
+/* iperf2 prints the schedule's boundaries (struct lp_sample); a window over missed intervals
+ * makes one row each, the data in the first, as 2.1.8 does. */
 static void on_interval(struct lp_fmt_csv *f, const struct lp_rec_interval *iv)
 {
     for (unsigned i = 0; i < iv->nstreams; i++) {
         const struct lp_sample *s = &iv->streams[i];
+        unsigned n = s->nominal_count ? s->nominal_count : 1;
+        double step = s->nominal_count ? (s->nominal_end_s - s->nominal_start_s) / n : 0;
         struct csv_row r = {s->start_s, s->end_s, s->bits_per_second, s->bytes, s->packets,
                             s->out_of_order, s->lost_packets, s->jitter_ms, s->lost_percent};
-        if (!s->omitted)
+        if (s->omitted)
+            continue;
+        for (unsigned j = 0; j < n; j++) {
+            if (s->nominal_count) {
+                r.start = s->nominal_start_s + j * step;
+                r.end = j + 1 == n ? s->nominal_end_s : s->nominal_start_s + (j + 1) * step;
+            }
             line(f, &s->sid, s->is_udp || f->udp, &r);
+            r.bps = r.jitter_ms = r.lost_percent = 0;
+            r.bytes = r.packets = r.ooo = 0;
+            r.lost = 0;
+        }
     }
 }
 

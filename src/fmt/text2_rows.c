@@ -188,14 +188,51 @@ static bool sum_wanted(const struct lp_fmt_text2 *f, unsigned rows)
 
 /* ---- intervals ---- */
 
-static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp)
+/* Row j of a sample: iperf2 prints the schedule's boundaries (1.0000-2.0000), one row per
+ * interval of the window; without a schedule, the cut's own times. */
+static void row_window(const struct lp_sample *s, unsigned j, double *a, double *b)
+{
+    unsigned n = s->nominal_count;
+    double step;
+
+    if (n == 0) {
+        *a = s->start_s;
+        *b = s->end_s;
+        return;
+    }
+    step = (s->nominal_end_s - s->nominal_start_s) / n;
+    *a = j == 0 ? s->nominal_start_s : s->nominal_start_s + j * step;
+    *b = j + 1 >= n ? s->nominal_end_s : s->nominal_start_s + (j + 1) * step;
+}
+
+/* The rows after the first of a window that spans missed intervals: 2.1.8 prints them empty
+ * (its data went into the first). Layout flags stay, so the columns do. */
+static struct lp_sample empty_like(const struct lp_sample *s)
+{
+    struct lp_sample z;
+
+    memset(&z, 0, sizeof(z));
+    z.sid = s->sid;
+    z.start_s = s->start_s;
+    z.end_s = s->end_s;
+    z.seconds = s->seconds;
+    z.nominal_start_s = s->nominal_start_s;
+    z.nominal_end_s = s->nominal_end_s;
+    z.nominal_count = s->nominal_count;
+    z.omitted = s->omitted;
+    z.is_udp = s->is_udp;
+    z.has_latency = s->has_latency;
+    return z;
+}
+
+static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp, double a, double b)
 {
     unsigned lay = layout_of(f, udp, s->sid.sender, latency_shown(f, s->has_latency));
     char id[LP_TEXT2_ID_MAX], h[HALF], tail[160] = "";
 
     idstr_of(f, id, sizeof(id), &s->sid);
     header(f, lay);
-    head(f, h, sizeof(h), id, s->start_s, s->end_s, s->bytes, s->bits_per_second);
+    head(f, h, sizeof(h), id, a, b, s->bytes, s->bits_per_second);
     if (lay == LP_T2_UDP_RX_LAT)
         udp_rx_lat(tail, sizeof(tail), s->jitter_ms, s->lost_packets, s->packets, s->lost_percent, &s->latency,
                    s->seconds, s->bits_per_second);
@@ -211,7 +248,7 @@ static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool u
         enh_udp(tail, sizeof(tail), s->packets, s->end_s - s->start_s);
     lp_text2_line(f, "%s%s", h, tail);
     if ((lay == LP_T2_UDP_RX || lay == LP_T2_UDP_RX_LAT) && s->out_of_order)
-        ooo_line(f, id, s->start_s, s->end_s, s->out_of_order);
+        ooo_line(f, id, a, b, s->out_of_order);
 }
 
 static void add_sample(struct t2_sum *t, const struct lp_sample *s)
@@ -227,37 +264,60 @@ static void add_sample(struct t2_sum *t, const struct lp_sample *s)
         t->end = s->end_s;
 }
 
-void lp_text2_interval(struct lp_fmt_text2 *f, const struct lp_rec_interval *iv)
+/* Row j of an interval record's window: every stream, then the [SUM]. */
+static void interval_rows(struct lp_fmt_text2 *f, const struct lp_rec_interval *iv, unsigned j)
 {
     bool show = !lp_text2_excluded(f, 'D');
     struct t2_sum sum;
+    struct lp_sample z, zr;
+    double a, b;
 
     sum_init(&sum);
     for (unsigned i = 0; i < iv->nstreams; i++) {
         const struct lp_sample *s = &iv->streams[i];
         struct lp_text2_stream *st = lp_text2_stream(f, &s->sid);
         bool udp = s->is_udp || lp_text2_udp(f);
-        /* iperf2 has no omitted seconds; an iperf3 test's -O intervals are left out. */
-        if (s->omitted)
+        /* iperf2 has no omitted seconds; an iperf3 test's -O intervals are left out. A
+         * stream's window may span fewer rows than another's (it ended in the first). */
+        if (s->omitted || (j > 0 && j >= s->nominal_count))
             continue;
-        if (st && s->has_tcp_info) {
+        if (st && s->has_tcp_info && j == 0) {
             st->has_last = true;
             st->cwnd = s->snd_cwnd;
             st->rtt_us = s->rtt_us;
             st->rttvar_us = s->rttvar_us;
         }
-        if (show)
-            sample_row(f, s, udp);
+        if (show) {
+            z = empty_like(s);
+            row_window(s, j, &a, &b);
+            sample_row(f, j ? &z : s, udp, a, b);
+        }
         sum_kind(&sum, udp, s->sid.sender);
     }
     if (!show || !sum_wanted(f, sum.n))
         return;
     /* The engine's interval sums: one per direction, both together here. */
-    sum.start = iv->sum.start_s;
-    add_sample(&sum, &iv->sum);
+    z = empty_like(&iv->sum);
+    zr = empty_like(&iv->sum_reverse);
+    row_window(&iv->sum, j, &sum.start, &b);
+    add_sample(&sum, j ? &z : &iv->sum);
     if (iv->has_sum_reverse)
-        add_sample(&sum, &iv->sum_reverse);
+        add_sample(&sum, j ? &zr : &iv->sum_reverse);
+    if (iv->sum.nominal_count)
+        sum.end = b;
     sum_row(f, &sum);
+}
+
+void lp_text2_interval(struct lp_fmt_text2 *f, const struct lp_rec_interval *iv)
+{
+    unsigned rows = 1;
+
+    /* A window over missed intervals makes one row each (see struct lp_sample). */
+    for (unsigned i = 0; i < iv->nstreams; i++)
+        if (!iv->streams[i].omitted && iv->streams[i].nominal_count > rows)
+            rows = iv->streams[i].nominal_count;
+    for (unsigned j = 0; j < rows; j++)
+        interval_rows(f, iv, j);
 }
 
 /* ---- the end ---- */
