@@ -181,9 +181,19 @@ static void sum_row(struct lp_fmt_text2 *f, const struct t2_sum *s)
 
 static bool sum_wanted(const struct lp_fmt_text2 *f, unsigned rows)
 {
-    /* iperf2 adds a [SUM] when an end reports more than one stream at once (-P, -d, full
-     * duplex); -r runs its legs one after the other. */
-    return rows > 1 && !(f->have_spec && f->spec.iperf2.tradeoff);
+    /* iperf2 adds a [SUM] when an end reports more than one stream at once; -r runs its legs
+     * one after the other. A 2.1.8 client with one stream each way (observed, every time):
+     * -d makes no [SUM]; --full-duplex makes only the final one, and none with -i. With -P n
+     * (n > 1) the [SUM]s cover every stream of both ways. */
+    if (rows <= 1 || (f->have_spec && f->spec.iperf2.tradeoff))
+        return false;
+    if (f->have_spec && f->role == LP_ROLE_CLIENT && f->spec.streams <= 1) {
+        if (f->spec.iperf2.dual)
+            return false;
+        if (f->spec.dir == LP_DIR_BIDIR)
+            return f->spec.report.interval_s <= 0;
+    }
+    return true;
 }
 
 /* ---- intervals ---- */

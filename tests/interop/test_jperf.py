@@ -9,6 +9,7 @@ stream must pass, in every JPerf mode, also with the machine busy.
   as stock's; named iperf3 it is iperf3 mode.
 - client_modes: against `linkperf -s` and stock `iperf -s`: TCP -i 1, -i 2, -P 2, UDP, Dual
   (-d) and Trade (-r): each stream has exactly t/i plotted rows and one summary.
+- sums_as_stock: [SUM] rows of -d, --full-duplex and -P 2 -d as many as stock's client prints.
 - client_under_load: TCP and -P 2 while two CPU hogs run: still t/i plotted rows per stream.
 - server_modes: `iperf -s -P 0 -i 1 -f k` (JPerf's server line) with stock clients, TCP and
   -P 2: t/i plotted rows per stream; UDP: the rows split as stock 2.1.8's do (13 pieces: JPerf
@@ -118,6 +119,25 @@ def dual_and_trade():
             ids = ids_of(r.out)
             eq(len(ids), 2, "%s -> %s: stream ids %s" % (mode, kind, ids), r.describe())
             check_points(r.out, 1, ids, 3, "%s -> %s" % (mode, kind), r.describe())
+
+
+@suite.case
+def sums_as_stock():
+    """[SUM] rows as a stock 2.1.8 client prints them, against a stock server: -d makes none
+    with one stream each way, --full-duplex only the final one and none with -i, -P 2 -d one
+    per interval and a final one. Counted for stock and for linkperf in the same run."""
+    srv = i2.start_server("iperf")
+    for args in (["-d", "-t", "1"], ["-d", "-t", "2", "-i", "1"], ["--full-duplex", "-t", "1"],
+                 ["--full-duplex", "-t", "2", "-i", "1"], ["-d", "-P", "2", "-t", "2", "-i", "1"]):
+        counts = {}
+        for exe in (i2.IPERF2, jperf_iperf()):
+            extra = ["-L", lptest.free_port()] if "-d" in args else []
+            r = run([exe, "-c", lptest.LOOP4, "-p", srv.port, "-f", "m"] + args + extra,
+                    timeout=30)
+            check(r.rc == 0, "%s %s failed" % (exe, args), r.describe())
+            counts[exe] = sum(1 for l in r.out.splitlines() if l.startswith("[SUM]"))
+        eq(counts[jperf_iperf()], counts[i2.IPERF2], "[SUM] rows for %s (linkperf vs stock)"
+           % " ".join(args))
 
 
 class Hogs:
