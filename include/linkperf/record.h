@@ -23,6 +23,8 @@ enum lp_record_kind {
     LP_REC_ERROR,       /* the test (or the server) failed; message says why */
     LP_REC_DONE,        /* the test is over; nothing more for this test */
     LP_REC_DEBUG,       /* -d: a protocol step, for diagnosing a peer (not part of results) */
+    LP_REC_LEG_END,     /* iperf2 -r client: the first leg's streams ended (u.end: only
+                         * theirs, this end's own totals); LP_REC_END later has every stream */
 };
 
 struct lp_endpoint {

@@ -830,6 +830,43 @@ void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out)
     out->sender_has_retransmits = !sends ? -1 : (!udp && retr) ? 1 : 0;
 }
 
+void lp_run_emit_leg_end(struct lp_run *r)
+{
+    struct lp_stream_end *se = calloc(r->nstreams ? r->nstreams : 1, sizeof(*se));
+    struct lp_record rec = {.kind = LP_REC_LEG_END, .role = r->spec.role, .test_id = r->id};
+    unsigned n = 0;
+    uint64_t iv = interval_ns(r), now = lp_now_ns();
+    if (!se)
+        return;
+    /* The leg's last interval row first (to its end, on the boundary it passed), as 2.1.8
+     * prints it before the leg's summary. */
+    if (iv && r->started && !r->finished && now > r->last_cut_ns)
+        cut(r, now, lp_sched_index(r->meas_ns, iv, now));
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        const struct lp_run_stream *rs = &r->streams[i];
+        if (!rs->end_ns || !rs->ds)
+            continue;
+        /* Its totals now: the counters it ended with (final ones exist only at the end). */
+        struct lp_run_stream snap = *rs;
+        lp_stream_read(rs->ds, &snap.final);
+        snap.lat_final = rs->lat_last;
+        snap.retr_final = rs->retr_last;
+        struct lp_total t;
+        local_total(r, &snap, &t);
+        se[n].sid = rs->conn.sid;
+        if (rs->conn.sid.sender)
+            se[n].sender = t;
+        else
+            se[n].receiver = t;
+        n++;
+    }
+    rec.u.end.nstreams = n;
+    rec.u.end.streams = se;
+    if (n)
+        lp_engine_emit(r->eng, &rec);
+    free(se);
+}
+
 void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
                      const char *server_output_text, const char *server_output_json)
 {

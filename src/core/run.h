@@ -149,6 +149,9 @@ uint64_t lp_run_rx_idle_ns(const struct lp_run *r);
 
 void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out);
 /* Emit LP_REC_END from local totals and the peer's results (NULL when none arrived). */
+/* iperf2 -r: the streams that have ended so far, with this end's totals, as an
+ * LP_REC_LEG_END (2.1.8 prints a leg's summary when the leg ends). */
+void lp_run_emit_leg_end(struct lp_run *r);
 void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
                      const char *server_output_text, const char *server_output_json);
 void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind);

@@ -221,6 +221,7 @@ void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
         break;
     case LP_REC_LISTENING:
     case LP_REC_CONNECTING:
+    case LP_REC_LEG_END: /* the final lines come at END, in order */
     case LP_REC_DONE:
         break; /* CSV carries measurements only: no banners */
     }

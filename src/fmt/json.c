@@ -161,6 +161,7 @@ void lp_fmt_json_record(struct lp_fmt_json *f, const struct lp_record *rec)
     switch (rec->kind) {
     case LP_REC_LISTENING:
     case LP_REC_CONNECTING:
+    case LP_REC_LEG_END: /* END has every stream */
     case LP_REC_DEBUG: /* tracing is text on stderr; it would corrupt the document */
         break; /* iperf3's document has no banner; connecting_to comes with START */
     case LP_REC_START:

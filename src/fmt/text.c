@@ -279,6 +279,8 @@ void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
         if (rec->u.debug.message)
             err_line(f, "linkperf: debug: %s", rec->u.debug.message);
         break;
+    case LP_REC_LEG_END:
+        break; /* iperf3's look summarises at END */
     case LP_REC_DONE:
         /* iperf3 says "iperf Done." only after a test that ran to its end. */
         if (rec->role == LP_ROLE_CLIENT && f->completed && !f->failed) {

@@ -484,6 +484,9 @@ void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec)
     case LP_REC_END:
         lp_text2_end(f, &rec->u.end);
         break;
+    case LP_REC_LEG_END:
+        lp_text2_leg_end(f, &rec->u.end);
+        break;
     case LP_REC_ERROR:
         on_error(f, &rec->u.error);
         break;

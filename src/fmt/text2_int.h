@@ -83,6 +83,8 @@ bool lp_text2_udp(const struct lp_fmt_text2 *f);
 
 void lp_text2_interval(struct lp_fmt_text2 *f, const struct lp_rec_interval *iv);
 void lp_text2_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end);
+/* -r: the first leg's own rows now, as 2.1.8 prints them when the leg ends (END skips them). */
+void lp_text2_leg_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end);
 
 /* iperf2's numbers. Transfer: bytes in the upper-case form of the -f letter. */
 void lp_text2_bytes(char *buf, size_t len, double bytes, char unit);

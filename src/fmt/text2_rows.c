@@ -440,6 +440,24 @@ static void add_total(struct t2_sum *s, const struct lp_total *t)
     s->tcp_known |= t->has_retransmits;
 }
 
+void lp_text2_leg_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
+{
+    if (lp_text2_excluded(f, 'D'))
+        return;
+    for (unsigned i = 0; i < end->nstreams; i++) {
+        const struct lp_stream_end *se = &end->streams[i];
+        const struct lp_total *t = se->sid.sender ? &se->sender : &se->receiver;
+        struct lp_text2_stream *st = lp_text2_stream(f, &se->sid);
+        /* A UDP sender's row waits for the server's report, which comes with END. */
+        if (!t->present || !st || st->final_done || t->is_udp || lp_text2_udp(f))
+            continue;
+        st->final_done = true;
+        final_row(f, se, t, st, false);
+        if (f->opts.print_mss && st && !st->mss_done)
+            mss_line(f, st);
+    }
+}
+
 /* Each stream's own row (a TCP end knows only its side; a UDP sender's receiver row is the
  * peer's report), the [SUM] of those rows, then the server reports. The [SUM] is made here
  * from the rows: the engine's direction sums would mix a -d leg with the peer's report. */

@@ -335,6 +335,7 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
             over &= !c->flows[i]->sends || c->flows[i]->done;
         if (over) {
             c->forward_over = true;
+            lp_run_emit_leg_end(&c->run); /* the first leg's summary, printed now */
             lp_timer_arm(&c->eng.loop, &c->lis_timer,
                          lp_now_ns() + (uint64_t)((c->spec.duration_s + 3) * 1e9));
         }

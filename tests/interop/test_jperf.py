@@ -126,16 +126,19 @@ def sums_as_stock():
     """[SUM] rows as a stock 2.1.8 client prints them, against a stock server: -d makes none
     with one stream each way, --full-duplex only the final one and none with -i, -P 2 -d one
     per interval and a final one. Counted for stock and for linkperf in the same run."""
-    srv = i2.start_server("iperf")
     for args in (["-d", "-t", "1"], ["-d", "-t", "2", "-i", "1"], ["--full-duplex", "-t", "1"],
                  ["--full-duplex", "-t", "2", "-i", "1"], ["-d", "-P", "2", "-t", "2", "-i", "1"]):
         counts = {}
         for exe in (i2.IPERF2, jperf_iperf()):
+            # A server of its own for each client: one test cannot leave the next a stock
+            # server still busy with it.
+            srv = i2.start_server("iperf")
             extra = ["-L", lptest.free_port()] if "-d" in args else []
             r = run([exe, "-c", lptest.LOOP4, "-p", srv.port, "-f", "m"] + args + extra,
                     timeout=30)
             check(r.rc == 0, "%s %s failed" % (exe, args), r.describe())
             counts[exe] = sum(1 for l in r.out.splitlines() if l.startswith("[SUM]"))
+            srv.proc.kill()
         eq(counts[jperf_iperf()], counts[i2.IPERF2], "[SUM] rows for %s (linkperf vs stock)"
            % " ".join(args))
 
