@@ -209,6 +209,7 @@ cookie = b"hostilehostilehostilehostilehostile7" + b"\0"
 t0 = time.monotonic()
 if kind == "stall":
     s.sendall(cookie[:10])
+    print("stalling", flush=True)  # the test waits for this line, not for a clock
 else:
     s.sendall(cookie)
     st = s.recv(1)
@@ -244,7 +245,13 @@ def hostile_cases(topo, host):
     # A staller holds the one test slot: a second client hears "busy"; after ~10 s the staller
     # is cut off and tests work again.
     staller = topo.start_b(["python3", "-c", HOSTILE, "stall", topo.lwip_ip], timeout=40)
-    time.sleep(1.0)
+    # Connected and holding the slot: a python start under check-stress's CPU hog took longer
+    # than the 1 s this waited before, and the client was served instead of hearing "busy".
+    deadline = time.monotonic() + 20
+    while "stalling" not in staller.stdout and staller.alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    check("stalling" in staller.stdout, "the staller never connected", staller.tail())
+    time.sleep(0.2)  # the agent's loop takes the connection in
     r, doc = stock_client(topo, ["-t", "1"])
     check("busy" in doc.get("error", ""), "a client during a stalled handshake got: %s" % (
         doc.get("error")), r.describe())
