@@ -224,26 +224,26 @@ LP_CLI_SETTER(lp_cli_set_tradeoff)
     return 0;
 }
 
-LP_CLI_SETTER(lp_cli_set_allow)
+/* An address list (--allow, --trust-udp) into dst, or the error naming the option. */
+static int set_address_list(const struct lp_cli_opt *opt, const char *text, char *dst,
+                            size_t dstlen, struct lp_cli_err *err)
 {
     char why[LP_CLI_ERR_MAX - 64], label[48];
 
-    if (lp_cli_value_allow(v->text, cfg->spec.allow, sizeof(cfg->spec.allow), why,
-                           sizeof(why)) == 0)
+    if (lp_cli_value_allow(text, dst, dstlen, why, sizeof(why)) == 0)
         return 0;
     lp_cli_options_label(opt, label, sizeof(label));
     return lp_cli_err_set(err, "option %s: %s", label, why);
 }
 
+LP_CLI_SETTER(lp_cli_set_allow)
+{
+    return set_address_list(opt, v->text, cfg->spec.allow, sizeof(cfg->spec.allow), err);
+}
+
 LP_CLI_SETTER(lp_cli_set_trust_udp)
 {
-    char why[LP_CLI_ERR_MAX - 64], label[48];
-
-    if (lp_cli_value_allow(v->text, cfg->spec.trust_udp, sizeof(cfg->spec.trust_udp), why,
-                           sizeof(why)) == 0)
-        return 0;
-    lp_cli_options_label(opt, label, sizeof(label));
-    return lp_cli_err_set(err, "option %s: %s", label, why);
+    return set_address_list(opt, v->text, cfg->spec.trust_udp, sizeof(cfg->spec.trust_udp), err);
 }
 
 LP_CLI_SETTER(lp_cli_set_enhanced)
