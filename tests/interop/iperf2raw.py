@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import struct
+import subprocess
 import time
 
 import lptest
@@ -108,6 +109,31 @@ def proc_stats(pid):
             elif k == "VmRSS":
                 st["rss_kb"] = int(v.split()[0])
     return st
+
+
+def describe_fds(pid):
+    """Each open fd of a process with what it is: a file's path, or a socket's ss line
+    (protocol, state, addresses), so a leak names its own source."""
+    sockets = {}
+    for proto in ("-tan", "-uan"):
+        try:
+            out = subprocess.run(["ss", proto, "-e"], capture_output=True, text=True,
+                                 timeout=10).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        for line in out.splitlines():
+            m = re.search(r"ino:(\d+)", line)
+            if m:
+                sockets[m.group(1)] = proto[1] + " " + " ".join(line.split()[:5])
+    rows = []
+    for fd in sorted(os.listdir("/proc/%d/fd" % pid), key=int):
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        m = re.match(r"socket:\[(\d+)\]", target)
+        rows.append("%s %s" % (fd, sockets.get(m.group(1), target) if m else target))
+    return "\n".join(rows)
 
 
 def is_sanitized(path):
