@@ -59,6 +59,8 @@ struct lp_rec_listening {
     int tcp_window_wanted;  /* the server's -w (0 = none); tcp_window is then what -w gives */
     const char *permit_key; /* iperf2 --permit-key the server requires (NULL = none) */
     double permit_key_timeout_s; /* how long it accepts tests (0 = no limit) */
+    const struct lp_spec *spec; /* the listener's own options (server: its command line;
+                                 * -l, -M for iperf2's banner); NULL = not known */
     enum lp_proto asked;    /* server: the protocol it was started for (-u: UDP); it serves
                              * both, an iperf2 banner names this one as 2.1.8's does */
 };

@@ -192,6 +192,42 @@ static void buffer_line(struct lp_fmt_text2 *f, bool udp, int actual, bool reque
     lp_text2_line(f, "%s: %s%s", udp ? "UDP buffer size" : "TCP window size", a, tail);
 }
 
+static uint32_t spec_blksize(const struct lp_spec *sp);
+
+/* -m / -M: 2.1.8 prints TCP_MAXSEG as its socket reports it before any connection exists,
+ * in the banner: what -M set ("MSS req size 1400 bytes (per TCP_MAXSEG)"), else the value
+ * of an unconnected TCP socket (Linux: 536); a UDP socket has none (0). The MSS a
+ * connection got is on its connection line (icwnd/mss/irtt). */
+#define T2_UNCONNECTED_TCP_MSS 536
+
+static void mss_line(struct lp_fmt_text2 *f, bool udp, const struct lp_spec *sp)
+{
+    int asked = sp ? (int)sp->mss : 0;
+    int v = udp ? 0 : asked > 0 ? asked : T2_UNCONNECTED_TCP_MSS;
+
+    if (!f->opts.print_mss && asked <= 0)
+        return;
+    if (asked > 0)
+        lp_text2_line(f, "MSS req size %d bytes (per TCP_MAXSEG)", v);
+    else
+        lp_text2_line(f, "MSS size %d bytes", v);
+}
+
+/* A server's -e: "Read buffer size:  128 KByte (Dist bin width=16.0 KByte)", the read
+ * length and the width of each of the 8 bins of its Reads=Dist column (always adaptive). */
+static void read_buffer_line(struct lp_fmt_text2 *f, bool udp, const struct lp_spec *sp)
+{
+    struct lp_spec as = *sp;
+    char len[32], bin[32];
+
+    as.proto = udp ? LP_PROTO_UDP : LP_PROTO_TCP;
+    as.dialect = LP_DIALECT_IPERF2; /* the look: 2.1.8's defaults (UDP 1470) */
+    uint32_t n = spec_blksize(&as);
+    buffer_size(f, len, sizeof(len), (int)n);
+    lp_text2_size(bin, sizeof(bin), (double)(n / 8));
+    lp_text2_line(f, "Read buffer size: %s (Dist bin width=%s)", len, bin);
+}
+
 static void listening_lines(struct lp_fmt_text2 *f, bool udp, const struct lp_rec_listening *l)
 {
     char pid[32] = "", also[32] = "";
@@ -202,6 +238,9 @@ static void listening_lines(struct lp_fmt_text2 *f, bool udp, const struct lp_re
         snprintf(also, sizeof(also), " (and %u)", (unsigned)l->port2);
     lp_text2_line(f, "Server listening on %s port %u%s%s", proto_name(udp), (unsigned)l->port, also,
                   pid);
+    if (f->opts.enhanced && l->spec)
+        read_buffer_line(f, udp, l->spec);
+    mss_line(f, udp, l->spec);
     buffer_line(f, udp, udp ? l->udp_buffer : l->tcp_window, !udp && l->tcp_window_wanted > 0,
                 udp ? 0 : l->tcp_window_wanted);
     if (!udp && l->permit_key && l->permit_key[0]) {
@@ -278,6 +317,9 @@ static void client_banner(struct lp_fmt_text2 *f)
     if (f->opts.enhanced && sp) {
         if (!udp)
             lp_text2_line(f, "Write buffer size: %u Byte", spec_blksize(sp));
+    }
+    mss_line(f, udp, sp);
+    if (f->opts.enhanced && sp) {
         lp_text2_line(f, "TOS set to 0x%x %s", sp->tos > 0 ? (unsigned)sp->tos : 0u,
                       sp->nodelay ? "and nodelay (Nagle off)" : "(Nagle on)");
     }
@@ -378,7 +420,6 @@ static void on_start(struct lp_fmt_text2 *f, const struct lp_rec_start *st)
     }
     if (st->timestamp > 0)
         f->start_time = st->timestamp;
-    f->tcp_mss_default = st->tcp_mss_default;
     if (f->role == LP_ROLE_CLIENT)
         client_banner(f);
     for (unsigned i = 0; i < st->nstreams; i++) {

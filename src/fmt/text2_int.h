@@ -31,7 +31,6 @@ struct lp_text2_stream {
     struct lp_endpoint local, remote;
     uint32_t mss;
     bool final_done;             /* its final row is out (END may repeat it) */
-    bool mss_done;               /* -m line printed for this connection */
     bool has_last;               /* -e: TCP numbers of its last interval */
     uint64_t cwnd;
     uint32_t rtt_us, rttvar_us;
@@ -54,7 +53,6 @@ struct lp_fmt_text2 {
     bool have_spec;
     struct lp_spec spec;         /* from START */
     time_t start_time;
-    int tcp_mss_default;
 
     struct lp_text2_stream *streams;
     unsigned nstreams, cap;

@@ -332,38 +332,6 @@ void lp_text2_interval(struct lp_fmt_text2 *f, const struct lp_rec_interval *iv)
 
 /* ---- the end ---- */
 
-static const struct {
-    int mtu;
-    const char *name;
-} mtus[] = {{1500, "ethernet"}, {4352, "FDDI"}, {9180, "ATM"}, {65280, "HIPPI"}, {576, "minimum"}};
-
-/* -m, as iperf 2.0 printed it after a stream's report. (2.1.8 prints "MSS size N bytes" in
- * the banner instead, read before the connection exists: 536 for TCP, 0 for UDP.) */
-static void mss_line(struct lp_fmt_text2 *f, struct lp_text2_stream *st)
-{
-    int mss = st->mss ? (int)st->mss : f->tcp_mss_default, mtu = mss + 40;
-    const char *name = "unknown interface";
-
-    for (unsigned i = 0; i < f->nstreams; i++)
-        if (f->streams[i].local.port == st->local.port && f->streams[i].remote.port == st->remote.port &&
-            !strcmp(f->streams[i].remote.host, st->remote.host))
-            f->streams[i].mss_done = true;
-    if (mss <= 0) {
-        lp_text2_line(f, "[%3d] MSS size unknown", lp_text2_id(&st->sid));
-        return;
-    }
-    for (unsigned i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++) {
-        /* An MSS is the MTU less 40 bytes of IPv4+TCP headers and up to 12 of options. */
-        if (mss <= mtus[i].mtu - 40 && mss >= mtus[i].mtu - 52) {
-            mtu = mtus[i].mtu;
-            name = mtus[i].name;
-            break;
-        }
-    }
-    lp_text2_line(f, "[%3d] MSS size %d bytes (MTU %d bytes, %s)", lp_text2_id(&st->sid), mss, mtu,
-                  name);
-}
-
 /* A stream's whole-test row, from this end's own total. */
 static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, const struct lp_total *t,
                       const struct lp_text2_stream *st, bool udp)
@@ -453,8 +421,6 @@ void lp_text2_leg_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
             continue;
         st->final_done = true;
         final_row(f, se, t, st, false);
-        if (f->opts.print_mss && st && !st->mss_done)
-            mss_line(f, st);
     }
 }
 
@@ -480,8 +446,6 @@ void lp_text2_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
             st->final_done = true;
         if (show)
             final_row(f, se, t, st, udp);
-        if (f->opts.print_mss && !udp && st && !st->mss_done)
-            mss_line(f, st);
         add_total(&sum, t);
         sum_kind(&sum, udp, se->sid.sender);
         if (udp && se->sid.sender) {

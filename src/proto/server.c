@@ -39,6 +39,7 @@ static void emit_listening(struct lp_server *s)
     rec.u.listening.port = s->lis[0].port;
     rec.u.listening.port2 = s->nlis > 1 ? s->lis[1].port : 0;
     rec.u.listening.asked = s->spec.proto;
+    rec.u.listening.spec = &s->spec;
     rec.u.listening.test_number = s->next_id + 1;
     int snd;
     if (s->lis[0].tcp_fd >= 0)

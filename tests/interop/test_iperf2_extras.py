@@ -68,22 +68,35 @@ def stdin_to_linkperf_server_default_spelling():
     eq(theirs["bytes"], len(data), "bytes the server received", cl.describe(), srv.proc.tail())
 
 
-MSS_LINE = re.compile(r"^\[\s*\d+\] MSS size (\d+) bytes \(MTU (\d+) bytes, ([^)]+)\)", re.M)
+MSS_BANNER = re.compile(r"^MSS (?:req )?size \d+ bytes.*$", re.M)
+CONN_MSS = re.compile(r"connected with .*\(icwnd/mss/irtt=\d+/(\d+)/\d+\)")
 
 
 @suite.case
 def print_mss_client_and_server():
-    """-m with -M 1000: the client and a linkperf server each print one 'MSS size N bytes
-    (MTU N+40 ...)' line per connection, N the MSS the kernel uses (1000 less TCP options)"""
-    srv = i2.start_server("linkperf", ["-m", "-P", "1"])
-    cl = i2.run_client("linkperf", srv.port, ["-t", "1", "-m", "-M", "1000"])
-    eq(srv.proc.wait(15), 0, "one-test server exit status", srv.proc.tail())
-    for text, who in ((cl.out, "client"), (srv.stdout, "server")):
-        lines = MSS_LINE.findall(text)
-        eq(len(lines), 1, "MSS lines printed by the %s" % who, cl.describe(), srv.proc.tail())
-        mss, mtu, _ = lines[0]
-        check(976 <= int(mss) <= 1000, "%s: MSS %s for -M 1000" % (who, mss), cl.describe())
-        eq(int(mtu), int(mss) + 40, "%s: MTU shown" % who, cl.describe())
+    """-m and -M print what 2.1.8 prints, where it prints it: one banner line ("MSS size 536
+    bytes", "MSS req size 1000 bytes (per TCP_MAXSEG)"), the same lines as stock's in the
+    same runs, clients and servers, TCP and UDP; the MSS a connection got is on its
+    connection line (-M 1000: 976..1000, less TCP options), and nothing after the report."""
+    for args in (["-m"], ["-m", "-M", "1000"], ["-M", "1000"], ["-u", "-m"]):
+        udp = "-u" in args
+        banners = {}
+        for kind in ("iperf", "linkperf"):
+            srv = i2.start_server(kind, ["-m"] + (["-u"] if udp else []), udp=udp)
+            try:
+                cl = i2.run_client(kind, srv.port, ["-t", "0.5"] + args)
+            finally:
+                srv.stop()
+            banners[kind] = (MSS_BANNER.findall(cl.out), MSS_BANNER.findall(srv.stdout))
+            if kind == "linkperf" and "-M" in args:
+                got = CONN_MSS.findall(cl.out)
+                eq(len(got), 1, "connection lines with an MSS", cl.describe())
+                check(976 <= int(got[0]) <= 1000, "MSS %s for -M 1000" % got[0], cl.describe())
+            if kind == "linkperf":
+                tail = cl.out[cl.out.index("[ ID]"):] if "[ ID]" in cl.out else cl.out
+                check("MSS" not in tail, "an MSS line after the report", cl.describe())
+        eq(banners["linkperf"], banners["iperf"], "MSS lines (client, server) for %s" % " ".join(args))
+        check(banners["iperf"][0], "stock printed no MSS line for %s" % " ".join(args))
 
 
 def start_mcast_lp_server(group, ns):
