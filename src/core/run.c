@@ -217,6 +217,53 @@ int lp_run_finalize_streams(struct lp_run *r)
     return 0;
 }
 
+static uint64_t interval_ns(const struct lp_run *r)
+{
+    return lp_sched_iv_ns(r->spec.report.interval_s);
+}
+
+/* Where the report schedule and interval times count from: the measurement start, or the
+ * start of iperf2 -r's second leg. */
+static uint64_t sched_origin(const struct lp_run *r)
+{
+    return r->leg_ns ? r->leg_ns : r->meas_ns;
+}
+
+/* Where a stream's own times count from. */
+static uint64_t origin_of(const struct lp_run *r, const struct lp_run_stream *rs)
+{
+    return rs->origin_ns ? rs->origin_ns : r->meas_ns;
+}
+
+/* iperf2 -r: a stream that joins after every other one ended is the second leg. 2.1.8 runs
+ * it as a test of its own, whose rows start at 0.0000 on their own schedule
+ * (0.0000-1.0000, ...) on both ends; so does this run from then on. */
+static bool starts_second_leg(const struct lp_run *r, const struct lp_run_stream *rs)
+{
+    if (!r->spec.iperf2.tradeoff || r->leg_ns)
+        return false;
+    bool others = false;
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        const struct lp_run_stream *o = &r->streams[i];
+        if (o == rs || !o->joined)
+            continue;
+        if (!o->end_ns)
+            return false;
+        others = true;
+    }
+    return others;
+}
+
+static void sched_restart(struct lp_run *r, uint64_t origin)
+{
+    uint64_t iv = interval_ns(r);
+    r->leg_ns = r->last_cut_ns = origin;
+    r->cut_k = 0;
+    r->sched_next = 1;
+    if (iv)
+        lp_timer_arm(&r->eng->loop, &r->interval_timer, lp_sched_at(origin, iv, 1));
+}
+
 void lp_run_stream_ended(struct lp_run *r, struct lp_run_stream *rs)
 {
     (void)r;
@@ -235,10 +282,14 @@ void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs)
         uint64_t own_end = rs->start_ns + (uint64_t)(r->spec.duration_s * 1e9);
         if (r->end_deadline_ns && own_end > r->end_deadline_ns)
             r->end_deadline_ns = own_end;
+        if (starts_second_leg(r, rs))
+            sched_restart(r, rs->start_ns);
     }
+    rs->origin_ns = r->leg_ns;
     rs->min_rtt = UINT32_MAX;
     rs->settled = false;
     rs->attached = true;
+    rs->joined = true;
     if (lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers)) < 0) {
         rs->settled = true;
         rs->attached = false;
@@ -284,10 +335,6 @@ void lp_run_emit_start(struct lp_run *r)
     free(conns);
 }
 
-static uint64_t interval_ns(const struct lp_run *r)
-{
-    return lp_sched_iv_ns(r->spec.report.interval_s);
-}
 
 /* Start the report schedule at meas_ns: the first deadline is one interval after it. */
 static void sched_start(struct lp_run *r)
@@ -329,8 +376,8 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t n
      * leg), to when it ended (an iperf2 stream that finished first). */
     uint64_t from = rs->start_ns > r->last_cut_ns && rs->start_ns < now ? rs->start_ns : r->last_cut_ns;
     uint64_t to = rs->end_ns > from && rs->end_ns < now ? rs->end_ns : now;
-    smp->start_s = lp_ns_to_s(from - r->meas_ns);
-    smp->end_s = lp_ns_to_s(to - r->meas_ns);
+    smp->start_s = lp_ns_to_s(from - origin_of(r, rs));
+    smp->end_s = lp_ns_to_s(to - origin_of(r, rs));
     smp->seconds = smp->end_s - smp->start_s;
     smp->bytes = c.bytes - rs->last.bytes;
     smp->bits_per_second = smp->seconds > 0 ? (double)smp->bytes * 8.0 / smp->seconds : 0;
@@ -444,10 +491,10 @@ static void cut(struct lp_run *r, uint64_t now, uint64_t end_k)
     const struct lp_sample *pf = NULL, *pr = NULL;
     uint64_t step = interval_ns(r);
     struct cut_span w = {
-        .start_s = lp_ns_to_s(r->last_cut_ns - r->meas_ns),
-        .end_s = lp_ns_to_s(now - r->meas_ns),
+        .start_s = lp_ns_to_s(r->last_cut_ns - sched_origin(r)),
+        .end_s = lp_ns_to_s(now - sched_origin(r)),
         .nom_start_s = lp_ns_to_s(r->cut_k * step),
-        .nom_end_s = end_k > r->cut_k ? lp_ns_to_s(end_k * step) : lp_ns_to_s(now - r->meas_ns),
+        .nom_end_s = end_k > r->cut_k ? lp_ns_to_s(end_k * step) : lp_ns_to_s(now - sched_origin(r)),
         .nom_n = end_k > r->cut_k ? (unsigned)(end_k - r->cut_k) : 1,
     };
     if (w.nom_end_s < w.nom_start_s)
@@ -470,7 +517,7 @@ static void cut(struct lp_run *r, uint64_t now, uint64_t end_k)
         if (x->start_s > w.start_s && x->start_s > w.nom_start_s)
             x->nominal_start_s = x->start_s < w.nom_end_s ? x->start_s : w.nom_end_s;
         if (x->end_s < w.end_s) {
-            uint64_t k = step ? lp_sched_index(r->meas_ns, step, rs->end_ns) : 0;
+            uint64_t k = step && rs->end_ns > sched_origin(r) ? lp_sched_index(sched_origin(r), step, rs->end_ns) : 0;
             if (k > r->cut_k && lp_ns_to_s(k * step) <= w.nom_end_s) {
                 x->nominal_end_s = lp_ns_to_s(k * step);
                 x->nominal_count = (unsigned)(k - r->cut_k);
@@ -533,14 +580,15 @@ static void on_interval(struct lp_timer *t)
     uint64_t iv = interval_ns(r);
     if (r->finished || !iv)
         return;
-    uint64_t due = lp_sched_at(r->meas_ns, iv, r->sched_next);
+    uint64_t origin = sched_origin(r);
+    uint64_t due = lp_sched_at(origin, iv, r->sched_next);
     if (now < due) { /* not yet (a clock read before the timer's): wait for it */
         lp_timer_arm(&r->eng->loop, &r->interval_timer, due);
         return;
     }
     /* The boundary this cut ends on: the one it was due for, or, over an interval late, the
      * last one passed (the report covers the missed ones; no empty reports in between). */
-    uint64_t k = lp_sched_index(r->meas_ns, iv, now);
+    uint64_t k = lp_sched_index(origin, iv, now);
     /* An interval ending within 10% of an interval before the test end is left for the
      * final cut, so the last row is not a sliver; after every stream ended, so is the rest. */
     bool near_end = (r->end_deadline_ns && r->end_deadline_ns <= now + iv / 10 && !r->omitting) ||
@@ -548,8 +596,8 @@ static void on_interval(struct lp_timer *t)
     if (!near_end)
         cut(r, now, k);
     /* The next deadline is on the schedule, whenever this one fired. */
-    r->sched_next = lp_sched_next(r->meas_ns, iv, now);
-    lp_timer_arm(&r->eng->loop, &r->interval_timer, lp_sched_at(r->meas_ns, iv, r->sched_next));
+    r->sched_next = lp_sched_next(origin, iv, now);
+    lp_timer_arm(&r->eng->loop, &r->interval_timer, lp_sched_at(origin, iv, r->sched_next));
 }
 
 static void on_omit_end(struct lp_timer *t)
@@ -643,7 +691,7 @@ void lp_run_finish(struct lp_run *r)
         /* On the schedule the last row runs from the last boundary to the end; a boundary
          * passed since (folded in above, or not reached by the timer) ends it instead. */
         if (iv && (any || at - r->last_cut_ns >= iv / 10))
-            cut(r, at, lp_sched_index(r->meas_ns, iv, at));
+            cut(r, at, lp_sched_index(sched_origin(r), iv, at));
         else if (!iv) {
             /* No interval reports: still refresh the counters for the totals. */
             for (unsigned i = 0; i < r->nstreams; i++) {
@@ -682,10 +730,11 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
     t->present = true;
     t->end_s = t->seconds = run_seconds(r);
     if (rs->start_ns || rs->end_ns) {
-        uint64_t from = rs->start_ns > r->meas_ns ? rs->start_ns : r->meas_ns;
+        uint64_t origin = origin_of(r, rs);
+        uint64_t from = rs->start_ns > origin ? rs->start_ns : origin;
         uint64_t to = rs->end_ns ? rs->end_ns : (r->finished ? r->final_ns : lp_now_ns());
-        t->start_s = lp_ns_to_s(from - r->meas_ns);
-        t->end_s = lp_ns_to_s(to - r->meas_ns);
+        t->start_s = lp_ns_to_s(from - origin);
+        t->end_s = lp_ns_to_s(to - origin);
         t->seconds = to > from ? lp_ns_to_s(to - from) : 0;
     }
     t->bytes = f->bytes - b->bytes;
@@ -830,7 +879,7 @@ void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out)
     out->sender_has_retransmits = !sends ? -1 : (!udp && retr) ? 1 : 0;
 }
 
-void lp_run_emit_leg_end(struct lp_run *r)
+void lp_run_emit_leg_end(struct lp_run *r, const struct lp_i3_results *peer)
 {
     struct lp_stream_end *se = calloc(r->nstreams ? r->nstreams : 1, sizeof(*se));
     struct lp_record rec = {.kind = LP_REC_LEG_END, .role = r->spec.role, .test_id = r->id};
@@ -840,8 +889,8 @@ void lp_run_emit_leg_end(struct lp_run *r)
         return;
     /* The leg's last interval row first (to its end, on the boundary it passed), as 2.1.8
      * prints it before the leg's summary. */
-    if (iv && r->started && !r->finished && now > r->last_cut_ns)
-        cut(r, now, lp_sched_index(r->meas_ns, iv, now));
+    if (iv && r->started && !r->finished && !r->leg_ns && now > r->last_cut_ns)
+        cut(r, now, lp_sched_index(sched_origin(r), iv, now));
     for (unsigned i = 0; i < r->nstreams; i++) {
         const struct lp_run_stream *rs = &r->streams[i];
         if (!rs->end_ns || !rs->ds)
@@ -858,6 +907,10 @@ void lp_run_emit_leg_end(struct lp_run *r)
             se[n].sender = t;
         else
             se[n].receiver = t;
+        /* A UDP sender's peer report, when the leg's FIN exchange brought one. */
+        const struct lp_i3_stream_result *p = peer ? lp_i3_results_find(peer, rs->conn.sid.id) : NULL;
+        if (p && rs->conn.sid.sender)
+            peer_total(r, peer, p, false, &se[n].receiver);
         n++;
     }
     rec.u.end.nstreams = n;

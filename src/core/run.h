@@ -51,8 +51,11 @@ struct lp_run_stream {
     uint64_t rtt_sum, rtt_n;
     bool settled;                   /* its worker will not touch it again */
     bool attached;
+    bool joined;                    /* was attached once (attached goes false when it ends) */
     uint64_t start_ns, end_ns;      /* a stream that joined late or ended early (iperf2 -r legs):
                                      * its own span; 0 = the run's */
+    uint64_t origin_ns;             /* its times count from here (0 = meas_ns): the second leg
+                                     * of iperf2 -r has its own clock (lp_run_attach_stream) */
     struct lp_latency_snap lat_last, lat_base, lat_final; /* receivers with cfg.latency */
 };
 
@@ -79,6 +82,8 @@ struct lp_run {
     /* The report schedule from meas_ns (core/sched.h): the boundary the interval timer is
      * armed for, and the one where the last cut ended on the schedule. */
     uint64_t sched_next, cut_k;
+    /* iperf2 -r: where the second leg's clock and schedule start (0 = none, meas_ns). */
+    uint64_t leg_ns;
     struct lp_timer interval_timer, omit_timer;
     struct lp_cpu_snap cpu0, cpu1;
     int tcp_mss_default, sndbuf, rcvbuf;
@@ -148,10 +153,11 @@ void lp_run_finish(struct lp_run *r);
 uint64_t lp_run_rx_idle_ns(const struct lp_run *r);
 
 void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out);
+/* iperf2 -r: the streams that have ended so far, with this end's totals (and a UDP
+ * sender's peer report from `peer`, NULL = none), as an LP_REC_LEG_END (2.1.8 prints a
+ * leg's summary when the leg ends). */
+void lp_run_emit_leg_end(struct lp_run *r, const struct lp_i3_results *peer);
 /* Emit LP_REC_END from local totals and the peer's results (NULL when none arrived). */
-/* iperf2 -r: the streams that have ended so far, with this end's totals, as an
- * LP_REC_LEG_END (2.1.8 prints a leg's summary when the leg ends). */
-void lp_run_emit_leg_end(struct lp_run *r);
 void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
                      const char *server_output_text, const char *server_output_json);
 void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind);

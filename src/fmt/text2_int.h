@@ -31,6 +31,7 @@ struct lp_text2_stream {
     struct lp_endpoint local, remote;
     uint32_t mss;
     bool final_done;             /* its final row is out (END may repeat it) */
+    bool report_done;            /* its Server Report is out (iperf2 -r: at the leg's end) */
     bool has_last;               /* -e: TCP numbers of its last interval */
     uint64_t cwnd;
     uint32_t rtt_us, rttvar_us;

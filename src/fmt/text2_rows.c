@@ -416,11 +416,17 @@ void lp_text2_leg_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
         const struct lp_stream_end *se = &end->streams[i];
         const struct lp_total *t = se->sid.sender ? &se->sender : &se->receiver;
         struct lp_text2_stream *st = lp_text2_stream(f, &se->sid);
-        /* A UDP sender's row waits for the server's report, which comes with END. */
-        if (!t->present || !st || st->final_done || t->is_udp || lp_text2_udp(f))
+        bool udp = t->is_udp || lp_text2_udp(f);
+        /* A UDP sender's row comes with the server's report: now if the leg's FIN
+         * exchange brought it, else with END. */
+        if (!t->present || !st || st->final_done || (udp && se->sid.sender && !se->receiver.present))
             continue;
         st->final_done = true;
-        final_row(f, se, t, st, false);
+        final_row(f, se, t, st, udp);
+        if (udp && se->sid.sender && !lp_text2_excluded(f, 'V')) {
+            server_report(f, se);
+            st->report_done = true;
+        }
     }
 }
 
@@ -463,7 +469,9 @@ void lp_text2_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
         return;
     for (unsigned i = 0; i < end->nstreams; i++) {
         const struct lp_stream_end *se = &end->streams[i];
-        if (se->sid.sender && se->receiver.present && (se->receiver.is_udp || lp_text2_udp(f)))
+        const struct lp_text2_stream *st = lp_text2_stream(f, &se->sid);
+        if (se->sid.sender && se->receiver.present && (se->receiver.is_udp || lp_text2_udp(f)) &&
+            !(st && st->report_done))
             server_report(f, se);
     }
 }

@@ -130,19 +130,42 @@ static void fail(struct i2client *c, int rc, const char *fmt, ...)
 }
 
 /* The server's UDP reports, as the peer's side of each forward stream. */
-static void emit_end(struct i2client *c)
+static void peer_reports(struct i2client *c, struct lp_i3_results *peer)
 {
-    struct lp_i3_results peer;
-    memset(&peer, 0, sizeof(peer));
-    peer.sender_has_retransmits = -1;
-    for (unsigned i = 0; i < c->nflows && peer.nstreams < LP_I3_MAX_RESULT_STREAMS; i++) {
+    memset(peer, 0, sizeof(*peer));
+    peer->sender_has_retransmits = -1;
+    for (unsigned i = 0; i < c->nflows && peer->nstreams < LP_I3_MAX_RESULT_STREAMS; i++) {
         struct i2flow *f = c->flows[i];
         if (!f->got_report)
             continue;
-        lp_i2_report_to_result(&f->report, rs_of(f)->conn.sid.id, &peer.streams[peer.nstreams++]);
+        lp_i2_report_to_result(&f->report, rs_of(f)->conn.sid.id, &peer->streams[peer->nstreams++]);
     }
+}
+
+static void emit_end(struct i2client *c)
+{
+    struct lp_i3_results peer;
+    peer_reports(c, &peer);
     lp_run_finish(&c->run);
     lp_run_emit_end(&c->run, peer.nstreams ? &peer : NULL, false, NULL, NULL);
+}
+
+/* -r: the forward test is over once every sender is (and, UDP, its FIN exchange: the
+ * server's report belongs to the leg's summary); the server's leg follows. */
+static void check_forward_over(struct i2client *c)
+{
+    if (!c->spec.iperf2.tradeoff || c->forward_over || c->finishing)
+        return;
+    for (unsigned i = 0; i < c->nflows; i++) {
+        const struct i2flow *f = c->flows[i];
+        if (f->sends && (!f->done || f->fin.active))
+            return;
+    }
+    c->forward_over = true;
+    struct lp_i3_results peer;
+    peer_reports(c, &peer);
+    lp_run_emit_leg_end(&c->run, peer.nstreams ? &peer : NULL); /* the first leg's summary, now */
+    lp_timer_arm(&c->eng.loop, &c->lis_timer, lp_now_ns() + (uint64_t)((c->spec.duration_s + 3) * 1e9));
 }
 
 static void check_done(struct i2client *c)
@@ -171,6 +194,7 @@ static void on_fin_done(struct lp_i2_fin *fin, bool got, const struct lp_i2_repo
     } else if (fin->wait_report) {
         warn(f->c, "WARNING: did not receive ack of last datagram after 10 tries.");
     }
+    check_forward_over(f->c);
     check_done(f->c);
 }
 
@@ -328,18 +352,7 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
         else
             receiver_ended(f);
     }
-    /* -r: the forward test is over once every sender is; the server's leg follows. */
-    if (c->spec.iperf2.tradeoff && !c->forward_over) {
-        bool over = true;
-        for (unsigned i = 0; i < c->nflows; i++)
-            over &= !c->flows[i]->sends || c->flows[i]->done;
-        if (over) {
-            c->forward_over = true;
-            lp_run_emit_leg_end(&c->run); /* the first leg's summary, printed now */
-            lp_timer_arm(&c->eng.loop, &c->lis_timer,
-                         lp_now_ns() + (uint64_t)((c->spec.duration_s + 3) * 1e9));
-        }
-    }
+    check_forward_over(c);
     check_done(c);
 }
 

@@ -396,6 +396,7 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
             forward_done &= t->flows[i]->sends || t->flows[i]->done;
         if (forward_done) {
             t->legs_after_forward = false;
+            lp_run_emit_leg_end(&t->base.run, NULL); /* the forward leg's summary, printed now */
             start_legs(t);
         }
     }

@@ -497,11 +497,19 @@ def register(suite, d):
         eq(sleg[0]["bytes"], cleg["total"] * 1470, "leg: server sent vs client listener's "
            "total x 1470", ctx)
         if opt == "-r":
-            # linkperf times a -r leg on the test's clock, after the forward flow
-            # (docs/COMPATIBILITY.md: one summary covering both legs); 2.1.8 from 0
-            lp_leg, lp_fwd = (sleg[0], srow) if d.server == "linkperf" else (cleg, cown)
-            check(lp_leg["start"] >= lp_fwd["end"] - 0.05, "-r: linkperf's leg row %s starts "
-                  "before its forward row %s ends" % (lp_leg["line"], lp_fwd["line"]), ctx)
+            # A -r leg is a test of its own, as 2.1.8 runs it: its summary starts at 0.0000
+            # on its own clock, and linkperf's end prints the forward summary (a client:
+            # with the server's report) before anything of the leg.
+            lp_leg, lp_fwd = (sleg[0], srow) if d.server == "linkperf" else (cleg, crep)
+            eq(lp_leg["start"], 0.0, "-r: linkperf's leg summary start (%s)" % lp_leg["line"], ctx)
+            text = r.srv.stdout if d.server == "linkperf" else r.cres.out
+            lines = text.splitlines()
+            # the leg begins with the server's banner for it / the client's listener line
+            leg_mark = ("Client connecting to" if d.server == "linkperf" else
+                        "port %d connected with" % lport)
+            first_leg = min(i for i, l in enumerate(lines) if leg_mark in l)
+            check(lines.index(lp_fwd["line"]) < first_leg, "-r: linkperf prints the forward "
+                  "summary %r after the leg began" % lp_fwd["line"], ctx)
         srep = [x for k, x in L.finals(r.s, report=True).items() if k[0]]
         check(len(srep) == 1, "server prints the client listener's report for its leg", ctx)
         for f in ("bytes", "lost", "total"):

@@ -108,7 +108,9 @@ def client_modes():
 @suite.case
 def dual_and_trade():
     """-d: both directions' rows on the schedule, one summary each; -r: the second leg's rows
-    too (printed while it runs), and its own summary."""
+    too (printed while it runs), and its own summary. Each leg's rows and summary start at
+    0.0000 on its own clock, as 2.1.8 runs a leg as a test of its own; the first leg's
+    summary comes before the second leg's first row."""
     for kind in ("linkperf", "iperf"):
         for mode in ("-d", "-r"):
             srv = i2.start_server(kind)
@@ -119,6 +121,17 @@ def dual_and_trade():
             ids = ids_of(r.out)
             eq(len(ids), 2, "%s -> %s: stream ids %s" % (mode, kind, ids), r.describe())
             check_points(r.out, 1, ids, 3, "%s -> %s" % (mode, kind), r.describe())
+            if mode == "-r":
+                legs = [[x for x in jp.rows(r.out, 1) if x.id == sid] for sid in ids]
+                for n, leg in enumerate(legs):
+                    eq([x.start for x in leg if not x.summary], [0.0, 1.0, 2.0],
+                       "-r -> %s: leg %d row starts" % (kind, n + 1), r.describe())
+                    eq([x.start for x in leg if x.summary], [0.0],
+                       "-r -> %s: leg %d summary start" % (kind, n + 1), r.describe())
+                lines = r.out.splitlines()
+                check(lines.index(next(x for x in legs[0] if x.summary).line) <
+                      lines.index(legs[1][0].line), "-r -> %s: the first leg's summary comes "
+                      "after the second leg's rows" % kind, r.describe())
 
 
 @suite.case
