@@ -126,8 +126,15 @@ void lp_run_prepare_budget(struct lp_run *r)
     uint64_t budget = budget_clamp(r->spec.bytes ? r->spec.bytes
                                    : udp         ? r->spec.blocks
                                                  : blocks_bytes(r->spec.blocks, blk));
-    r->budget.limited = budget != 0;
+    /* An iperf3 server sends UDP only to a client that counts (-R, --bidir), and the client
+     * ends the test when -n has arrived: datagrams lost on the way never do, so the server
+     * sends on until the client says TEST_END, as stock servers do. */
+    bool peer_counts = udp && r->spec.role == LP_ROLE_SERVER && r->spec.dialect == LP_DIALECT_IPERF3;
+    r->budget.limited = budget != 0 && !peer_counts;
     r->budget.blocks = !r->spec.bytes && r->spec.blocks && udp;
+    /* iperf3's TCP receivers read whole -l blocks (3.21's count only whole ones) and stock
+     * senders write whole blocks, the last one past -n; iperf 2 sends exactly -n. */
+    r->budget.whole_blocks = !udp && r->spec.dialect == LP_DIALECT_IPERF3;
     atomic_store(&r->budget.remaining, (int64_t)budget);
     /* A receiving client ends the test when the bytes it asked for have arrived. */
     if (r->spec.role == LP_ROLE_CLIENT && r->spec.dir == LP_DIR_REVERSE)
@@ -639,6 +646,47 @@ bool lp_run_quiesced(const struct lp_run *r)
             return false;
     }
     return true;
+}
+
+/* -n promises what the receiver counts, and a write only queues the data: on a slow link the
+ * send buffer takes seconds to cross, on a fast one the receiving application may not have
+ * read its backlog yet, and a stock receiver stops counting at TEST_END. So the test ends
+ * once every sender's queue is empty (all of it acknowledged, on TCP) and then the peer's
+ * window has not moved for LP_DELIVER_QUIET_NS plus a round trip (a receiver reading its
+ * backlog reopens the window as it goes). At most LP_DELIVER_MAX_NS in all: a peer that stops
+ * reading does not hold the test. */
+#define LP_DELIVER_QUIET_NS (25ull * LP_NS_PER_MS)
+#define LP_DELIVER_MAX_NS (3ull * LP_NS_PER_S)
+
+static bool stream_delivered(struct lp_run_stream *rs, bool udp, uint64_t now)
+{
+    int fd = rs->ds ? rs->ds->h.fd : -1;
+    long unsent = fd >= 0 ? lp_sock_unsent(fd) : 0;
+    if (unsent > 0) {
+        rs->wnd_since_ns = 0;
+        return false;
+    }
+    struct lp_tcp_sample ts = {0};
+    if (!udp && fd >= 0)
+        lp_sock_tcp_info(fd, &ts);
+    if (!rs->wnd_since_ns || ts.snd_wnd_bytes != rs->peer_wnd) {
+        rs->peer_wnd = ts.snd_wnd_bytes;
+        rs->wnd_since_ns = now;
+    }
+    return now - rs->wnd_since_ns >= LP_DELIVER_QUIET_NS + (uint64_t)ts.rtt_us * 1000u;
+}
+
+bool lp_run_delivered(struct lp_run *r)
+{
+    uint64_t now = lp_now_ns();
+    if (!r->deliver_ns)
+        r->deliver_ns = now;
+    bool done = true;
+    for (unsigned i = 0; i < r->nstreams; i++)
+        if (r->streams[i].conn.sid.sender &&
+            !stream_delivered(&r->streams[i], r->spec.proto == LP_PROTO_UDP, now))
+            done = false;
+    return done || now - r->deliver_ns >= LP_DELIVER_MAX_NS;
 }
 
 void lp_run_detach_all(struct lp_run *r)

@@ -57,6 +57,7 @@ struct lp_run_stream {
     uint64_t origin_ns;             /* its times count from here (0 = meas_ns): the second leg
                                      * of iperf2 -r has its own clock (lp_run_attach_stream) */
     struct lp_latency_snap lat_last, lat_base, lat_final; /* receivers with cfg.latency */
+    uint64_t peer_wnd, wnd_since_ns; /* lp_run_delivered: the peer's window, unchanged since */
 };
 
 struct lp_run;
@@ -79,6 +80,7 @@ struct lp_run {
     bool end_emitted;               /* the END record went out */
     bool omitting;
     uint64_t run_ns, meas_ns, last_cut_ns, final_ns, end_deadline_ns;
+    uint64_t deliver_ns;            /* lp_run_delivered started waiting (0: not yet) */
     /* The report schedule from meas_ns (core/sched.h): the boundary the interval timer is
      * armed for, and the one where the last cut ended on the schedule. */
     uint64_t sched_next, cut_k;
@@ -140,6 +142,11 @@ void lp_run_begin(struct lp_run *r);
  * draining without counting. lp_run_quiesced tells when that is done. */
 void lp_run_quiesce(struct lp_run *r);
 bool lp_run_quiesced(const struct lp_run *r);
+/* After the senders used up a -n/-k budget: true once what they wrote can have been counted
+ * by the receiver (lp_run_delivered's comment says how that is judged); else poll again in
+ * LP_RUN_DELIVER_POLL_NS. */
+#define LP_RUN_DELIVER_POLL_NS (2ull * LP_NS_PER_MS)
+bool lp_run_delivered(struct lp_run *r);
 /* Detach every stream (receivers count what is queued first). */
 void lp_run_detach_all(struct lp_run *r);
 bool lp_run_all_settled(const struct lp_run *r);

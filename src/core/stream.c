@@ -404,6 +404,49 @@ static bool lead_sent(struct lp_stream *s)
     return true;
 }
 
+/* Whole-block budgets: a block is taken while any budget remains, so the stream's last block
+ * may pass it (by less than one block per stream, as a stock iperf3 sender does). */
+static uint64_t budget_take_block(struct lp_stream *s, uint64_t n)
+{
+    struct lp_stream_budget *b = s->cfg.budget;
+    if (atomic_fetch_sub(&b->remaining, (int64_t)n) > 0)
+        return n;
+    atomic_fetch_add(&b->remaining, (int64_t)n);
+    return 0;
+}
+
+/* How many bytes the next TCP write may carry: the rest of a block already taken, or what the
+ * budget grants now (0: the budget is used up). */
+static size_t tcp_grant(struct lp_stream *s, size_t n, bool blocks)
+{
+    if (s->block_left)
+        return s->block_left;
+    if (s->cfg.budget && s->cfg.budget->whole_blocks && s->cfg.budget->limited)
+        return (size_t)budget_take_block(s, n);
+    uint64_t grant = budget_take(s, blocks ? 1 : n);
+    if (blocks)
+        return grant ? n : 0;
+    return (size_t)grant;
+}
+
+/* Give back what a write did not carry: nothing of a whole block (its rest is written next,
+ * so the receiver's block framing stays), else the unwritten bytes. */
+static void tcp_unsent(struct lp_stream *s, size_t n, ssize_t w, bool blocks)
+{
+    size_t sent = w > 0 ? (size_t)w : 0;
+    if (s->cfg.budget && s->cfg.budget->whole_blocks && s->cfg.budget->limited) {
+        if (s->block_left || sent > 0)
+            s->block_left = (uint32_t)(n - sent);
+        else /* a fresh block that did not go out at all */
+            budget_return(s, n);
+        return;
+    }
+    if (blocks)
+        budget_return(s, w < 0 ? 1 : 0);
+    else if (sent < n)
+        budget_return(s, n - sent);
+}
+
 static void tcp_send(struct lp_stream *s)
 {
     if (!lead_sent(s))
@@ -411,24 +454,22 @@ static void tcp_send(struct lp_stream *s)
     uint64_t now = s->cfg.rate_bps ? lp_now_ns() : 0;
     bool blocks = s->cfg.budget && s->cfg.budget->blocks;
     for (int i = 0; i < LP_TCP_WRITES_PER_EVENT; i++) {
-        size_t n = s->cfg.blksize;
+        size_t n = s->block_left ? s->block_left : s->cfg.blksize;
         if (s->burst_size)
             n = s->burst_size - s->burst_off;
         if (!pace_allows(s, n, now))
             return;
-        uint64_t grant = budget_take(s, blocks ? 1 : n);
-        if (grant == 0) {
+        n = tcp_grant(s, n, blocks);
+        if (n == 0) {
             worker_detach(s, LP_SEV_FINISHED);
             return;
         }
-        if (!blocks)
-            n = (size_t)grant;
         if (s->burst_size && s->burst_off == 0)
             burst_begin(s, n);
         const uint8_t *from = s->payload + (s->burst_size ? s->burst_off : 0);
         ssize_t w = s->cfg.has_file ? send_file(s, n) : send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+        tcp_unsent(s, n, w, blocks);
         if (w < 0) {
-            budget_return(s, blocks ? 1 : n);
             if (errno == ENOBUFS && s->send_flags) { /* too many completions pending */
                 reap_zerocopy(s);
                 set_events(s, EPOLLOUT);
@@ -445,15 +486,13 @@ static void tcp_send(struct lp_stream *s)
             fail(s, -errno);
             return;
         }
-        if (!blocks && (size_t)w < n)
-            budget_return(s, n - (size_t)w);
         if (s->burst_size)
             burst_advance(s, (size_t)w);
         if (atomic_load_explicit(&s->counting, memory_order_relaxed))
             add_bytes(s, (uint64_t)w);
         if (s->cfg.rate_bps)
             lp_pacer_spend(&s->pacer, (uint64_t)w);
-        if (budget_exhausted(s)) {
+        if (!s->block_left && budget_exhausted(s)) {
             worker_detach(s, LP_SEV_FINISHED);
             return;
         }

@@ -37,6 +37,8 @@ struct lp_stream_budget {
     atomic_int_least64_t remaining; /* bytes or blocks still to send; only if limited */
     bool limited;
     bool blocks;                    /* remaining counts writes, not bytes */
+    bool whole_blocks;              /* TCP: every -l block is written whole, the last one may
+                                     * pass the budget (an iperf3 receiver counts whole reads) */
     atomic_uint_least64_t rx_total; /* bytes received by all receiving streams */
     uint64_t rx_target;             /* 0 = none */
     atomic_bool rx_target_hit;
@@ -132,6 +134,8 @@ struct lp_stream {
     uint8_t burst_hdr[LP_I2_BURST_LEN];
     uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
     uint32_t lead_off;         /* sender: lead bytes written; receiver: lead bytes still to skip */
+    uint32_t block_left;       /* TCP sender (budget->whole_blocks): bytes of a taken block
+                                * not written yet, written before the budget is asked again */
 
     /* published by the worker, read by the control thread */
     atomic_uint_least64_t bytes, packets, max_seq, out_of_order, jitter_bits, last_rx_ns;

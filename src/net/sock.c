@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 int lp_sock_resolve(const char *host, uint16_t port, enum lp_family family, int socktype,
@@ -277,4 +278,12 @@ int lp_sock_bufsizes(int fd, int *sndbuf, int *rcvbuf)
     if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, rcvbuf, &sl) < 0)
         return -errno;
     return 0;
+}
+
+long lp_sock_unsent(int fd)
+{
+    int n = 0;
+    if (ioctl(fd, TIOCOUTQ, &n) < 0)
+        return -errno;
+    return n;
 }

@@ -58,5 +58,8 @@ int lp_sock_mss(int fd);
 /* Congestion control in use on fd (empty string when unknown). */
 void lp_sock_congestion(int fd, char *buf, size_t len);
 int lp_sock_bufsizes(int fd, int *sndbuf, int *rcvbuf);
+/* Bytes written to fd that have not left it yet: TCP, not acknowledged by the peer; UDP, not
+ * handed to the device. Negative errno on failure. */
+long lp_sock_unsent(int fd);
 
 #endif

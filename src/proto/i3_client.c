@@ -41,6 +41,7 @@ struct i3client {
     enum client_phase phase;
     bool want_results_frame;
     bool end_sent;
+    bool await_delivery;         /* the senders used up -n/-k: end once it can be counted */
     int result;
     bool finishing;
     atomic_bool stop_req;
@@ -215,6 +216,10 @@ static void maybe_send_end(struct i3client *c)
 {
     if (c->phase != C_ENDING || c->end_sent || !lp_run_quiesced(&c->run))
         return;
+    if (c->await_delivery && !lp_run_delivered(&c->run)) {
+        lp_timer_arm(&c->eng.loop, &c->end_timer, lp_now_ns() + LP_RUN_DELIVER_POLL_NS);
+        return;
+    }
     lp_run_finish(&c->run);
     c->end_sent = true;
     send_state(c, LP_I3_TEST_END);
@@ -232,9 +237,14 @@ static void begin_end(struct i3client *c)
     maybe_send_end(c);
 }
 
+/* The -t deadline, or (ending) the next look at whether the data was delivered. */
 static void on_end_timer(struct lp_timer *t)
 {
-    begin_end(lp_container_of(t, struct i3client, end_timer));
+    struct i3client *c = lp_container_of(t, struct i3client, end_timer);
+    if (c->phase == C_RUNNING)
+        begin_end(c);
+    else
+        maybe_send_end(c);
 }
 
 static void on_rcv_timer(struct lp_timer *t)
@@ -266,8 +276,10 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
     if (c->phase == C_RUNNING) {
         if (ev == LP_SEV_RX_TARGET)
             begin_end(c);
-        else if (ev == LP_SEV_FINISHED && senders_done(r))
+        else if (ev == LP_SEV_FINISHED && senders_done(r)) {
+            c->await_delivery = true; /* a budget ended it: -n is what the receiver counts */
             begin_end(c);
+        }
         else if (ev == LP_SEV_EOF && lp_run_all_settled(r))
             begin_end(c);
     }
@@ -289,6 +301,16 @@ static void on_test_running(struct i3client *c)
     bool receives = c->spec.dir != LP_DIR_FORWARD;
     if (receives && c->spec.rcv_timeout_ms)
         lp_timer_arm(&c->eng.loop, &c->rcv_timer, lp_now_ns() + LP_NS_PER_S);
+}
+
+/* The END record, with the server's output only if it was asked for: a 3.21 server goes on
+ * sending its output to every client once one asked for it (the 3.21 client ignores it). */
+static void emit_end(struct i3client *c)
+{
+    bool asked = c->have_peer && c->spec.report.get_server_output;
+    lp_run_emit_end(&c->run, c->have_peer ? &c->peer : NULL, false,
+                    asked ? c->peer.server_output_text : NULL,
+                    asked ? c->peer.server_output_json : NULL);
 }
 
 static void send_results(struct i3client *c)
@@ -367,9 +389,7 @@ static bool handle_state(struct i3client *c, int8_t st)
         return c->phase != C_DONE;
     case LP_I3_DISPLAY_RESULTS:
         lp_timer_cancel(&c->eng.loop, &c->step_timer);
-        lp_run_emit_end(&c->run, c->have_peer ? &c->peer : NULL, false,
-                        c->have_peer ? c->peer.server_output_text : NULL,
-                        c->have_peer ? c->peer.server_output_json : NULL);
+        emit_end(c);
         send_state(c, LP_I3_IPERF_DONE);
         client_finish(c, 0);
         return false;

@@ -10,6 +10,7 @@ anything that needs a package outside the Python standard library.
 """
 
 import atexit
+import contextlib
 import ctypes
 import json
 import os
@@ -1078,3 +1079,32 @@ class FakeServer:
 
     def join(self, timeout=10):
         self.thread.join(timeout)
+
+
+# --------------------------------------------------------------------------- load
+
+@contextlib.contextmanager
+def cpu_hog():
+    """Every core busy for the duration: stress-ng --cpu N (its own --timeout as a backstop),
+    else N python spinners. Stopped by PID when the block ends."""
+    n = os.cpu_count() or 2
+    procs = []
+    sng = shutil.which("stress-ng")
+    if sng:
+        procs.append(Proc([sng, "--cpu", n, "--cpu-method", "matrixprod", "--timeout",
+                           "60", "--quiet"], 90, name="stress-ng"))
+    else:
+        for _ in range(n):
+            procs.append(Proc([sys.executable, "-c", "while True: pass"], 90,
+                              name="spinner"))
+    try:
+        time.sleep(0.3)
+        yield
+    finally:
+        for p in procs:
+            p.signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(5)
+            except TestFailure:
+                pass

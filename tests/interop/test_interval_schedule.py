@@ -15,11 +15,7 @@ come back to the schedule (the smallest error over the second half of the test i
 tenth of an interval; with deadlines taken from the last cut every edge there carries the
 sum of all the earlier lateness), and the interval bytes add up to the summary's.
 """
-import contextlib
 import os
-import shutil
-import signal
-import sys
 
 import iperf2lib as L
 import lptest
@@ -130,33 +126,6 @@ def iperf2_tcp_client_single():
 
 # --------------------------------------------------------------------------- iperf3 under load
 
-@contextlib.contextmanager
-def cpu_hog():
-    """Every core busy for the duration: stress-ng --cpu N (its own --timeout as a backstop),
-    else N python spinners. Stopped by PID when the block ends."""
-    n = os.cpu_count() or 2
-    procs = []
-    sng = shutil.which("stress-ng")
-    if sng:
-        procs.append(lptest.Proc([sng, "--cpu", n, "--cpu-method", "matrixprod", "--timeout",
-                                  "60", "--quiet"], 90, name="stress-ng"))
-    else:
-        for _ in range(n):
-            procs.append(lptest.Proc([sys.executable, "-c", "while True: pass"], 90,
-                                     name="spinner"))
-    try:
-        lptest.time.sleep(0.3)
-        yield
-    finally:
-        for p in procs:
-            p.signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(5)
-            except lptest.TestFailure:
-                pass
-
-
 def check_i3_schedule(doc, i, total_bytes, what, ctx):
     ivs = [x["sum"] for x in doc["intervals"] if not x["sum"].get("omitted")]
     check(len(ivs) >= 10, "%s: %d intervals" % (what, len(ivs)), ctx)
@@ -191,7 +160,7 @@ def check_i3_schedule(doc, i, total_bytes, what, ctx):
 def iperf3_client_under_load():
     """linkperf -c -O 1 -i 0.1 -t 4 to stock iperf3 -s, every core busy"""
     lptest.require(os.access(lptest.IPERF3, os.X_OK), "stock iperf3 not found")
-    with cpu_hog():
+    with lptest.cpu_hog():
         srv = lptest.start_server("iperf3", ["-1"])
         r = lptest.run_client("linkperf", lptest.LOOP4, srv.port,
                               ["-t", "4", "-i", "0.1", "-O", "1", "-J"], timeout=40)
@@ -205,7 +174,7 @@ def iperf3_client_under_load():
 def iperf3_server_under_load():
     """stock iperf3 -c -t 4 to linkperf -s -i 0.1 (the server's own schedule), cores busy"""
     lptest.require(os.access(lptest.IPERF3, os.X_OK), "stock iperf3 not found")
-    with cpu_hog():
+    with lptest.cpu_hog():
         srv = lptest.start_server("linkperf", ["-1", "-i", "0.1", "-J"])
         r = lptest.run_client("iperf3", lptest.LOOP4, srv.port, ["-t", "4"], timeout=40)
         srv.finish(20)
@@ -218,7 +187,7 @@ def iperf3_server_under_load():
 @suite.case
 def iperf3_udp_reverse_under_load():
     """linkperf -c -u -R -i 0.1 -t 4 to linkperf -s: the receiving client, cores busy"""
-    with cpu_hog():
+    with lptest.cpu_hog():
         srv = lptest.start_server("linkperf", ["-1"])
         r = lptest.run_client("linkperf", lptest.LOOP4, srv.port,
                               ["-u", "-b", "50M", "-R", "-t", "4", "-i", "0.1", "-J"], timeout=40)
