@@ -653,15 +653,21 @@ bool lp_run_quiesced(const struct lp_run *r)
  * read its backlog yet, and a stock receiver stops counting at TEST_END. So the test ends
  * once every sender's queue is empty (all of it acknowledged, on TCP) and then the peer's
  * window has not moved for LP_DELIVER_QUIET_NS plus a round trip (a receiver reading its
- * backlog reopens the window as it goes). At most LP_DELIVER_MAX_NS in all: a peer that stops
- * reading does not hold the test. */
+ * backlog reopens the window as it goes). A peer that stops taking data does not hold the
+ * test: it ends when nothing has moved for LP_DELIVER_STALL_NS. */
 #define LP_DELIVER_QUIET_NS (25ull * LP_NS_PER_MS)
-#define LP_DELIVER_MAX_NS (3ull * LP_NS_PER_S)
+#define LP_DELIVER_STALL_NS (3ull * LP_NS_PER_S)
 
-static bool stream_delivered(struct lp_run_stream *rs, bool udp, uint64_t now)
+/* Whether rs's data can have been counted; *moved: its queue shrank or the window changed. */
+static bool stream_delivered(struct lp_run_stream *rs, bool udp, uint64_t now, bool *moved)
 {
     int fd = rs->ds ? rs->ds->h.fd : -1;
     long unsent = fd >= 0 ? lp_sock_unsent(fd) : 0;
+    if (unsent < 0)
+        unsent = 0;
+    if ((uint64_t)unsent < rs->unsent_last)
+        *moved = true;
+    rs->unsent_last = (uint64_t)unsent;
     if (unsent > 0) {
         rs->wnd_since_ns = 0;
         return false;
@@ -670,6 +676,7 @@ static bool stream_delivered(struct lp_run_stream *rs, bool udp, uint64_t now)
     if (!udp && fd >= 0)
         lp_sock_tcp_info(fd, &ts);
     if (!rs->wnd_since_ns || ts.snd_wnd_bytes != rs->peer_wnd) {
+        *moved = *moved || rs->wnd_since_ns;
         rs->peer_wnd = ts.snd_wnd_bytes;
         rs->wnd_since_ns = now;
     }
@@ -679,14 +686,19 @@ static bool stream_delivered(struct lp_run_stream *rs, bool udp, uint64_t now)
 bool lp_run_delivered(struct lp_run *r)
 {
     uint64_t now = lp_now_ns();
-    if (!r->deliver_ns)
+    if (!r->deliver_ns) {
         r->deliver_ns = now;
-    bool done = true;
+        for (unsigned i = 0; i < r->nstreams; i++)
+            r->streams[i].unsent_last = UINT64_MAX;
+    }
+    bool done = true, moved = false;
     for (unsigned i = 0; i < r->nstreams; i++)
         if (r->streams[i].conn.sid.sender &&
-            !stream_delivered(&r->streams[i], r->spec.proto == LP_PROTO_UDP, now))
+            !stream_delivered(&r->streams[i], r->spec.proto == LP_PROTO_UDP, now, &moved))
             done = false;
-    return done || now - r->deliver_ns >= LP_DELIVER_MAX_NS;
+    if (moved)
+        r->deliver_ns = now;
+    return done || now - r->deliver_ns >= LP_DELIVER_STALL_NS;
 }
 
 void lp_run_detach_all(struct lp_run *r)

@@ -58,6 +58,7 @@ struct lp_run_stream {
                                      * of iperf2 -r has its own clock (lp_run_attach_stream) */
     struct lp_latency_snap lat_last, lat_base, lat_final; /* receivers with cfg.latency */
     uint64_t peer_wnd, wnd_since_ns; /* lp_run_delivered: the peer's window, unchanged since */
+    uint64_t unsent_last;            /* lp_run_delivered: bytes queued at the last look */
 };
 
 struct lp_run;
@@ -80,7 +81,8 @@ struct lp_run {
     bool end_emitted;               /* the END record went out */
     bool omitting;
     uint64_t run_ns, meas_ns, last_cut_ns, final_ns, end_deadline_ns;
-    uint64_t deliver_ns;            /* lp_run_delivered started waiting (0: not yet) */
+    uint64_t deliver_ns;            /* lp_run_delivered: when something last moved (0: not
+                                     * waiting yet) */
     /* The report schedule from meas_ns (core/sched.h): the boundary the interval timer is
      * armed for, and the one where the last cut ended on the schedule. */
     uint64_t sched_next, cut_k;

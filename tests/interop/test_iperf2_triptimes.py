@@ -9,7 +9,6 @@ import re
 import shutil
 import socket
 import struct
-import subprocess
 import time
 
 import iperf2lib as i2lib
@@ -319,66 +318,13 @@ def json_server_latency_keys():
     eq(end["bytes"], sum(iv["streams"][0]["bytes"] for iv in doc["intervals"]), "end bytes vs intervals", ctx)
 
 
-class ShapedLink:
-    """Two namespaces joined by a veth pair, the client side's egress through tbf (rate,
-    burst, latency): the queue tbf keeps when overloaded is the ground truth for the one-way
-    delay. Everything is deleted on exit."""
-
-    def __init__(self, rate_mbit, burst_bytes, latency_ms):
-        tag = "%d" % os.getpid()
-        self.a, self.b = "lpta-" + tag, "lptb-" + tag
-        self.rate_mbit, self.burst, self.latency_ms = rate_mbit, burst_bytes, latency_ms
-        self.addr_b = "10.213.77.2"
-
-    def _run(self, *argv):
-        r = subprocess.run(list(argv), capture_output=True, text=True, timeout=20)
-        check(r.returncode == 0, "%s failed: %s" % (" ".join(argv), r.stderr.strip()))
-        return r.stdout
-
-    def __enter__(self):
-        lptest.require(os.geteuid() == 0 and shutil.which("ip") and shutil.which("tc"),
-                       "network namespaces and tc need root, ip and tc")
-        self.close()
-        try:
-            self._run("ip", "netns", "add", self.a)
-            self._run("ip", "netns", "add", self.b)
-            self._run("ip", "link", "add", "lpva", "netns", self.a, "type", "veth", "peer", "name", "lpvb",
-                      "netns", self.b)
-            self._run("ip", "-n", self.a, "addr", "add", "10.213.77.1/24", "dev", "lpva")
-            self._run("ip", "-n", self.b, "addr", "add", self.addr_b + "/24", "dev", "lpvb")
-            for ns, dev in ((self.a, "lpva"), (self.b, "lpvb")):
-                self._run("ip", "-n", ns, "link", "set", dev, "up")
-                self._run("ip", "-n", ns, "link", "set", "lo", "up")
-            self._run("ip", "netns", "exec", self.a, "tc", "qdisc", "add", "dev", "lpva", "root", "tbf",
-                      "rate", "%dmbit" % self.rate_mbit, "burst", str(self.burst), "latency",
-                      "%dms" % self.latency_ms)
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def queue_delay_ms(self):
-        """tbf's queue limit is rate x latency + burst bytes; a full queue drains in limit/rate."""
-        rate_bytes = self.rate_mbit * 1e6 / 8
-        limit = rate_bytes * self.latency_ms / 1e3 + self.burst
-        return limit / rate_bytes * 1e3
-
-    def close(self):
-        for ns in (self.a, self.b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-
 @suite.case
 def udp_latency_matches_tbf_queue():
     """ground truth: UDP at twice a 20 Mbit/s tbf link's rate keeps its queue full, so every
     datagram waits limit/rate (16.6 ms here); the one-way latency the linkperf server measures
     (and its report tells the client) is at least that delay (85%), and below the rate the
     fastest datagram takes under 1 ms and the mean is under half the full queue's"""
-    with ShapedLink(20, 16384, 10) as link:
+    with lptest.ShapedLink(20, 16384, 10) as link:
         want = link.queue_delay_ms()
         full_avg = None
         for rate, expect in (("40M", want), ("5M", None)):

@@ -14,6 +14,8 @@ and an nftables rule that drops datagrams.
 - forward_counted_under_load: linkperf -c -n/-k -P 3/4 to a stock server, with every core
   busy: the server counts every byte the client sent (the client used to send TEST_END while
   the data was still queued, and the server counted 12 % less).
+- forward_counted_on_slow_link: the same over a 20 Mbit/s tbf link, where a second of data
+  is still queued after the last write (the server used to count 1 MB of 8 less).
 - server_output_only_when_asked: a server that sends its output unasked (as 3.21 does once
   any client asked for it) is not printed, nor put in -J; asked for, it is."""
 
@@ -167,6 +169,27 @@ def forward_counted_under_load():
                 eq(get(r.cj, "end.sum_sent.bytes"), want, what + ": linkperf sent", r.context())
                 eq(get(r.cj, "end.sum_received.bytes"), want, what + ": linkperf's -J received",
                    r.context())
+
+
+@suite.case
+def forward_counted_on_slow_link():
+    """linkperf -c -n 6M over a 20 Mbit/s tbf link to stock -s: the last write leaves about a
+    second of data queued; the server still counts all of it, and -J sum_sent = sum_received"""
+    with lptest.ShapedLink(20, 32768, 400) as link:
+        port = lptest.free_port()
+        srv = lptest.Proc(["ip", "netns", "exec", link.b, lptest.IPERF3, "-s", "-p", str(port),
+                           "-1", "-J"], 60, name="iperf3-s")
+        check(iperf2lib.wait_bound(srv, port, udp=False), "iperf3 -s did not listen", srv.tail())
+        cl = lptest.Proc(["ip", "netns", "exec", link.a, lptest.LINKPERF, "-c", link.addr_b,
+                          "-p", str(port), "-J", "-n", "6M"], 40, name="linkperf-c")
+        cl.wait(45)
+        srv.wait(15)
+        ctx = "%s\n%s" % (cl.tail(), srv.tail())
+        eq(cl.returncode, 0, "client exit status", ctx)
+        cj, sj = lptest.parse_json(cl.stdout), lptest.parse_json(srv.stdout)
+        eq(get(sj, "end.sum_received.bytes"), 6 * MIB, "stock server received", ctx)
+        eq(get(cj, "end.sum_sent.bytes"), 6 * MIB, "linkperf sent", ctx)
+        eq(get(cj, "end.sum_received.bytes"), 6 * MIB, "linkperf's -J received", ctx)
 
 
 # ---- server output -------------------------------------------------------------------

@@ -30,12 +30,25 @@ static void ordinary_budgets(void **state)
     sp.blksize = 131072; /* TCP: ten whole writes */
     assert_true(budget_of(&sp, &r) == 1310720);
     assert_true(r.budget.limited && !r.budget.blocks);
+    assert_true(r.budget.whole_blocks); /* iperf3 receivers count whole blocks */
+    sp.dialect = LP_DIALECT_IPERF2;     /* iperf 2 sends exactly -n */
+    budget_of(&sp, &r);
+    assert_false(r.budget.whole_blocks);
 
-    lp_spec_init(&sp, LP_ROLE_SERVER);
+    lp_spec_init(&sp, LP_ROLE_CLIENT);
     sp.proto = LP_PROTO_UDP;
     sp.blocks = 10; /* UDP: ten datagrams */
     assert_true(budget_of(&sp, &r) == 10);
-    assert_true(r.budget.limited && r.budget.blocks);
+    assert_true(r.budget.limited && r.budget.blocks && !r.budget.whole_blocks);
+
+    /* An iperf3 server sends UDP to a client that ends the test when -k has arrived: no
+     * budget of its own (a lost datagram would leave the client short forever). */
+    sp.role = LP_ROLE_SERVER;
+    budget_of(&sp, &r);
+    assert_false(r.budget.limited);
+    sp.dialect = LP_DIALECT_IPERF2; /* an iperf 2 server's -R sender stops at its amount */
+    assert_true(budget_of(&sp, &r) == 10);
+    assert_true(r.budget.limited);
 
     lp_spec_init(&sp, LP_ROLE_SERVER);
     assert_true(budget_of(&sp, &r) == 0);
