@@ -46,6 +46,7 @@ struct stest {
     uint64_t tx_seen, tx_moved_ns; /* TCP senders' bytes at the last check, and when they moved */
     uint64_t tail_bytes, tail_deadline_ns;
     struct lp_i3_results peer;
+    unsigned peer_version;     /* the client's client_version (lp_i3_version_parse), 0 unknown */
     struct stest *udp_next;    /* queue of UDP tests waiting for their turn to set up */
 };
 
@@ -62,12 +63,14 @@ static void send_state(struct stest *t, int8_t st)
     lp_ctrl_send_state(&t->ctrl, st);
 }
 
+/* code as the newest iperf3 numbers it; the client's version picks what it is sent as. */
 static void send_server_error(struct stest *t, int code)
 {
+    struct lp_i3_server_error e = lp_i3_server_error_for(code, t->peer_version);
     uint8_t b[9];
     b[0] = (uint8_t)LP_I3_SERVER_ERROR;
-    lp_i3_put_u32(b + 1, (uint32_t)code);
-    lp_i3_put_u32(b + 5, 0);
+    lp_i3_put_u32(b + 1, (uint32_t)e.i_errno);
+    lp_i3_put_u32(b + 5, (uint32_t)e.err);
     lp_ctrl_send(&t->ctrl, b, sizeof(b));
 }
 
@@ -298,8 +301,9 @@ static void queue_udp_setup(struct stest *t)
 }
 
 /* iperf3's authentication, before anything else is set up (as iperf3 does it): a refusal
- * is SERVER_ERROR 142, which stock clients print as "test authorization failed"; why, only
- * the server's output says. */
+ * is SERVER_ERROR 142 with errno 0, which stock clients print as "test authorization failed"
+ * (3.21 and later: "SERVER ERROR - test authorization failed" first); why, only the server's
+ * output says. */
 static bool authorized(struct stest *t, const char *token)
 {
     char user[LP_I3AUTH_NAME_MAX + 1], why[200];
@@ -330,6 +334,7 @@ static bool handle_params(struct stest *t)
     spec.role = LP_ROLE_SERVER;
     spec.title[0] = spec.extra_data[0] = spec.congestion[0] = '\0';
     spec.report.get_server_output = false;
+    t->peer_version = lp_i3_params_client_version(body, len); /* before any refusal */
     int code = lp_i3_params_decode(body, len, &spec, token, sizeof(token), err, sizeof(err));
     lp_ctrl_consume_frame(&t->ctrl, len);
     if (code) {

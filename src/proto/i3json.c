@@ -220,6 +220,15 @@ fail:
     return code;
 }
 
+unsigned lp_i3_params_client_version(const char *json, size_t len)
+{
+    cJSON *o = cJSON_ParseWithLength(json, len);
+    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, "client_version") : NULL;
+    unsigned version = cJSON_IsString(v) ? lp_i3_version_parse(v->valuestring) : 0;
+    cJSON_Delete(o);
+    return version;
+}
+
 /* ---- results ---- */
 
 char *lp_i3_results_encode(const struct lp_i3_results *r)

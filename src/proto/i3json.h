@@ -20,6 +20,10 @@ char *lp_i3_params_encode(const struct lp_spec *spec, const char *authtoken,
  * NULL): receives the "authtoken" string ("" when there is none). */
 int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *token,
                         size_t tokenlen, char *err, size_t errlen);
+/* The parameters' "client_version" (every iperf3 since 3.1 sends one) as lp_i3_version_parse
+ * reads it, 0 when absent: which error numbers the client knows, also when the rest of the
+ * parameters is refused. */
+unsigned lp_i3_params_client_version(const char *json, size_t len);
 
 struct lp_i3_stream_result {
     int id;

@@ -39,7 +39,36 @@ enum {
     LP_I3E_DURATION = 5,
     LP_I3E_NUMSTREAMS = 6,
     LP_I3E_BLOCKSIZE = 7,
+    LP_I3E_TESTEXPIRED = 160,
 };
+
+/* iperf3 versions as numbers, to compare: 3.21 is 32100, 3.17.1 is 31701. */
+#define LP_I3_VERSION(major, minor, patch) ((major) * 10000u + (minor) * 100u + (patch))
+
+/* The version in a client's "client_version" parameter ("3.12", "3.21+", "3.17.1",
+ * "3.1b3", "3.15-mt-beta1"): major.minor[.patch], anything after ignored. 0 when s is NULL
+ * or does not start that way (then lp_i3_server_error_for assumes the newest numbering). */
+unsigned lp_i3_version_parse(const char *s);
+
+/* errno values sent after an i_errno. The client prints strerror() of the number on its own
+ * system, so only numbers that are the same on Linux, the BSDs and macOS are used. */
+#define LP_I3_ERRNO_EACCES 13   /* "Permission denied" */
+#define LP_I3_ERRNO_EINVAL 22   /* "Invalid argument" */
+#define LP_I3_ERRNO_ERANGE 34   /* "Numerical result out of range" (macOS: "Result too large") */
+
+/* What follows the SERVER_ERROR state byte: i_errno, then errno, each a big-endian int32. */
+struct lp_i3_server_error {
+    int32_t i_errno, err;
+};
+
+/* The two numbers to send so that a stock client of version `peer` (lp_i3_version_parse;
+ * 0: unknown) prints the words of `code` (an LP_I3E_ value as the newest iperf3 numbers
+ * it). iperf3's numbering grew over time: a client prints "int_errno=N: " for a number its
+ * version does not know, so such a code becomes the nearest one that version has (37 before
+ * 3.20, 160 before 3.21, 144 before 3.10, 142 before 3.2); and a code whose text ends in
+ * ": " + strerror(errno) (114) gets a non-zero errno, or the reason would read empty. The
+ * facts, version by version: docs/COMPATIBILITY.md ("Errors a server sends"). */
+struct lp_i3_server_error lp_i3_server_error_for(int code, unsigned peer);
 
 #define LP_I3_COOKIE_SIZE 37           /* 36 characters + NUL */
 #define LP_I3_PARAMS_MAX 8192          /* largest parameter JSON we accept */

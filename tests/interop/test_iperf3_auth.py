@@ -12,6 +12,14 @@ raw control connection.
   default) and with a wrong password: refused, with a hint about the padding.
 - linkperf_both_ends: both paddings accepted by linkperf's server; --use-pkcs1-padding on
   the server refuses an OAEP token; -R runs authenticated too.
+- refusal_words_by_version: each stock client (3.12; also the iperf3 at $LINKPERF_IPERF3_NEW,
+  e.g. 3.21+, when set) prints exactly its own words for each refusal: "test authorization
+  failed" for a wrong password, an unknown user and no token; for parameters the server
+  cannot use, "unable to receive parameters from client: Invalid argument" (never an empty
+  reason); for a duration over --server-max-duration, the words that version has (3.12:
+  "test duration too long ...", 3.20+: "client's requested duration exceeds ..."). The
+  client's -J holds one "error" key (3.12) or the two that 3.21+ always writes for a
+  SERVER_ERROR (any server's); a right password runs before and after.
 - forged_tokens: a token 60 s old, a token replayed, a token for another key, base64
   garbage, a token of the wrong type: each refused with error 142 and a reason; a valid
   raw token is admitted (CREATE_STREAMS), so the harness itself is proven.
@@ -35,6 +43,8 @@ from lptest import Suite, check, eq
 
 suite = Suite("iperf3_auth")
 USER, PASSWORD = "mario", "rossi"
+# A newer stock iperf3 (e.g. 3.21+) to run refusal_words_by_version against as well.
+IPERF3_NEW = os.environ.get("LINKPERF_IPERF3_NEW")
 
 
 class Keys:
@@ -97,14 +107,18 @@ def sent_received(r):
     return lptest.tcp_end_bytes(doc)
 
 
-def ran_whole(r, what, reverse=False):
+def ran_whole(r, what, reverse=False, slack=0):
     """The test ran: forward to a linkperf server, the server received every byte the client
-    sent; otherwise (-R, --bidir, a stock server) the receiver counts close below the sender
-    (iperf3 counts what is in flight at the end as sent)."""
+    sent (and at most `slack` bytes more); otherwise (-R, --bidir, a stock server) the
+    receiver counts close below the sender (iperf3 counts what is in flight at the end as
+    sent)."""
     check(r.rc == 0, "%s: the test did not run" % what, r.describe())
     sent, received = sent_received(r)
     check(sent > 0, "%s: nothing was sent" % what, r.describe())
-    if not reverse:
+    if not reverse and slack:
+        check(sent <= received <= sent + slack, "%s: the server received %d, the client sent "
+              "%d (at most %d more expected)" % (what, received, sent, slack), r.describe())
+    elif not reverse:
         eq(received, sent, "%s: bytes the server received vs the client sent" % what)
     else:
         check(0.85 * sent <= received <= sent, "%s: received %d of %d sent" % (
@@ -181,6 +195,88 @@ def linkperf_both_ends():
     wait_for(strict, "PKCS#1 v1.5 only", "strict padding")
     ran_whole(client(lptest.LINKPERF, strict.port, ["-J", "-t", "1", "--use-pkcs1-padding"] +
                      k.client_args()), "a PKCS#1 token to a --use-pkcs1-padding server")
+
+
+def stock_version(exe):
+    """(major, minor) from `exe --version` ("iperf 3.21+ (cJSON 1.7.15)")."""
+    r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
+    m = re.search(r"iperf (\d+)\.(\d+)", r.stdout + r.stderr)
+    check(m is not None, "%s --version: no version" % exe, r.stdout + r.stderr)
+    return int(m.group(1)), int(m.group(2))
+
+
+def error_values(text):
+    """The values of every top-level "error" key of a -J document, in order (json.loads alone
+    would keep only the last of duplicate keys)."""
+    top = json.loads(text, object_pairs_hook=lambda pairs: pairs)
+    return [v for k, v in top if k == "error"]
+
+
+def expect_refusal(exe, port, args, words, what, errno_text=None, password=PASSWORD):
+    """The stock client `exe` is refused with exactly its own text for `words` (the
+    iperf_strerror text of what the server sent): 3.12 prints "iperf3: error - WORDS"; 3.21+
+    prints "iperf3: SERVER ERROR - WORDS" (", errno: E" when the server sent an errno) first.
+    Its -J has those same texts as its "error" keys, and nothing else."""
+    v = stock_version(exe)
+    first = "SERVER ERROR - %s%s" % (words, ", errno: " + errno_text if errno_text else "")
+    want = ([first] if v >= (3, 21) else []) + ["error - " + words]
+    r = client(exe, port, ["-t", "1"] + list(args), password=password)
+    lines = [line for line in r.err.splitlines() if line.strip()]
+    check(r.rc != 0, "%s: the client was not refused" % what, r.describe())
+    eq(lines, ["iperf3: " + w for w in want], "%s: the client's words" % what)
+    r = client(exe, port, ["-J", "-t", "1"] + list(args), password=password)
+    # 3.12's -J exits 0 after an error it wrote into the document; 3.21+ exits 1.
+    check((r.rc != 0) == (v >= (3, 21)), "%s (-J): exit status %d" % (what, r.rc), r.describe())
+    want_json = ([first] if v >= (3, 21) else []) + [words]
+    eq(error_values(r.out), want_json, "%s: the \"error\" keys of the client's -J" % what)
+    for value in want_json:
+        check(not value.endswith(": ") and value.strip(), "%s: an empty reason %r" % (
+            what, value), r.describe())
+
+
+@suite.case
+def refusal_words_by_version():
+    """Each stock client prints its own words for each refusal of a server that requires
+    authentication and has --server-max-duration 5 (the numbers it is sent depend on the
+    client_version it sends): 3.12 always, and $LINKPERF_IPERF3_NEW when set."""
+    k = keys()
+    srv = lptest.start_server("linkperf", k.server_args() + ["--server-max-duration", "5"])
+    exes = [lptest.IPERF3] + ([IPERF3_NEW] if IPERF3_NEW else [])
+    for exe in exes:
+        v = stock_version(exe)
+        name = "%d.%d" % v
+        # 3.21+ counts as sent only the blocks it finished writing when its timer fired; the
+        # server also reads the block that was being written (up to -l 128 KiB per stream).
+        slack = 131072 if v >= (3, 21) else 0
+        ran_whole(client(exe, srv.port, ["-J", "-t", "1"] + k.client_args()),
+                  "%s with the right password" % name, slack=slack)
+        for args, password, what, why in (
+                (k.client_args(), "wrong", "a wrong password", "wrong password"),
+                (k.client_args(user="peach"), PASSWORD, "an unknown user",
+                 "user not in the authorized users file"),
+                ([], PASSWORD, "no token", "no authentication token")):
+            expect_refusal(exe, srv.port, args, "test authorization failed",
+                           "%s with %s" % (name, what), password=password)
+            wait_for(srv, why, "%s with %s" % (name, what))
+        expect_refusal(exe, srv.port, ["-C", "no.such"] + k.client_args(),
+                       "unable to receive parameters from client: Invalid argument",
+                       "%s with a congestion name the server refuses" % name,
+                       errno_text="Invalid argument")
+        wait_for(srv, "parameter 'congestion' has an invalid name", "a bad congestion name")
+        # Error 37 exists from 3.20; older clients get the nearest words they have.
+        words = ("client's requested duration exceeds the server's maximum permitted limit"
+                 if v >= (3, 20) else "test duration too long (maximum = 86400 seconds)"
+                 if v < (3, 17) else
+                 "unable to receive parameters from client: Numerical result out of range")
+        expect_refusal(exe, srv.port, ["-t", "10"] + k.client_args(), words,
+                       "%s -t 10 over --server-max-duration 5" % name,
+                       errno_text=None if v >= (3, 20) or v < (3, 17) else
+                       "Numerical result out of range")
+        ran_whole(client(exe, srv.port, ["-J", "-t", "1", "-R"] + k.client_args()),
+                  "%s -R after the refusals" % name, reverse=True)
+        print("        %s (%s): refusals in its own words, before and after a run" % (
+            name, exe))
+    check(srv.stop() == 0, "the server did not exit 0", srv.proc.tail())
 
 
 def encrypt(text, pub, padding="pkcs1"):

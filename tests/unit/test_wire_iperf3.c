@@ -1,5 +1,6 @@
 /* iperf3 wire codecs: cookie, length prefix, UDP datagram header (checked against datagrams
- * captured from stock iperf3 3.12), stream numbering. */
+ * captured from stock iperf3 3.12), stream numbering, client versions and the error numbers
+ * each version knows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +119,48 @@ static void stream_ids_skip_two(void **state)
     assert_int_equal(lp_i3_stream_id(7), 9);
 }
 
+static void client_versions(void **state)
+{
+    (void)state;
+    assert_int_equal(lp_i3_version_parse("3.12"), 31200);
+    assert_int_equal(lp_i3_version_parse("3.21+"), 32100);
+    assert_int_equal(lp_i3_version_parse("3.17.1"), 31701);
+    assert_int_equal(lp_i3_version_parse("3.1b3"), 30100);
+    assert_int_equal(lp_i3_version_parse("3.15-mt-beta1"), 31500);
+    assert_int_equal(lp_i3_version_parse("3"), 0);
+    assert_int_equal(lp_i3_version_parse("x3.12"), 0);
+    assert_int_equal(lp_i3_version_parse(""), 0);
+    assert_int_equal(lp_i3_version_parse(NULL), 0);
+    assert_int_equal(lp_i3_version_parse("3.1234"), 0); /* a part of four digits */
+}
+
+static void expect_error(int code, const char *version, int i_errno, int err)
+{
+    struct lp_i3_server_error e = lp_i3_server_error_for(code, lp_i3_version_parse(version));
+    assert_int_equal(e.i_errno, i_errno);
+    assert_int_equal(e.err, err);
+}
+
+/* A stock client prints "int_errno=N: " for a number its version lacks, and the text of 114
+ * ends in ": " + strerror(errno): each refusal is sent as words the client has. */
+static void errors_by_client_version(void **state)
+{
+    (void)state;
+    expect_error(LP_I3E_AUTHTEST, "3.12", LP_I3E_AUTHTEST, 0);
+    expect_error(LP_I3E_AUTHTEST, "3.21+", LP_I3E_AUTHTEST, 0);
+    expect_error(LP_I3E_AUTHTEST, "3.1", LP_I3E_RECVPARAMS, LP_I3_ERRNO_EACCES);
+    expect_error(LP_I3E_RECVPARAMS, "3.12", LP_I3E_RECVPARAMS, LP_I3_ERRNO_EINVAL);
+    expect_error(LP_I3E_RECVPARAMS, NULL, LP_I3E_RECVPARAMS, LP_I3_ERRNO_EINVAL);
+    expect_error(LP_I3E_MAXDURATION, "3.12", LP_I3E_DURATION, 0);
+    expect_error(LP_I3E_MAXDURATION, "3.18", LP_I3E_RECVPARAMS, LP_I3_ERRNO_ERANGE);
+    expect_error(LP_I3E_MAXDURATION, "3.20", LP_I3E_MAXDURATION, 0);
+    expect_error(LP_I3E_TESTEXPIRED, "3.12", LP_I3E_SERVERTERM, 0);
+    expect_error(LP_I3E_TESTEXPIRED, "3.21", LP_I3E_TESTEXPIRED, 0);
+    expect_error(LP_I3E_NOMSG, "3.9", LP_I3E_SERVERTERM, 0);
+    expect_error(LP_I3E_NOMSG, "3.10", LP_I3E_NOMSG, 0);
+    expect_error(LP_I3E_MAXDURATION, NULL, LP_I3E_MAXDURATION, 0); /* unknown: the newest */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +170,8 @@ int main(void)
         cmocka_unit_test(udp_headers_from_stock_iperf3),
         cmocka_unit_test(handshake_words_match_the_capture),
         cmocka_unit_test(stream_ids_skip_two),
+        cmocka_unit_test(client_versions),
+        cmocka_unit_test(errors_by_client_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
