@@ -17,7 +17,7 @@ CMAKE_FLAGS ?=
 CONFIGURE = scripts/configure.sh
 
 .PHONY: all build run check check-fast check-stress check-fresh check-unit check-asan \
-	check-clang check-footprint deps-build deps-fast deps-check demo clean man bench fuzz
+	check-clang check-footprint check-iperf3-new deps-build deps-fast deps-check demo clean man bench fuzz
 
 # `make`: install what building needs, then build everything (build/linkperf, linkperf2, the
 # board agent's host programs). Runs nothing.
@@ -70,6 +70,25 @@ check-stress: deps-check
 # make check-fast. Proves the install steps a green CI machine may hide.
 check-fresh: deps-check
 	scripts/check-fresh.sh
+
+# The iperf3 interop files (ctest label iperf3: linkperf against a stock iperf3 client and
+# server, -J key sets, endings, auth, robustness) against a second, newer stock iperf3:
+#   make check-iperf3-new LINKPERF_IPERF3_NEW=/path/to/iperf3
+# lptest uses it as the stock iperf3 (LINKPERF_IPERF3); the files whose expectations differ
+# by version read `iperf3 --version`. Needs the binary only, not its build.
+ifneq ($(filter check-iperf3-new,$(MAKECMDGOALS)),)
+ifeq ($(strip $(LINKPERF_IPERF3_NEW)),)
+$(error check-iperf3-new: LINKPERF_IPERF3_NEW is not set; run make check-iperf3-new LINKPERF_IPERF3_NEW=/path/to/iperf3 (a newer stock iperf3 than Debian's 3.12, e.g. 3.21))
+endif
+endif
+check-iperf3-new: deps-check
+	@test -x "$(LINKPERF_IPERF3_NEW)" || { echo "check-iperf3-new: LINKPERF_IPERF3_NEW=$(LINKPERF_IPERF3_NEW) is not an executable file" >&2; exit 1; }
+	@$(CONFIGURE) $(BUILD) -DBUILD_TESTING=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target linkperf
+	@echo "check-iperf3-new: stock iperf3 = $(LINKPERF_IPERF3_NEW): $$("$(LINKPERF_IPERF3_NEW)" --version | head -1)"
+	cd $(BUILD) && LINKPERF_IPERF3="$(abspath $(LINKPERF_IPERF3_NEW))" \
+		LINKPERF_IPERF3_NEW="$(abspath $(LINKPERF_IPERF3_NEW))" \
+		ctest --output-on-failure -j $(TEST_JOBS) -L iperf3
 
 # The same sources must build warning-free with clang.
 check-clang: deps-check

@@ -119,6 +119,9 @@ struct lp_sample {
     uint64_t snd_cwnd;           /* bytes */
     uint64_t snd_wnd;            /* bytes */
     uint32_t rtt_us, rttvar_us, pmtu;
+    int64_t reorder;             /* tcp_info's tcpi_reord_seen now: reordering events since
+                                  * the connection opened, not this interval's (as iperf3
+                                  * 3.20+ reports it); -1 = the kernel does not say */
 
     /* UDP. Sender: packets sent. Receiver: packets expected (highest seq delta),
      * lost and out-of-order in this interval, jitter at the end of it. */
@@ -153,6 +156,9 @@ struct lp_total {
     bool has_tcp_extra;          /* max/min/mean below measured locally */
     uint64_t max_snd_cwnd, max_snd_wnd;
     uint32_t max_rtt_us, min_rtt_us, mean_rtt_us;
+    int64_t reorder;             /* with has_tcp_extra: tcpi_reord_seen at the last sample
+                                  * (-1 = unknown); a peer's is not exchanged, so 0 there,
+                                  * as iperf3 3.20+ prints it */
 
     bool is_udp;
     double jitter_ms;

@@ -411,6 +411,8 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t n
             smp->rtt_us = ti.rtt_us;
             smp->rttvar_us = ti.rttvar_us;
             smp->pmtu = ti.pmtu;
+            smp->reorder = ti.reord_seen;
+            rs->reorder = ti.reord_seen;
             rs->retr_last = ti.total_retrans;
             if (!r->omitting) {
                 if (ti.snd_cwnd_bytes > rs->max_cwnd)
@@ -824,6 +826,7 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
         t->max_rtt_us = rs->max_rtt;
         t->min_rtt_us = rs->rtt_n ? rs->min_rtt : 0;
         t->mean_rtt_us = rs->rtt_n ? (uint32_t)(rs->rtt_sum / rs->rtt_n) : 0;
+        t->reorder = rs->reorder;
     }
     t->bits_per_second = t->seconds > 0 ? (double)t->bytes * 8.0 / t->seconds : 0;
 }

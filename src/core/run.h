@@ -49,6 +49,7 @@ struct lp_run_stream {
     uint64_t max_cwnd, max_snd_wnd;
     uint32_t max_rtt, min_rtt;
     uint64_t rtt_sum, rtt_n;
+    int64_t reorder;                /* tcpi_reord_seen at the last sample (-1 = unknown) */
     bool settled;                   /* its worker will not touch it again */
     bool attached;
     bool joined;                    /* was attached once (attached goes false when it ends) */

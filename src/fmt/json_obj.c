@@ -1,5 +1,6 @@
-/* cJSON objects for iperf3 3.12's -J schema: start, one interval, end. Same keys, nesting
- * and order as the 3.12 captures; values come straight from the records. */
+/* cJSON objects for iperf3's -J schema: start, one interval, end. The keys, nesting and
+ * order of 3.21's documents (tests/golden/evidence/json321_*), which keep every key of
+ * 3.12's in 3.12's order and only add some; values come straight from the records. */
 #include <stdio.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ static void add_timestamp(cJSON *o, const struct lp_rec_start *st)
     lp_fmt_gmt(when, sizeof(when), st->timestamp);
     cJSON_AddStringToObject(t, "time", when);
     num(t, "timesecs", (double)st->timestamp);
-    /* timemillisecs is 3.20+; left out so the keys match 3.12 exactly. */
+    num(t, "timemillisecs", (double)st->timestamp_ms); /* 3.20+: the same instant, in ms */
 }
 
 static void add_buffers(cJSON *o, const struct lp_rec_start *st)
@@ -83,7 +84,14 @@ static void add_test_start(cJSON *o, const struct lp_spec *sp)
     num(t, "reverse", sp->dir == LP_DIR_REVERSE);
     num(t, "tos", sp->tos < 0 ? 0 : sp->tos);
     num(t, "target_bitrate", (double)sp->rate_bps);
-    /* bidir, fqrate (3.13+) and interval (3.17+) are not in 3.12's document. */
+    /* Newer than 3.12 (its consumers ignore them): bidir and fqrate 3.13, interval 3.17 (-i
+     * in seconds, 0 = no intervals), gso and gro 3.20 (--gsro: linkperf never uses
+     * UDP segmentation offload, so 0 as in 3.21 without --gsro). */
+    num(t, "bidir", sp->dir == LP_DIR_BIDIR);
+    num(t, "fqrate", (double)sp->fq_rate_bps);
+    num(t, "interval", sp->report.interval_s);
+    num(t, "gso", 0);
+    num(t, "gro", 0);
 }
 
 static void add_mss(cJSON *o, const struct lp_rec_start *st)
@@ -119,6 +127,7 @@ cJSON *lp_json_start(const struct lp_rec_start *st, enum lp_role role)
     if (tcp)
         add_mss(o, st);
     num(o, "target_bitrate", (double)sp->rate_bps);
+    num(o, "fq_rate", (double)sp->fq_rate_bps); /* 3.13+: --fq-rate in bits/s, 0 = unset */
     if (role == LP_ROLE_CLIENT || !tcp)
         add_buffers(o, st);
     add_test_start(o, sp);
@@ -177,6 +186,7 @@ static cJSON *sample_obj(const struct lp_sample *s, bool sum)
             num(o, "rtt", s->rtt_us);
             num(o, "rttvar", s->rttvar_us);
             num(o, "pmtu", s->pmtu);
+            num(o, "reorder", (double)s->reorder); /* 3.20+ */
         }
     }
     add_latency(o, s->has_latency, &s->latency);
@@ -242,6 +252,8 @@ static cJSON *tcp_side(const struct lp_stream_end *s, const struct lp_total *t, 
     num(o, "bits_per_second", t->bits_per_second);
     if (sender_side && show_retr(t, role, s->sid.sender)) {
         num(o, "retransmits", (double)t->retransmits);
+        /* 3.20+: measured locally only; a peer's is not exchanged, 3.21 prints 0 too. */
+        num(o, "reorder", t->has_tcp_extra ? (double)t->reorder : 0);
         num(o, "max_snd_cwnd", (double)t->max_snd_cwnd);
         num(o, "max_snd_wnd", (double)t->max_snd_wnd);
         num(o, "max_rtt", t->max_rtt_us);

@@ -52,6 +52,9 @@ struct lp_tcp_sample {
     uint32_t snd_cwnd_pkts;
     uint64_t snd_wnd_bytes;
     uint32_t rtt_us, rttvar_us, pmtu, snd_mss;
+    /* tcpi_reord_seen: reordering events the sender has seen since the connection opened
+     * (Linux 4.19+); -1 when the kernel's struct is too short to have it. */
+    int64_t reord_seen;
 };
 int lp_sock_tcp_info(int fd, struct lp_tcp_sample *s);
 int lp_sock_mss(int fd);

@@ -27,5 +27,8 @@ int lp_sock_tcp_info(int fd, struct lp_tcp_sample *s)
     s->snd_mss = ti.tcpi_snd_mss;
     if (sl >= offsetof(struct tcp_info, tcpi_snd_wnd) + sizeof(ti.tcpi_snd_wnd))
         s->snd_wnd_bytes = ti.tcpi_snd_wnd;
+    s->reord_seen = -1;
+    if (sl >= offsetof(struct tcp_info, tcpi_reord_seen) + sizeof(ti.tcpi_reord_seen))
+        s->reord_seen = ti.tcpi_reord_seen;
     return 0;
 }

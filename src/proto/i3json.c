@@ -250,8 +250,13 @@ char *lp_i3_results_encode(const struct lp_i3_results *r)
         add_num(so, "bytes", (double)s->bytes);
         add_num(so, "retransmits", (double)s->retransmits);
         add_num(so, "jitter", s->jitter_s);
+        /* 3.14+ sends the -O part of errors and packets too, and a 3.21 client without
+         * them takes every packet of the peer as omitted (UDP -R: sum_sent.packets 0). Ours
+         * count from the end of -O already: nothing of them is omitted. */
         add_num(so, "errors", (double)s->errors);
+        add_num(so, "omitted_errors", 0);
         add_num(so, "packets", (double)s->packets);
+        add_num(so, "omitted_packets", 0);
         add_num(so, "start_time", s->start_time);
         add_num(so, "end_time", s->end_time);
         cJSON_AddItemToArray(arr, so);

@@ -29,7 +29,11 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.environ.get("LP_SOURCE_DIR") or os.path.dirname(os.path.dirname(HERE))
 LINKPERF = os.environ.get("LINKPERF") or os.path.join(SOURCE_DIR, "build-it", "linkperf")
-IPERF3 = shutil.which("iperf3") or "/usr/bin/iperf3"
+# The stock iperf3 every test talks to: $LINKPERF_IPERF3 when set (make check-iperf3-new runs
+# the iperf3 files against $LINKPERF_IPERF3_NEW that way), else the one on PATH (Debian's 3.12).
+IPERF3 = os.environ.get("LINKPERF_IPERF3") or shutil.which("iperf3") or "/usr/bin/iperf3"
+# A second, newer stock iperf3 (e.g. 3.21) that some files also compare with, or None.
+IPERF3_NEW = os.environ.get("LINKPERF_IPERF3_NEW") or None
 CI = os.environ.get("CI", "").lower() == "true"
 LOOP4 = "127.0.0.1"
 LOOP6 = "::1"
@@ -359,6 +363,33 @@ def linkperf(*args, timeout=30):
 
 def iperf3(*args, timeout=30):
     return run([IPERF3] + list(args), timeout, name="iperf3")
+
+
+_VERSIONS = {}
+
+
+@contextlib.contextmanager
+def stock_iperf3(exe):
+    """Within the block, "iperf3" in start_server/start_client/Pair/iperf3() means exe."""
+    global IPERF3
+    saved, IPERF3 = IPERF3, exe
+    try:
+        yield exe
+    finally:
+        IPERF3 = saved
+
+
+def iperf3_version(exe=None):
+    """(major, minor) of a stock iperf3 from its `--version` ("iperf 3.21+ (cJSON 1.7.15)"
+    -> (3, 21)); exe defaults to IPERF3. For tests whose expectations legitimately differ
+    between iperf3 versions."""
+    exe = exe or IPERF3
+    if exe not in _VERSIONS:
+        r = run([exe, "--version"], 10, name="iperf3")
+        m = re.search(r"iperf (\d+)\.(\d+)", r.out + r.err)
+        check(m is not None, "cannot read the version of " + exe, r.describe())
+        _VERSIONS[exe] = (int(m.group(1)), int(m.group(2)))
+    return _VERSIONS[exe]
 
 
 # --------------------------------------------------------------------------- socket options

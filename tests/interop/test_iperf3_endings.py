@@ -20,7 +20,6 @@ and an nftables rule that drops datagrams.
   any client asked for it) is not printed, nor put in -J; asked for, it is."""
 
 import math
-import re
 import socket
 import time
 
@@ -45,14 +44,6 @@ def stream_bytes(doc, role):
 
 # ---- TCP -R: whole blocks -----------------------------------------------------------
 
-def peer_version():
-    """The stock iperf3's version as a tuple, (3, 12) for Debian's."""
-    r = lptest.iperf3("--version", timeout=10)
-    m = re.search(r"iperf (\d+)\.(\d+)", r.out + r.err)
-    check(m is not None, "cannot read the version of " + lptest.IPERF3, r.describe())
-    return int(m.group(1)), int(m.group(2))
-
-
 TCP_REVERSE = [
     (["-n", "100M", "-P", "4"], whole_blocks(100 * MIB, 128 * KIB), 128 * KIB),
     (["-k", "2K", "-P", "4"], 2048 * 128 * KIB, 128 * KIB),
@@ -69,7 +60,7 @@ def tcp_reverse_whole_blocks():
     # block: such a client may end a few blocks early whatever the server does (stock 3.12
     # to 3.12: 0 to 123 blocks short in 6 runs of -R -k 2K -P 4). From 3.13 on it reads whole
     # blocks, and the counts agree exactly.
-    reads_counted = peer_version() <= (3, 12)
+    reads_counted = lptest.iperf3_version() <= (3, 12)
     for args, want, blk in TCP_REVERSE:
         for i in range(REPEAT):
             what = "%s (run %d)" % (" ".join(args), i + 1)

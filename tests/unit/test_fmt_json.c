@@ -1,7 +1,7 @@
-/* -J output byte for byte: the numbers of a real iperf3 3.12 document are read back into
- * records, and formatting those records must print the very same document (the captures
- * whose 3.12 start object repeats keys are checked up to those duplicates). Also
- * --json-stream lines and lp_fmt_json_document. */
+/* -J output byte for byte: the numbers of a real iperf3 3.21 document (3.12's keys and
+ * 3.21's additions) are read back into records, and formatting those records must print
+ * the very same document (the captures whose start object repeats keys are checked up to
+ * those duplicates). Also --json-stream lines and lp_fmt_json_document. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,6 +103,10 @@ static void read_start(struct replay *r, const cJSON *st)
     r->spec.blocks = (uint64_t)num(ts, "blocks");
     r->spec.tos = (int)num(ts, "tos");
     r->spec.rate_bps = (uint64_t)num(ts, "target_bitrate");
+    r->spec.fq_rate_bps = (uint64_t)num(ts, "fqrate");
+    r->spec.report.interval_s = num(ts, "interval");
+    if (num(ts, "bidir"))
+        r->spec.dir = LP_DIR_BIDIR;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(st, "connected"))
     {
         struct lp_stream_conn *k = &r->conn[i++];
@@ -116,6 +120,7 @@ static void read_start(struct replay *r, const cJSON *st)
     r->start.version = str(st, "version");
     r->start.system_info = str(st, "system_info");
     r->start.timestamp = (time_t)num(cJSON_GetObjectItem(st, "timestamp"), "timesecs");
+    r->start.timestamp_ms = (uint64_t)num(cJSON_GetObjectItem(st, "timestamp"), "timemillisecs");
     r->start.cookie = str(st, "cookie");
     read_endpoint(cJSON_GetObjectItem(st, r->role == LP_ROLE_SERVER ? "accepted_connection"
                                                                     : "connecting_to"),
@@ -158,6 +163,7 @@ static void read_sample(const struct replay *r, const cJSON *o, struct lp_sample
         s->rtt_us = (uint32_t)num(o, "rtt");
         s->rttvar_us = (uint32_t)num(o, "rttvar");
         s->pmtu = (uint32_t)num(o, "pmtu");
+        s->reorder = (int64_t)num(o, "reorder");
     }
     s->packets = (uint64_t)num(o, "packets");
     s->jitter_ms = num(o, "jitter_ms");
@@ -185,6 +191,7 @@ static void read_total(const struct replay *r, const cJSON *o, struct lp_total *
         t->max_rtt_us = (uint32_t)num(o, "max_rtt");
         t->min_rtt_us = (uint32_t)num(o, "min_rtt");
         t->mean_rtt_us = (uint32_t)num(o, "mean_rtt");
+        t->reorder = (int64_t)num(o, "reorder");
     }
     t->jitter_ms = num(o, "jitter_ms");
     t->lost_packets = (int64_t)num(o, "lost_packets");
@@ -360,19 +367,19 @@ static void test_same_bytes(void **state)
 {
     static const struct {
         const char *name;
-        bool dups; /* 3.12 repeated start keys in this one */
+        bool dups; /* iperf3 repeated start keys in this one */
     } caps[] = {
-        {"json_tcp_client.json", false},
-        {"json_tcp_P2_client.json", true},
-        {"json_tcp_reverse_client.json", false},
-        {"json_tcp_bidir_client.json", true},
-        {"json_tcp_server.json", false},
-        {"json_tcp_bidir_server.json", true},
-        {"json_udp_client.json", false},
-        {"json_udp_server.json", true},
-        {"json_udp_bidir_client.json", true},
-        {"json_get_server_output_text_client.json", false},
-        {"json_get_server_output_json_client.json", false},
+        {"json321_tcp_client.json", false},
+        {"json321_tcp_P2_client.json", true},
+        {"json321_tcp_reverse_client.json", false},
+        {"json321_tcp_bidir_client.json", true},
+        {"json321_tcp_server.json", false},
+        {"json321_tcp_bidir_server.json", true},
+        {"json321_udp_client.json", false},
+        {"json321_udp_server.json", true},
+        {"json321_udp_bidir_client.json", true},
+        {"json321_get_server_output_text_client.json", false},
+        {"json321_get_server_output_json_client.json", false},
     };
 
     (void)state;
@@ -385,7 +392,7 @@ static void test_same_bytes(void **state)
 static void test_json_stream(void **state)
 {
     static struct replay r;
-    char *cap = slurp("json_get_server_output_text_client.json");
+    char *cap = slurp("json321_get_server_output_text_client.json");
     cJSON *doc = cJSON_Parse(cap);
     char *lines, *line, *save = NULL;
     const char *want[] = {"start", "interval", "interval", "server_output_text", "end"};
