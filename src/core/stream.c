@@ -415,13 +415,18 @@ static uint64_t budget_take_block(struct lp_stream *s, uint64_t n)
     return 0;
 }
 
+static bool whole_blocks(const struct lp_stream *s)
+{
+    return s->cfg.budget && s->cfg.budget->whole_blocks && s->cfg.budget->limited;
+}
+
 /* How many bytes the next TCP write may carry: the rest of a block already taken, or what the
  * budget grants now (0: the budget is used up). */
 static size_t tcp_grant(struct lp_stream *s, size_t n, bool blocks)
 {
     if (s->block_left)
         return s->block_left;
-    if (s->cfg.budget && s->cfg.budget->whole_blocks && s->cfg.budget->limited)
+    if (whole_blocks(s))
         return (size_t)budget_take_block(s, n);
     uint64_t grant = budget_take(s, blocks ? 1 : n);
     if (blocks)
@@ -434,7 +439,7 @@ static size_t tcp_grant(struct lp_stream *s, size_t n, bool blocks)
 static void tcp_unsent(struct lp_stream *s, size_t n, ssize_t w, bool blocks)
 {
     size_t sent = w > 0 ? (size_t)w : 0;
-    if (s->cfg.budget && s->cfg.budget->whole_blocks && s->cfg.budget->limited) {
+    if (whole_blocks(s)) {
         if (s->block_left || sent > 0)
             s->block_left = (uint32_t)(n - sent);
         else /* a fresh block that did not go out at all */
@@ -468,22 +473,23 @@ static void tcp_send(struct lp_stream *s)
             burst_begin(s, n);
         const uint8_t *from = s->payload + (s->burst_size ? s->burst_off : 0);
         ssize_t w = s->cfg.has_file ? send_file(s, n) : send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+        int err = w < 0 ? errno : 0; /* before anything else can change errno */
         tcp_unsent(s, n, w, blocks);
         if (w < 0) {
-            if (errno == ENOBUFS && s->send_flags) { /* too many completions pending */
+            if (err == ENOBUFS && s->send_flags) { /* too many completions pending */
                 reap_zerocopy(s);
                 set_events(s, EPOLLOUT);
                 return;
             }
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+            if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR) {
                 set_events(s, EPOLLOUT);
                 return;
             }
-            if (errno == ENODATA) { /* empty -F file: nothing to send */
+            if (err == ENODATA) { /* empty -F file: nothing to send */
                 worker_detach(s, LP_SEV_FINISHED);
                 return;
             }
-            fail(s, -errno);
+            fail(s, -err);
             return;
         }
         if (s->burst_size)
