@@ -156,11 +156,19 @@ def register(suite, pair, tag):
     def udp_bytes_n():
         """-u -n 1M -l 1024 -b 20M: a client sender sends exactly 1024 datagrams / 1048576
         bytes; in -R the client stops at exactly -n received and the server (stock or
-        linkperf) has sent at least that."""
+        linkperf) has sent at least that (a stock 3.21+ client: at least -n either way)."""
         for extra in ([], ["-R"]):
             r = pair.run(["-u", "-n", "1M", "-l", "1024", "-b", "20M"] + extra)
             snd, rcv = udp_sums(r.cj)
-            if extra:
+            if extra and pair.client == "iperf3" and lptest.iperf3_version() >= (3, 21):
+                # A rate-limited 3.21+ client checks -n received only when its main loop
+                # wakes (~1 s): ~2440 datagrams for -n 1M at 20M (also against a 3.21 server).
+                check(snd["packets"] >= 1024 and rcv["packets"] >= 1024, "3.21+ -R: sender "
+                      "packets %r, receiver %r (at least -n)" % (snd["packets"], rcv["packets"]),
+                      r.context())
+                # the stock receiver's count vs the linkperf sender's: the usual -R tail only
+                check_udp_direction(r, pair, "", False, blksize=1024)
+            elif extra:
                 # A server sending in -R mode does not stop at -n by itself: it sends until
                 # the client's TEST_END arrives, so a datagram lost on the way cannot keep
                 # the client from its count (seen from 3.12: 1026 datagrams when the client
@@ -168,6 +176,13 @@ def register(suite, pair, tag):
                 # 20 Mbit/s every 0.4 ms of delay is a datagram).
                 check(1024 <= snd["packets"] <= 1024 + 128, "-R sender packets %r" % snd["packets"],
                       r.context())
+            elif pair.client == "iperf3" and lptest.iperf3_version() >= (3, 21):
+                # A rate-limited 3.21+ client checks -n only when its main loop wakes (~1 s):
+                # it sends ~2.5 MB for -n 1M at 20M (also against a 3.21 server).
+                check(snd["bytes"] >= 1048576, "3.21+ sender bytes %d < -n" % snd["bytes"],
+                      r.context())
+                eq(snd["bytes"], snd["packets"] * 1024, "sender bytes = packets x 1024",
+                   r.context())
             else:
                 eq(snd["bytes"], 1048576, "sender bytes " + " ".join(extra), r.context())
                 eq(snd["packets"], 1024, "sender packets " + " ".join(extra), r.context())
@@ -180,7 +195,14 @@ def register(suite, pair, tag):
                     check(1024 <= rcv["packets"] <= snd["packets"],
                           "linkperf receiver packets %r" % rcv["packets"], r.context())
                 else:
-                    eq(rcv["packets"], 1024, "linkperf receiver packets", r.context())
+                    # (== 1024 but for a 3.21+ stock client, which sends more than -n)
+                    eq(rcv["packets"], snd["packets"], "linkperf receiver packets vs sent",
+                       r.context())
+                    eq(rcv["bytes"], snd["bytes"], "linkperf receiver bytes vs sent",
+                       r.context())
+                    eq(get(r.sj, "end.sum_received.bytes"), snd["bytes"],
+                       "linkperf server's own received bytes vs the client's sender row",
+                       r.context())
                 eq(rcv["lost_packets"], 0, "linkperf receiver lost_packets", r.context())
 
     @case
