@@ -278,9 +278,14 @@ class NetNS:
             raise
         return self
 
-    def drop_every(self, port, every):
+    def drop_every(self, port, every, first=0):
+        """Drop the datagrams to `port` numbered first, first + every, ... (0-based), counting
+        from now: the rule (and its counter) is made anew each time."""
+        subprocess.run(["ip", "netns", "exec", self.name, "nft", "delete", "table", "inet", "lpt"],
+                       capture_output=True, timeout=20)
         rules = ("table inet lpt {\n chain input {\n  type filter hook input priority 0;\n"
-                 "  udp dport %d numgen inc mod %d == 0 counter drop\n }\n}\n" % (port, every))
+                 "  udp dport %d numgen inc mod %d == %d counter drop\n }\n}\n"
+                 % (port, every, first))
         self._ip("ip", "netns", "exec", self.name, "nft", "-f", "-", stdin=rules)
 
     def dropped(self):
