@@ -1095,6 +1095,11 @@ static void do_attach(void *arg)
     s->attached = true;
     s->attach_ns = lp_now_ns();
     atomic_store_explicit(&s->last_rx_ns, s->attach_ns, memory_order_relaxed);
+    /* An iperf2 flow whose FIN was counted before it was attached (every datagram of it
+     * queued on the server's shared socket: a loaded server) has nothing left to read, and
+     * no datagram may ever come to wake it: it ends now, as udp_recv ends at a FIN. */
+    if (s->cfg.kind == LP_STREAM_UDP_RECV && s->fin_seen)
+        worker_detach(s, LP_SEV_EOF);
 }
 
 /* Count whatever is queued right now (receivers), so a stop loses nothing that arrived. */

@@ -506,6 +506,36 @@ def udp_lying_headers():
 
 
 @suite.case
+def udp_flow_queued_whole():
+    """A UDP flow whose every datagram, FIN included, waits on the server's shared socket
+    before the server looks (the server stopped with SIGSTOP meanwhile, as a loaded one is
+    late): answered with a report of 21 datagrams, and the flow's socket is closed (it used
+    to stay on its worker forever, waiting for a datagram that never came)."""
+    dest = (LOOP4, SRV.port)
+    before = i2.proc_stats(SRV.proc.pid)["fds"]
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    SRV.proc.signal(signal.SIGSTOP)
+    try:
+        for seq in range(1, 21):
+            u.sendto(i2.udp_datagram(seq, size=500), dest)
+        u.sendto(i2.udp_datagram(-21, size=500), dest)
+    finally:
+        SRV.proc.signal(signal.SIGCONT)
+    try:
+        u.settimeout(5)
+        rep, _ = u.recvfrom(2048)
+        errors, ooo, total = struct.unpack("!III", rep[36:48])
+        eq((errors, total), (0, 21), "report lost/total")
+    finally:
+        u.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and i2.proc_stats(SRV.proc.pid)["fds"] > before:
+        time.sleep(0.1)
+    check(i2.proc_stats(SRV.proc.pid)["fds"] <= before, "the flow's socket is still open 10 s "
+          "after its report", i2.describe_fds(SRV.proc.pid))
+
+
+@suite.case
 def udp_reverse_absurd():
     """UDP -R (VERSION2|REVERSE) asking for rate 2^56 bit/s, 65507-byte datagrams, 1 s: the
     server sends for about 1 s (stops within 10 s), then the flow ends; also -d naming a
