@@ -1145,7 +1145,8 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
         return;
     }
     if (!f->sends && rs_of(f)->ds->fin_seen) {
-        /* A flow of one datagram: never attached, answered at once. */
+        /* Its FIN came with the datagrams queued on the shared socket: answered at once
+         * (begin() still attaches the stream, which then ends at once: do_attach). */
         begin(t);
         udp_receiver_ended(f);
     } else if (!f->sends) {
