@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 
 #include "core/clock.h"
-#include "core/run.h"
+#include "core/engine.h"
 
 int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads)
 {

@@ -4,11 +4,11 @@
 #ifndef LP_RUN_H
 #define LP_RUN_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "core/cpu.h"
+#include "core/engine.h"
 #include "core/loop.h"
 #include "core/stream.h"
 #include "core/worker.h"
@@ -16,27 +16,6 @@
 #include "linkperf/record.h"
 #include "net/sock.h"
 #include "proto/i3json.h"
-
-/* What client and server share: the control loop, the workers, the sink. */
-struct lp_engine {
-    struct lp_loop loop;
-    struct lp_workers workers;
-    struct lp_sink sink;
-    char system_info[LP_SYSINFO_MAX];
-    unsigned debug;          /* emit LP_REC_DEBUG records (-d) */
-};
-
-int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads);
-void lp_engine_fini(struct lp_engine *e);
-/* Stamp and deliver a record. */
-void lp_engine_emit(struct lp_engine *e, struct lp_record *rec);
-void lp_engine_error(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
-                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void lp_engine_verror(struct lp_engine *e, enum lp_role role, unsigned test_id, int code, bool fatal,
-                      const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
-/* -d tracing; a no-op unless debugging was asked for. */
-void lp_engine_debug(struct lp_engine *e, enum lp_role role, unsigned test_id, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 /* Control-side view of one stream. */
 struct lp_run_stream {

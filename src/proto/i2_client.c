@@ -44,6 +44,8 @@ struct i2flow {
     uint8_t *dgram;                 /* UDP sender: its datagram, for the FINs */
 };
 
+/* An iperf2 client. Owned by lp_client (i2c_free); owns its engine, its run and its
+ * streams, its flows, the -d/-r listener and the -F file descriptor. */
 struct i2client {
     struct lp_engine eng;
     bool eng_ok;

@@ -60,6 +60,8 @@ struct i2conn {
     bool active;
 };
 
+/* One iperf2 test. Owned by the server through base (freed by destroy); owns its flows, its
+ * -d/-r connections and, through base.run, the streams. Borrows lis (the server's). */
 struct i2test {
     struct srv_test base;        /* first: the server's list holds it */
     struct lp_i2_header hdr;     /* the first header of the test */

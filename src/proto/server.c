@@ -18,6 +18,9 @@
 /* A connection whose first bytes are still arriving. We read exactly what classification
  * needs: 37 bytes of an iperf3 cookie, or an iperf2 header (at most 256 bytes, and a permit
  * key of at most 128 after a keyed one). */
+/* Owned by the server: linked in lp_server.pendings, freed (its fd closed) by pending_drop or
+ * lp_server_free, or handed over: classification gives its fd to the test it starts and then
+ * frees the record. Borrows srv. */
 struct pending {
     struct lp_handler h;
     struct lp_server *srv;

@@ -38,7 +38,10 @@ struct srv_listener {
     struct sockaddr_storage cur_dst;
 };
 
-/* What every test has, whatever its dialect; dialect state embeds it first. */
+/* What every test has, whatever its dialect; dialect state embeds it first. Owned by the
+ * server (linked in lp_server.tests by srv_test_link); freed by its own destroy, which runs
+ * after the event batch that unlinked it, or from lp_server_free. Owns its run (streams and
+ * their sockets); borrows srv. */
 struct srv_test {
     struct lp_server *srv;
     struct lp_run run;
@@ -75,6 +78,8 @@ struct srv_proven {
 #define LP_SRV_UDP_ENDED_MAX 64
 #define LP_SRV_UDP_ENDED_NS (3ull * LP_NS_PER_S)
 
+/* Owned by whoever called lp_server_new (lp_server_free). Owns its engine, listeners, pending
+ * connections and tests; borrows auth (lp_server_set_auth: the caller keeps it until lp_server_free). */
 struct lp_server {
     struct lp_engine eng;
     bool eng_ok;
