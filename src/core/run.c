@@ -10,7 +10,6 @@
 #include "core/clock.h"
 #include "core/sched.h"
 #include "stats/udp_rx.h"
-#include "wire/iperf3.h"
 
 static void on_interval(struct lp_timer *t);
 static void on_omit_end(struct lp_timer *t);
@@ -21,6 +20,7 @@ void lp_run_init(struct lp_run *r, struct lp_engine *e, const struct lp_spec *sp
     r->eng = e;
     r->spec = *spec;
     r->id = id;
+    r->cookie = "";
     lp_timer_init(&r->interval_timer, on_interval);
     lp_timer_init(&r->omit_timer, on_omit_end);
     atomic_init(&r->budget.remaining, 0);
@@ -210,12 +210,12 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
     return 0;
 }
 
-int lp_run_finalize_streams(struct lp_run *r)
+int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n))
 {
     qsort(r->streams, r->nstreams, sizeof(r->streams[0]), by_order);
     lp_run_prepare_budget(r);
     for (unsigned i = 0; i < r->nstreams; i++) {
-        struct lp_run_role role = {.id = lp_i3_stream_id(i), .file_fd = -1,
+        struct lp_run_role role = {.id = stream_id(i), .file_fd = -1,
                                    .initiator = r->spec.role == LP_ROLE_CLIENT};
         role.sends = lp_run_stream_sends(&r->spec, r->spec.role, i, &role.reverse);
         if (lp_run_setup_stream(r, &r->streams[i], &role) < 0)
@@ -831,8 +831,8 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
     t->bits_per_second = t->seconds > 0 ? (double)t->bytes * 8.0 / t->seconds : 0;
 }
 
-static void peer_total(const struct lp_run *r, const struct lp_i3_results *peer,
-                       const struct lp_i3_stream_result *p, bool peer_sends, struct lp_total *t)
+static void peer_total(const struct lp_run *r, const struct lp_peer_results *peer,
+                       const struct lp_peer_stream *p, bool peer_sends, struct lp_total *t)
 {
     bool udp = r->spec.proto == LP_PROTO_UDP;
     memset(t, 0, sizeof(*t));
@@ -910,7 +910,7 @@ uint64_t lp_run_rx_idle_ns(const struct lp_run *r)
     return newest && now > newest ? now - newest : 0;
 }
 
-void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out)
+void lp_run_local_results(const struct lp_run *r, struct lp_peer_results *out)
 {
     bool udp = r->spec.proto == LP_PROTO_UDP;
     bool sends = false, retr = false;
@@ -923,11 +923,11 @@ void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out)
         lp_cpu_util(&r->cpu0, b, &out->cpu_total, &out->cpu_user, &out->cpu_system);
     }
     snprintf(out->congestion, sizeof(out->congestion), "%s", udp ? "" : r->congestion);
-    for (unsigned i = 0; i < r->nstreams && i < LP_I3_MAX_RESULT_STREAMS; i++) {
+    for (unsigned i = 0; i < r->nstreams && i < LP_PEER_MAX_STREAMS; i++) {
         const struct lp_run_stream *rs = &r->streams[i];
         struct lp_total t;
         local_total(r, rs, &t);
-        struct lp_i3_stream_result *s = &out->streams[out->nstreams++];
+        struct lp_peer_stream *s = &out->streams[out->nstreams++];
         s->id = rs->conn.sid.id;
         s->bytes = t.bytes;
         s->retransmits = t.has_retransmits ? t.retransmits : -1;
@@ -942,7 +942,7 @@ void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out)
     out->sender_has_retransmits = !sends ? -1 : (!udp && retr) ? 1 : 0;
 }
 
-void lp_run_emit_leg_end(struct lp_run *r, const struct lp_i3_results *peer)
+void lp_run_emit_leg_end(struct lp_run *r, const struct lp_peer_results *peer)
 {
     struct lp_stream_end *se = calloc(r->nstreams ? r->nstreams : 1, sizeof(*se));
     struct lp_record rec = {.kind = LP_REC_LEG_END, .role = r->spec.role, .test_id = r->id};
@@ -971,7 +971,7 @@ void lp_run_emit_leg_end(struct lp_run *r, const struct lp_i3_results *peer)
         else
             se[n].receiver = t;
         /* A UDP sender's peer report, when the leg's FIN exchange brought one. */
-        const struct lp_i3_stream_result *p = peer ? lp_i3_results_find(peer, rs->conn.sid.id) : NULL;
+        const struct lp_peer_stream *p = peer ? lp_peer_results_find(peer, rs->conn.sid.id) : NULL;
         if (p && rs->conn.sid.sender)
             peer_total(r, peer, p, false, &se[n].receiver);
         n++;
@@ -983,7 +983,7 @@ void lp_run_emit_leg_end(struct lp_run *r, const struct lp_i3_results *peer)
     free(se);
 }
 
-void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
+void lp_run_emit_end(struct lp_run *r, const struct lp_peer_results *peer, bool partial,
                      const char *server_output_text, const char *server_output_json)
 {
     struct lp_stream_end *se = calloc(r->nstreams ? r->nstreams : 1, sizeof(*se));
@@ -999,7 +999,7 @@ void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool pa
         struct lp_total local, remote = {0};
         bool sends = rs->conn.sid.sender;
         local_total(r, rs, &local);
-        const struct lp_i3_stream_result *p = peer ? lp_i3_results_find(peer, rs->conn.sid.id) : NULL;
+        const struct lp_peer_stream *p = peer ? lp_peer_results_find(peer, rs->conn.sid.id) : NULL;
         if (p)
             peer_total(r, peer, p, !sends, &remote);
         se[i].sid = rs->conn.sid;
@@ -1025,7 +1025,7 @@ void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool pa
     end->streams = se;
     end->bidir = r->spec.dir == LP_DIR_BIDIR;
     end->partial = partial;
-    struct lp_i3_results mine;
+    struct lp_peer_results mine;
     lp_run_local_results(r, &mine);
     end->cpu.host_total = mine.cpu_total;
     end->cpu.host_user = mine.cpu_user;

@@ -10,12 +10,12 @@
 #include "core/cpu.h"
 #include "core/engine.h"
 #include "core/loop.h"
+#include "core/peer.h"
 #include "core/stream.h"
 #include "core/worker.h"
 #include "linkperf/engine.h"
 #include "linkperf/record.h"
 #include "net/sock.h"
-#include "proto/i3json.h"
 
 /* Control-side view of one stream. */
 struct lp_run_stream {
@@ -48,7 +48,8 @@ struct lp_run {
     struct lp_engine *eng;
     struct lp_spec spec;
     unsigned id;
-    char cookie[37];
+    const char *cookie;             /* the START record's cookie, borrowed from the dialect
+                                     * (iperf3's test cookie); "" when it has none */
     struct lp_endpoint ctrl_peer;
 
     struct lp_run_stream *streams;
@@ -110,8 +111,9 @@ struct lp_run_role {
 void lp_run_prepare_budget(struct lp_run *r);
 /* Turn an added stream into a data-path stream with the given role. */
 int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_run_role *role);
-/* iperf3: sort by arrival order, assign ids (1,3,4,...), roles and endpoints. */
-int lp_run_finalize_streams(struct lp_run *r);
+/* Sort by arrival order, then give the n-th stream the id stream_id(n) (the dialect's
+ * numbering: iperf3's 1,3,4,...), its role and its endpoints. */
+int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n));
 /* Attach a stream set up after the run began (iperf2 streams arrive one by one). */
 void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs);
 /* The stream's traffic is over: its totals cover its own span, not the whole run. */
@@ -141,13 +143,13 @@ void lp_run_finish(struct lp_run *r);
 /* How long the receiving streams have gone without data (0 when none receives yet). */
 uint64_t lp_run_rx_idle_ns(const struct lp_run *r);
 
-void lp_run_local_results(const struct lp_run *r, struct lp_i3_results *out);
+void lp_run_local_results(const struct lp_run *r, struct lp_peer_results *out);
 /* iperf2 -r: the streams that have ended so far, with this end's totals (and a UDP
  * sender's peer report from `peer`, NULL = none), as an LP_REC_LEG_END (2.1.8 prints a
  * leg's summary when the leg ends). */
-void lp_run_emit_leg_end(struct lp_run *r, const struct lp_i3_results *peer);
+void lp_run_emit_leg_end(struct lp_run *r, const struct lp_peer_results *peer);
 /* Emit LP_REC_END from local totals and the peer's results (NULL when none arrived). */
-void lp_run_emit_end(struct lp_run *r, const struct lp_i3_results *peer, bool partial,
+void lp_run_emit_end(struct lp_run *r, const struct lp_peer_results *peer, bool partial,
                      const char *server_output_text, const char *server_output_json);
 void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind);
 /* A test cut short: if it ran and no END went out yet, report what was measured (a partial

@@ -132,11 +132,11 @@ static void fail(struct i2client *c, int rc, const char *fmt, ...)
 }
 
 /* The server's UDP reports, as the peer's side of each forward stream. */
-static void peer_reports(struct i2client *c, struct lp_i3_results *peer)
+static void peer_reports(struct i2client *c, struct lp_peer_results *peer)
 {
     memset(peer, 0, sizeof(*peer));
     peer->sender_has_retransmits = -1;
-    for (unsigned i = 0; i < c->nflows && peer->nstreams < LP_I3_MAX_RESULT_STREAMS; i++) {
+    for (unsigned i = 0; i < c->nflows && peer->nstreams < LP_PEER_MAX_STREAMS; i++) {
         struct i2flow *f = c->flows[i];
         if (!f->got_report)
             continue;
@@ -146,7 +146,7 @@ static void peer_reports(struct i2client *c, struct lp_i3_results *peer)
 
 static void emit_end(struct i2client *c)
 {
-    struct lp_i3_results peer;
+    struct lp_peer_results peer;
     peer_reports(c, &peer);
     lp_run_finish(&c->run);
     lp_run_emit_end(&c->run, peer.nstreams ? &peer : NULL, false, NULL, NULL);
@@ -164,7 +164,7 @@ static void check_forward_over(struct i2client *c)
             return;
     }
     c->forward_over = true;
-    struct lp_i3_results peer;
+    struct lp_peer_results peer;
     peer_reports(c, &peer);
     lp_run_emit_leg_end(&c->run, peer.nstreams ? &peer : NULL); /* the first leg's summary, now */
     lp_timer_arm(&c->eng.loop, &c->lis_timer, lp_now_ns() + (uint64_t)((c->spec.duration_s + 3) * 1e9));

@@ -181,9 +181,9 @@ static void check_done(struct i2test *t)
         emit_start(t);
     if (t->started && !t->base.run.end_emitted) {
         /* What the client's listener reported for our -d/-r UDP legs is their receiver row. */
-        struct lp_i3_results peer;
+        struct lp_peer_results peer;
         memset(&peer, 0, sizeof(peer));
-        for (unsigned i = 0; i < t->nflows && peer.nstreams < LP_I3_MAX_RESULT_STREAMS; i++) {
+        for (unsigned i = 0; i < t->nflows && peer.nstreams < LP_PEER_MAX_STREAMS; i++) {
             struct i2flow *f = t->flows[i];
             if (!f->got_report)
                 continue;

@@ -94,7 +94,7 @@ void lp_i2_fin_cancel(struct lp_i2_fin *f)
     f->dgram = NULL;
 }
 
-void lp_i2_report_to_result(const struct lp_i2_report *r, int id, struct lp_i3_stream_result *p)
+void lp_i2_report_to_result(const struct lp_i2_report *r, int id, struct lp_peer_stream *p)
 {
     memset(p, 0, sizeof(*p));
     p->id = id;

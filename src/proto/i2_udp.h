@@ -62,6 +62,6 @@ void lp_i2_reporter_start(struct lp_i2_reporter *r, struct lp_loop *loop, int fd
 void lp_i2_reporter_cancel(struct lp_i2_reporter *r);
 
 /* A receiver's report as the peer's row of stream id (the form the run's END takes). */
-void lp_i2_report_to_result(const struct lp_i2_report *r, int id, struct lp_i3_stream_result *p);
+void lp_i2_report_to_result(const struct lp_i2_report *r, int id, struct lp_peer_stream *p);
 
 #endif

@@ -35,6 +35,7 @@ struct i3client {
     bool eng_ok;
     struct lp_spec spec;
     struct lp_run run;
+    char cookie[LP_I3_COOKIE_SIZE];   /* ours, sent first on every connection */
     struct lp_ctrl ctrl;
     bool ctrl_open;
     struct lp_addr server;
@@ -46,7 +47,7 @@ struct i3client {
     bool finishing;
     atomic_bool stop_req;
     struct lp_timer end_timer, rcv_timer, step_timer;
-    struct lp_i3_results peer;
+    struct lp_peer_results peer;
     bool have_peer;
     const struct lp_i3auth_client *auth; /* --username: a token in the parameters */
     bool token_pending;          /* a token was sent and the server has not answered yet */
@@ -118,7 +119,7 @@ static int open_tcp_stream(struct i3client *c, unsigned n)
     int fd = lp_sock_connect(&c->server, use_bind ? &b : NULL, SOCK_STREAM, &c->spec, c->spec.connect_timeout_ms);
     if (fd < 0)
         return fd;
-    err = lp_i3_write_all(fd, c->run.cookie, LP_I3_COOKIE_SIZE, LP_CLIENT_STEP_TIMEOUT_MS);
+    err = lp_i3_write_all(fd, c->cookie, LP_I3_COOKIE_SIZE, LP_CLIENT_STEP_TIMEOUT_MS);
     if (err < 0 || !lp_run_add_stream(&c->run, fd, n)) {
         close(fd);
         return err < 0 ? err : -ENOMEM;
@@ -315,7 +316,7 @@ static void emit_end(struct i3client *c)
 
 static void send_results(struct i3client *c)
 {
-    struct lp_i3_results mine;
+    struct lp_peer_results mine;
     lp_run_local_results(&c->run, &mine);
     char *json = lp_i3_results_encode(&mine);
     if (!json) {
@@ -372,7 +373,7 @@ static bool handle_state(struct i3client *c, int8_t st)
         arm_step(c);
         return c->phase != C_DONE;
     case LP_I3_TEST_START:
-        if (lp_run_finalize_streams(&c->run) < 0) {
+        if (lp_run_finalize_streams(&c->run, lp_i3_stream_id) < 0) {
             fail(c, -ENOMEM, 0, "cannot set up streams");
             return false;
         }
@@ -423,7 +424,7 @@ static void on_ctrl(struct lp_ctrl *ctrl)
             char err[200];
             memset(&c->peer, 0, sizeof(c->peer));
             if (lp_i3_results_decode(body, len, &c->peer, err, sizeof(err)) < 0) {
-                lp_i3_results_release(&c->peer);
+                lp_peer_results_release(&c->peer);
                 fail(c, LP_EPEER, LP_I3E_RECVRESULTS, "unable to receive results: %s", err);
                 return;
             }
@@ -515,6 +516,7 @@ struct i3client *i3c_new(const struct lp_spec *spec, const struct lp_sink *sink)
     c->eng.debug = spec->report.debug;
     atomic_init(&c->stop_req, false);
     lp_run_init(&c->run, &c->eng, &c->spec, 1);
+    c->run.cookie = c->cookie;
     c->run.on_event = on_stream;
     c->run.owner = c;
     lp_timer_init(&c->end_timer, on_end_timer);
@@ -566,11 +568,11 @@ static int connect_control(struct i3client *c)
         return -ENOMEM;
     }
     c->ctrl_open = true;
-    lp_i3_new_cookie(c->run.cookie);
+    lp_i3_new_cookie(c->cookie);
     lp_sock_peer(fd, &c->run.ctrl_peer);
     DBG(c, "control connection to %s port %u up; sending cookie %s", c->spec.host, (unsigned)c->spec.port,
-        c->run.cookie);
-    lp_ctrl_send(&c->ctrl, c->run.cookie, LP_I3_COOKIE_SIZE);
+        c->cookie);
+    lp_ctrl_send(&c->ctrl, c->cookie, LP_I3_COOKIE_SIZE);
     arm_step(c);
     return 0;
 }
@@ -593,7 +595,7 @@ void i3c_free(struct i3client *c)
     if (c->ctrl_open)
         lp_ctrl_close(&c->ctrl);
     lp_run_release(&c->run);
-    lp_i3_results_release(&c->peer);
+    lp_peer_results_release(&c->peer);
     if (c->eng_ok)
         lp_engine_fini(&c->eng);
     free(c);

@@ -36,6 +36,7 @@ enum test_phase { S_PARAMS, S_UDP_WAIT, S_STREAMS, S_RUNNING, S_STOPPING, S_RESU
 
 struct stest {
     struct srv_test base;      /* first: the server's list holds it */
+    char cookie[LP_I3_COOKIE_SIZE]; /* the client's: its data connections send it first */
     struct lp_ctrl ctrl;
     bool ctrl_open;
     enum test_phase phase;
@@ -45,7 +46,7 @@ struct stest {
     bool receives;               /* some stream of ours receives (the receive idle rule) */
     uint64_t tx_seen, tx_moved_ns; /* TCP senders' bytes at the last check, and when they moved */
     uint64_t tail_bytes, tail_deadline_ns;
-    struct lp_i3_results peer;
+    struct lp_peer_results peer;
     unsigned peer_version;     /* the client's client_version (lp_i3_version_parse), 0 unknown */
     struct stest *udp_next;    /* queue of UDP tests waiting for their turn to set up */
 };
@@ -87,7 +88,7 @@ static void destroy(struct srv_test *base)
     lp_timer_cancel(&base->srv->eng.loop, &t->max_timer);
     lp_timer_cancel(&base->srv->eng.loop, &t->tail_timer);
     lp_run_release(&base->run);
-    lp_i3_results_release(&t->peer);
+    lp_peer_results_release(&t->peer);
     free(t);
 }
 
@@ -230,7 +231,7 @@ static void on_rcv_check(struct lp_timer *tm)
 static void start_running(struct stest *t)
 {
     struct lp_server *s = t->base.srv;
-    if (lp_run_finalize_streams(&t->base.run) < 0) {
+    if (lp_run_finalize_streams(&t->base.run, lp_i3_stream_id) < 0) {
         test_fail(t, 0, false, "cannot set up streams: out of memory");
         return;
     }
@@ -460,7 +461,7 @@ static bool handle_results(struct stest *t)
     lp_ctrl_consume_frame(&t->ctrl, len);
     lp_run_emit_end(&t->base.run, &t->peer, false, NULL, NULL);
 
-    struct lp_i3_results mine;
+    struct lp_peer_results mine;
     lp_run_local_results(&t->base.run, &mine);
     char *output = NULL;
     if (t->base.run.spec.report.get_server_output && s->eng.sink.server_output) {
@@ -592,7 +593,8 @@ static struct stest *new_test(struct lp_server *s, int fd, const uint8_t cookie[
     srv_test_link(s, &t->base, LP_DIALECT_IPERF3, peer, LP_PROTO_TCP);
     t->base.run.on_event = on_stream;
     t->base.run.owner = t;
-    memcpy(t->base.run.cookie, cookie, LP_I3_COOKIE_SIZE);
+    memcpy(t->cookie, cookie, LP_I3_COOKIE_SIZE);
+    t->base.run.cookie = t->cookie;
     t->phase = S_PARAMS;
     send_state(t, LP_I3_PARAM_EXCHANGE);
     arm_step(t, LP_SRV_STEP_TIMEOUT_MS);
@@ -604,7 +606,7 @@ static struct stest *find_by_cookie(struct lp_server *s, const uint8_t cookie[LP
     for (struct srv_test *b = s->tests; b; b = b->next) {
         struct stest *t = (struct stest *)(void *)b;
         if (b->dialect == LP_DIALECT_IPERF3 && !b->finishing &&
-            memcmp(b->run.cookie, cookie, LP_I3_COOKIE_SIZE) == 0)
+            memcmp(t->cookie, cookie, LP_I3_COOKIE_SIZE) == 0)
             return t;
     }
     return NULL;

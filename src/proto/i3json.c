@@ -231,7 +231,7 @@ unsigned lp_i3_params_client_version(const char *json, size_t len)
 
 /* ---- results ---- */
 
-char *lp_i3_results_encode(const struct lp_i3_results *r)
+char *lp_i3_results_encode(const struct lp_peer_results *r)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -244,7 +244,7 @@ char *lp_i3_results_encode(const struct lp_i3_results *r)
         cJSON_AddStringToObject(o, "congestion_used", r->congestion);
     cJSON *arr = cJSON_AddArrayToObject(o, "streams");
     for (unsigned i = 0; arr && i < r->nstreams; i++) {
-        const struct lp_i3_stream_result *s = &r->streams[i];
+        const struct lp_peer_stream *s = &r->streams[i];
         cJSON *so = cJSON_CreateObject();
         add_num(so, "id", s->id);
         add_num(so, "bytes", (double)s->bytes);
@@ -299,7 +299,7 @@ static bool num_field(const cJSON *o, const char *key, bool required, double *v,
     return true;
 }
 
-int lp_i3_results_decode(const char *json, size_t len, struct lp_i3_results *r, char *err, size_t errlen)
+int lp_i3_results_decode(const char *json, size_t len, struct lp_peer_results *r, char *err, size_t errlen)
 {
     if (errlen)
         err[0] = '\0';
@@ -325,15 +325,15 @@ int lp_i3_results_decode(const char *json, size_t len, struct lp_i3_results *r, 
         goto fail;
     }
     int n = cJSON_GetArraySize(arr);
-    if (n < 0 || n > LP_I3_MAX_RESULT_STREAMS) {
-        snprintf(err, errlen, "results list %d streams (at most %d)", n, LP_I3_MAX_RESULT_STREAMS);
+    if (n < 0 || n > LP_PEER_MAX_STREAMS) {
+        snprintf(err, errlen, "results list %d streams (at most %d)", n, LP_PEER_MAX_STREAMS);
         goto fail;
     }
     r->nstreams = 0;
     const cJSON *so;
     cJSON_ArrayForEach(so, arr)
     {
-        struct lp_i3_stream_result *s = &r->streams[r->nstreams];
+        struct lp_peer_stream *s = &r->streams[r->nstreams];
         double id = 0, bytes = 0, retr = 0, jit = 0, errs = 0, pk = 0, st = 0, et = 0;
         if (!cJSON_IsObject(so) || !num_field(so, "id", true, &id, err, errlen) ||
             !num_field(so, "bytes", true, &bytes, err, errlen) ||
@@ -374,19 +374,4 @@ int lp_i3_results_decode(const char *json, size_t len, struct lp_i3_results *r, 
 fail:
     cJSON_Delete(o);
     return -1;
-}
-
-void lp_i3_results_release(struct lp_i3_results *r)
-{
-    free(r->server_output_text);
-    free(r->server_output_json);
-    r->server_output_text = r->server_output_json = NULL;
-}
-
-const struct lp_i3_stream_result *lp_i3_results_find(const struct lp_i3_results *r, int id)
-{
-    for (unsigned i = 0; i < r->nstreams; i++)
-        if (r->streams[i].id == id)
-            return &r->streams[i];
-    return NULL;
 }

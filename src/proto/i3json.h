@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/peer.h"
 #include "linkperf/record.h"
 #include "linkperf/spec.h"
 
@@ -25,37 +26,10 @@ int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char 
  * parameters is refused. */
 unsigned lp_i3_params_client_version(const char *json, size_t len);
 
-struct lp_i3_stream_result {
-    int id;
-    uint64_t bytes;
-    int64_t retransmits;
-    double jitter_s;
-    int64_t errors;
-    uint64_t packets;
-    double start_time, end_time;
-    uint64_t out_of_order;   /* not on iperf3's wire: filled from an iperf2 server report */
-    bool has_latency;        /* nor this: an iperf2 server report's transit fields */
-    struct lp_latency_stat latency;
-};
-
-#define LP_I3_MAX_RESULT_STREAMS (2 * LP_MAX_STREAMS)
-
-struct lp_i3_results {
-    double cpu_total, cpu_user, cpu_system;
-    int sender_has_retransmits;      /* 1, 0 or -1 (only receives) */
-    char congestion[LP_CONGESTION_MAX];
-    unsigned nstreams;
-    struct lp_i3_stream_result streams[LP_I3_MAX_RESULT_STREAMS];
-    char *server_output_text;        /* malloc'd or NULL */
-    char *server_output_json;        /* malloc'd document text or NULL */
-};
-
 /* Encode (compact). server_output_json, if set, must be a JSON document: it is embedded as
  * an object. Returns malloc'd text or NULL. */
-char *lp_i3_results_encode(const struct lp_i3_results *r);
+char *lp_i3_results_encode(const struct lp_peer_results *r);
 /* Returns 0 or -1 with a message in err. Frees nothing in *r first: start from zeroed. */
-int lp_i3_results_decode(const char *json, size_t len, struct lp_i3_results *r, char *err, size_t errlen);
-void lp_i3_results_release(struct lp_i3_results *r);
-const struct lp_i3_stream_result *lp_i3_results_find(const struct lp_i3_results *r, int id);
+int lp_i3_results_decode(const char *json, size_t len, struct lp_peer_results *r, char *err, size_t errlen);
 
 #endif

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data, len);
     struct lp_i2_report rep;
     if (lp_i2_report_decode(buf, len, &rep)) {
-        struct lp_i3_stream_result row;
+        struct lp_peer_stream row;
         lp_i2_report_to_result(&rep, 1, &row);
         if (row.has_latency) {
             struct lp_latency_stat sum = row.latency;

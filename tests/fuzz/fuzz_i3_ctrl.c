@@ -37,12 +37,12 @@ static bool take_results(struct lp_ctrl *c, size_t max)
     size_t len;
     if (lp_ctrl_frame(c, max, &body, &len) != 1)
         return false;
-    struct lp_i3_results r;
+    struct lp_peer_results r;
     char err[200];
     memset(&r, 0, sizeof(r));
     if (lp_i3_results_decode(body, len, &r, err, sizeof(err)) == 0)
-        (void)lp_i3_results_find(&r, 1);
-    lp_i3_results_release(&r);
+        (void)lp_peer_results_find(&r, 1);
+    lp_peer_results_release(&r);
     lp_ctrl_consume_frame(c, len);
     return true;
 }

@@ -9,13 +9,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct lp_i3_results r;
+    struct lp_peer_results r;
     char err[200];
     memset(&r, 0, sizeof(r));
     if (lp_i3_results_decode((const char *)data, size, &r, err, sizeof(err)) == 0) {
-        (void)lp_i3_results_find(&r, 1);
+        (void)lp_peer_results_find(&r, 1);
         free(lp_i3_results_encode(&r));
     }
-    lp_i3_results_release(&r);
+    lp_peer_results_release(&r);
     return 0;
 }

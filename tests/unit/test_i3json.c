@@ -54,7 +54,7 @@ static void check_json_line(const char *line, void *arg)
         }
         t->params++;
     } else if (strstr(json, "\"cpu_util_total\"")) {
-        struct lp_i3_results r;
+        struct lp_peer_results r;
         memset(&r, 0, sizeof(r));
         if (len > 0 && json[len - 1] != '}')
             return; /* the capture truncated a long line */
@@ -65,7 +65,7 @@ static void check_json_line(const char *line, void *arg)
             assert_int_equal(r.sender_has_retransmits, -1);
         for (unsigned i = 0; i < r.nstreams; i++)
             assert_true(r.streams[i].id == 1 || r.streams[i].id >= 3);
-        lp_i3_results_release(&r);
+        lp_peer_results_release(&r);
         t->results++;
     }
 }
@@ -159,13 +159,13 @@ static void hostile_results_are_refused(void **state)
         "\"packets\":18446744073709551616}]}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct lp_i3_results r;
+        struct lp_peer_results r;
         memset(&r, 0, sizeof(r));
         char err[200] = "";
         if (lp_i3_results_decode(bad[i], strlen(bad[i]), &r, err, sizeof(err)) == 0)
             fail_msg("accepted hostile results #%zu", i);
         assert_true(err[0] != '\0');
-        lp_i3_results_release(&r);
+        lp_peer_results_release(&r);
     }
     /* More streams than any test can have: refused before anything is trusted. */
     size_t cap = 64 + 300 * 80;
@@ -176,7 +176,7 @@ static void hostile_results_are_refused(void **state)
         off += (size_t)snprintf(many + off, cap - off, "%s{\"id\":%d,\"bytes\":1,\"retransmits\":0,\"jitter\":0,"
                                 "\"errors\":0,\"packets\":0}", i ? "," : "", i + 1);
     snprintf(many + off, cap - off, "]}");
-    struct lp_i3_results r;
+    struct lp_peer_results r;
     memset(&r, 0, sizeof(r));
     char err[200];
     assert_int_not_equal(lp_i3_results_decode(many, strlen(many), &r, err, sizeof(err)), 0);
@@ -186,7 +186,7 @@ static void hostile_results_are_refused(void **state)
 static void results_round_trip(void **state)
 {
     (void)state;
-    struct lp_i3_results r, back;
+    struct lp_peer_results r, back;
     memset(&r, 0, sizeof(r));
     memset(&back, 0, sizeof(back));
     r.cpu_total = 12.5;
@@ -194,8 +194,8 @@ static void results_round_trip(void **state)
     r.cpu_system = 10;
     r.sender_has_retransmits = -1;
     r.nstreams = 2;
-    r.streams[0] = (struct lp_i3_stream_result){.id = 1, .bytes = 5793906688ull, .retransmits = -1, .end_time = 2.000113};
-    r.streams[1] = (struct lp_i3_stream_result){.id = 3, .bytes = 77, .retransmits = 4, .jitter_s = 0.0001, .errors = 2, .packets = 99};
+    r.streams[0] = (struct lp_peer_stream){.id = 1, .bytes = 5793906688ull, .retransmits = -1, .end_time = 2.000113};
+    r.streams[1] = (struct lp_peer_stream){.id = 3, .bytes = 77, .retransmits = 4, .jitter_s = 0.0001, .errors = 2, .packets = 99};
     r.server_output_text = "Accepted connection\n";
     char *json = lp_i3_results_encode(&r);
     assert_non_null(json);
@@ -207,9 +207,9 @@ static void results_round_trip(void **state)
     assert_true(back.streams[1].packets == 99);
     assert_true(back.streams[1].errors == 2);
     assert_string_equal(back.server_output_text, "Accepted connection\n");
-    assert_non_null(lp_i3_results_find(&back, 3));
-    assert_null(lp_i3_results_find(&back, 2));
-    lp_i3_results_release(&back);
+    assert_non_null(lp_peer_results_find(&back, 3));
+    assert_null(lp_peer_results_find(&back, 2));
+    lp_peer_results_release(&back);
     free(json);
 }
 
