@@ -6,17 +6,21 @@
 #include <string.h>
 
 #include "auth/i3auth.h"
-#include "cli/setters.h"
-#include "cli/values.h"
 
-#define FIELD(m) .off = offsetof(struct lp_cli_config, m), \
-                 .size = sizeof(((struct lp_cli_config *)0)->m)
-#define FLAG(m) .store = LP_CLI_STORE_TRUE, FIELD(m)
-#define STR(m, maxlen) .arg = LP_CLI_ARG_STRING, .max = (maxlen), \
-                       .store = LP_CLI_STORE_STR, FIELD(m)
-#define GENERAL .mode = LP_CLI_MODE_GENERAL
-#define SERVER .mode = LP_CLI_MODE_SERVER
-#define CLIENT .mode = LP_CLI_MODE_CLIENT
+/* How the rows shared with the iperf2 spelling (options_rows.h) name things here. A client
+ * given an option that exists only in iperf2 speaks the iperf2 dialect. */
+#define LP_SPELL_IMPLIES_IPERF2 LP_CLI_F_IMPLIES_IPERF2
+#define LP_SPELL_DIALECT_NOTE " Implies --dialect iperf2."
+#define LP_SPELL_CSV "--csv"
+#define LP_SPELL_LOGFILE "--logfile"
+#define LP_SPELL_DUAL "--dual"
+#define LP_SPELL_TRADEOFF "--tradeoff"
+#define LP_SPELL_FILE "--file"
+#define LP_SPELL_STDIN "--stdin"
+#define LP_SPELL_COMPAT "--compat"
+#define LP_SPELL_IPERF3_AUTH ", unless --rsa-private-key-path admits them"
+#include "cli/options_rows.h"
+
 #define MS_MAX (86400.0 * 1000.0)   /* iperf3 bounds its ms timeouts by MAX_TIME (a day) */
 
 static const struct lp_cli_opt iperf3_opts[] = {
@@ -65,15 +69,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
     {.name = "logfile", .metavar = "f", STR(logfile, LP_CLI_PATH_MAX - 1), GENERAL,
      .help = "send output to a log file",
      .man = "Append all output (normal and error) to file f instead of the terminal."},
-    {.name = "db", .metavar = "path", STR(db, LP_CLI_PATH_MAX - 1), GENERAL,
-     .help = "history database (default ~/.local/share/linkperf/history.db)",
-     .man = "Record the test in this SQLite history database instead of the default "
-            "$XDG_DATA_HOME/linkperf/history.db (~/.local/share/linkperf/history.db): its "
-            "command line, every interval and the iperf3 JSON result, which linkperf ui "
-            "lists, overlays and exports. A test cut short is kept, marked incomplete."},
-    {.name = "no-history", FLAG(no_history), GENERAL,
-     .help = "do not record the test in the history database",
-     .man = "Record nothing in the history database."},
+    ROW_DB,
+    ROW_NO_HISTORY,
     {.name = "forceflush", FLAG(forceflush), GENERAL,
      .help = "force flushing output at every interval",
      .man = "Flush the output after every line instead of after every report."},
@@ -95,25 +92,11 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "timeout for unacknowledged TCP data (ms, default: system's)",
      .man = "Give up on a TCP connection whose data stays unacknowledged for this many "
             "milliseconds (TCP_USER_TIMEOUT); 0 keeps the system setting."},
-    {.name = "debug", .letter = 'd', .arg = LP_CLI_ARG_OPTIONAL, .metavar = "#", .min = 1,
-     .max = 4, GENERAL, .set = lp_cli_set_debug, .help = "emit debugging output",
-     .man = "Trace the control protocol on standard error: connections and how they were "
-            "classified, every state byte sent and received, the parameter and results JSON, "
-            "UDP stream hellos. The optional =level 1..4 is accepted for iperf3 compatibility; "
-            "every level prints the same trace. With -J the trace stays on standard error, so the "
-            "JSON document is not corrupted."},
-    {.name = "threads", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = 64, GENERAL,
-     .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.threads),
-     .help = "worker threads (default 0 = one per CPU core)",
-     .man = "Number of worker threads that move data; 0 (the default) starts one per "
-            "online CPU core."},
-    {.name = "version", .letter = 'v', GENERAL, .flags = LP_CLI_F_STOP,
-     .set = lp_cli_set_version, .help = "show version information and quit"},
-    {.name = "help", .letter = 'h', GENERAL, .flags = LP_CLI_F_STOP, .set = lp_cli_set_help,
-     .help = "show this message and quit"},
-    {.name = "man", GENERAL, .flags = LP_CLI_F_STOP | LP_CLI_F_LINKPERF,
-     .set = lp_cli_set_man, .help = "print this manual page (roff) and quit",
-     .man = "Print this manual page, in roff, generated from the option table, and quit."},
+    ROW_DEBUG('d', 0, "emit debugging output"),
+    ROW_THREADS,
+    ROW_VERSION("show version information and quit"),
+    ROW_HELP("show this message and quit"),
+    ROW_MAN,
     {.name = "iperf2", GENERAL, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_iperf2,
      .help = "use iperf2's options and output (see IPERF2 MODE)",
      .man = "Read the whole command line with iperf2's option letters and meanings, speak "
@@ -125,26 +108,15 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "Print iperf2's comma-separated lines (its -y C) instead of text: time, "
             "addresses and ports, transfer id, interval, bytes and bits/s, and for UDP "
             "jitter, loss and out-of-order counts. Cannot be combined with -J."},
-    {.name = "csv-header", GENERAL, .flags = LP_CLI_F_LINKPERF, .key = LP_CLI_K_CSV_HEADER,
-     FLAG(fmt.csv_header), .help = "with --csv, first print a line naming the fields",
-     .man = "With --csv, print a first line naming the fields (iperf2 prints none)."},
-    {.name = "enhanced", GENERAL, .set = lp_cli_set_enhanced,
-     .help = "enhanced reports (iperf2's -e)",
-     .man = "Ask for iperf2's enhanced reports (its -e): more columns in the iperf2 text "
-            "layout and millisecond timestamps in --csv lines. Nothing changes on the wire."},
+    ROW_CSV_HEADER,
+    ROW_ENHANCED(0, "enhanced reports (iperf2's -e)"),
     {.name = "print-mss", GENERAL, .set = lp_cli_set_print_mss,
      .help = "print the TCP maximum segment size (iperf2's -m)",
      .man = "Report the TCP maximum segment size of the connections (iperf2's -m)."},
 
     /* ---- Server ---- */
-    {.name = "server", .letter = 's', SERVER, .key = LP_CLI_K_SERVER, .set = lp_cli_set_server,
-     .help = "run in server mode",
-     .man = "Run in server mode. A linkperf server runs many tests at once (see "
-            "--max-tests) instead of refusing clients while one test is running."},
-    {.name = "daemon", .letter = 'D', FLAG(daemon), SERVER,
-     .help = "run the server as a daemon",
-     .man = "Run the server in the background, detached from the terminal. Output goes "
-            "to --logfile, or nowhere."},
+    ROW_SERVER,
+    ROW_DAEMON,
     {.name = "one-off", .letter = '1', FLAG(spec.one_off), SERVER,
      .help = "handle one client connection then exit"},
     {.name = "idle-timeout", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 86400,
@@ -164,11 +136,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "iperf3 test timed longer than 3600 s is refused, and an untimed one (-t 0, or an "
             "amount with -n or -k) and any iperf2 test are ended at 3600 s, with a line "
             "saying why (the iperf3 client hears that the server has terminated)."},
-    {.name = "max-tests", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 1024,
-     SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests),
-     .help = "tests the server runs at once (default 64)",
-     .man = "How many tests the server runs at the same time; default 64. A client "
-            "beyond that gets iperf3's busy answer."},
+    ROW_MAX_TESTS,
     {.name = "allow", .metavar = "list", .arg = LP_CLI_ARG_STRING, .max = LP_ALLOW_MAX - 1,
      SERVER, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_allow,
      .help = "serve only these clients (hosts, addresses, CIDRs)",
@@ -178,27 +146,13 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "datagrams at most one line a second, with a count). This is "
             "JPerf's \"Client Limit\" and iperf2 2.0's server -c host. At most 1023 "
             "characters."},
-    {.name = "trust-udp", .metavar = "list", .arg = LP_CLI_ARG_STRING, .max = LP_ALLOW_MAX - 1,
-     SERVER, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_trust_udp,
-     .help = "send iperf2 UDP -R/-d/full-duplex tests to these clients without proof",
-     .man = "Clients (hosts, addresses, CIDRs, as --allow takes them) that an iperf2 UDP test "
-            "sending to the client (-R, -d, -r, --full-duplex) serves whole at once. Others get "
-            "that only when they are on loopback or made a TCP connection to this server in "
-            "the last 10 minutes: an iperf2 UDP request is one datagram, its source may be "
-            "forged, and the server must not flood a host that never asked (before the proof "
-            "such a test gets 8 datagrams plus twice what the client sent; see "
-            "docs/internals/security.md). For boards that test over UDP only."},
+    ROW_TRUST_UDP,
     {.name = "max-connections", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
      .max = LP_CLI_MAX_CONNS, SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT,
      FIELD(spec.max_conns), .help = "exit after serving # tests (0 = never)",
      .man = "Exit after serving this many tests; 0 (the default) serves until stopped. This "
             "is JPerf's \"Num Connections\" and iperf2's server -P."},
-    {.name = "web", .metavar = "host:port", STR(web, 127), SERVER, .flags = LP_CLI_F_LINKPERF,
-     .help = "also serve the browser page (linkperf ui) on host:port",
-     .man = "Also serve linkperf ui's browser page on host:port (127.0.0.1:0 picks a free "
-            "port; the page needs the token printed with the URL), where the "
-            "tests this server runs show live, each with its chart and text. The URL is "
-            "printed on standard error."},
+    ROW_WEB,
     {.name = "stop-after", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 0.01, .max = 86400,
      SERVER, .flags = LP_CLI_F_LINKPERF | LP_CLI_F_ZERO_OK, .store = LP_CLI_STORE_DOUBLE,
      FIELD(stop_after_s), .help = "stop the server after # seconds (0 = never)",
@@ -300,29 +254,18 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .max = LP_MAX_STREAMS, CLIENT, .key = LP_CLI_K_PARALLEL, .store = LP_CLI_STORE_UINT,
      FIELD(spec.streams),
      .help = "number of parallel client streams to run"},
-    {.name = "reverse", .letter = 'R', CLIENT, .key = LP_CLI_K_REVERSE,
-     .set = lp_cli_set_reverse,
-     .help = "run in reverse mode (server sends, client receives)",
-     .man = "Run in reverse mode: the server sends, the client receives. With the iperf2 "
-            "dialect this is iperf2's -R (the server sends on the client's connection)."},
+    ROW_REVERSE("run in reverse mode (server sends, client receives)"),
     {.name = "bidir", CLIENT, .key = LP_CLI_K_BIDIR, .set = lp_cli_set_bidir,
      .help = "run in bidirectional mode (client and server send and receive)",
      .man = "Run in bidirectional mode: client and server both send and receive. "
             "Cannot be combined with -R. With the iperf2 dialect it is --full-duplex."},
-    {.name = "full-duplex", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2,
-     .key = LP_CLI_K_FULL_DUPLEX, .set = lp_cli_set_bidir,
-     .help = "iperf2: send both ways at once on the same connection",
-     .man = "iperf2's --full-duplex: client and server both send, on the same "
-            "connection(s). Implies --dialect iperf2. Excludes -R, --dual and --tradeoff."},
+    ROW_FULL_DUPLEX("iperf2: send both ways at once on the same connection"),
     {.name = "dual", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_DUAL,
      .set = lp_cli_set_dual, .help = "iperf2 -d: the server connects back and sends at once",
      .man = "iperf2's -d (dual test): while the client sends, the server opens a connection "
             "back to the client (to --listen-port) and sends on it. Implies --dialect "
             "iperf2. The server must be able to reach the client (no NAT in between)."},
-    {.name = "tradeoff", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_TRADEOFF,
-     .set = lp_cli_set_tradeoff, .help = "iperf2 -r: the server connects back and sends after",
-     .man = "iperf2's -r (tradeoff): like --dual, but the server sends after the client's "
-            "test has ended. Implies --dialect iperf2."},
+    ROW_TRADEOFF(0, "iperf2 -r: the server connects back and sends after"),
     {.name = "listen-port", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = 65535,
      CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .store = LP_CLI_STORE_U16,
      FIELD(spec.iperf2.listen_port),
@@ -336,18 +279,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "for old iperf 2.0 servers and minimal board servers; it cannot be combined "
             "with -R, --full-duplex, --dual or --tradeoff. On a server it counts every "
             "byte of iperf2 connections as payload. Implies --dialect iperf2 for a client."},
-    {.name = "no-udp-fin", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2,
-     .key = LP_CLI_K_NO_UDP_FIN, FLAG(spec.iperf2.no_udp_fin),
-     .help = "iperf2: UDP without the final report exchange",
-     .man = "iperf2's --no-udp-fin: end a UDP test without the final exchange with the "
-            "server, so nothing travels back to the client (and no server report is "
-            "shown). Needs -u; implies --dialect iperf2."},
-    {.name = "trip-times", CLIENT, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_TRIP_TIMES,
-     FLAG(spec.iperf2.trip_times), .help = "iperf2: one-way latency from sender timestamps",
-     .man = "iperf2's --trip-times: the receiver measures one-way latency from the "
-            "sender's timestamps (per datagram for UDP, per -l write for TCP, which then "
-            "starts with a 92-byte burst header). The clocks of both hosts must agree. "
-            "Not with --file, --stdin or --compat; implies --dialect iperf2."},
+    ROW_NO_UDP_FIN("iperf2: UDP without the final report exchange"),
+    ROW_TRIP_TIMES("iperf2: one-way latency from sender timestamps"),
     {.name = "file", .letter = 'F', .metavar = "name", STR(spec.iperf2.file, LP_PATH_MAX - 1),
      CLIENT, .flags = LP_CLI_F_NEEDS_IPERF2, .key = LP_CLI_K_FILE,
      .help = "send this file's content (needs --dialect iperf2)",
@@ -358,30 +291,9 @@ static const struct lp_cli_opt iperf3_opts[] = {
      FLAG(spec.iperf2.from_stdin), .help = "send standard input (iperf2's -I)",
      .man = "Send what arrives on standard input as the payload (iperf2's -I). Implies "
             "--dialect iperf2."},
-    {.name = "ttl", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 255, CLIENT,
-     .flags = LP_CLI_F_IMPLIES_IPERF2, .store = LP_CLI_STORE_INT,
-     FIELD(spec.iperf2.mcast_ttl), .help = "iperf2 -T: TTL of multicast datagrams",
-     .man = "iperf2's -T: the time-to-live of UDP datagrams sent to a multicast group "
-            "(-c 239.1.1.1 -u); the system default is 1. Implies --dialect iperf2."},
-    {.name = "permit-key", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "value", .max = LP_PERMIT_KEY_MAX,
-     GENERAL, .flags = LP_CLI_F_IMPLIES_IPERF2, .key = LP_CLI_K_PERMIT_KEY, .set = lp_cli_set_permit_key,
-     .help = "iperf2: key a client sends and a server requires (TCP only)",
-     .man = "iperf2's --permit-key (2.1.8's wire format). A client sends value, 4 to 128 "
-            "characters, after its iperf2 TCP header; implies --dialect iperf2. A server "
-            "serves only iperf2 TCP clients sending it: others get iperf 2.1.8's \"[drop] ... "
-            "(permit key fail)\" line and a reset. iperf2 UDP clients cannot send a key and are "
-            "refused, and so are iperf3 clients, unless --rsa-private-key-path admits them. "
-            "Without a value the server makes a key up (its start time and 16 random letters "
-            "and digits) and prints it. It accepts tests for --permit-key-timeout seconds, then "
-            "exits once they end. The key travels in the clear: it keeps stray clients out, it "
-            "authenticates nobody."},
-    {.name = "permit-key-timeout", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 1,
-     .max = LP_MAX_DURATION_S, SERVER, .flags = LP_CLI_F_IMPLIES_IPERF2 | LP_CLI_F_ZERO_OK,
-     .key = LP_CLI_K_PERMIT_KEY_TIMEOUT, .store = LP_CLI_STORE_DOUBLE, FIELD(spec.iperf2.permit_key_timeout_s),
-     .help = "iperf2: seconds a --permit-key server accepts tests (default 20, 0 = always)",
-     .man = "With --permit-key: stop accepting tests this many whole seconds after starting "
-            "(iperf 2.1.8 drops the fraction), and exit once the tests under way end. "
-            "Default 20, as 2.1.8; 0 accepts tests until stopped."},
+    ROW_TTL(0, "iperf2 -T: TTL of multicast datagrams"),
+    ROW_PERMIT_KEY("iperf2: key a client sends and a server requires (TCP only)"),
+    ROW_PERMIT_KEY_TIMEOUT("iperf2: seconds a --permit-key server accepts tests (default 20, 0 = always)"),
     {.name = "window", .letter = 'w', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 0,
      .max = LP_MAX_WINDOW, CLIENT, .store = LP_CLI_STORE_INT, FIELD(spec.window_bytes),
      .help = "set send/receive socket buffer sizes (sets TCP window size)"},

@@ -3,17 +3,21 @@
  * rules (role-dependent -c/-P/-t, port defaults, exclusions) where table->iperf2 is set. */
 #include "cli/options.h"
 
-#include "cli/setters.h"
-#include "cli/values.h"
+/* How the rows shared with the iperf3 spelling (options_rows.h) name things here. Every
+ * option of this table is iperf2's, so none switches the dialect; iperf3 authentication
+ * has no rows in this spelling. */
+#define LP_SPELL_IMPLIES_IPERF2 0
+#define LP_SPELL_DIALECT_NOTE ""
+#define LP_SPELL_CSV "-y C"
+#define LP_SPELL_LOGFILE "-o file"
+#define LP_SPELL_DUAL "-d"
+#define LP_SPELL_TRADEOFF "-r"
+#define LP_SPELL_FILE "-F"
+#define LP_SPELL_STDIN "-I"
+#define LP_SPELL_COMPAT "-C"
+#define LP_SPELL_IPERF3_AUTH ""
+#include "cli/options_rows.h"
 
-#define FIELD(m) .off = offsetof(struct lp_cli_config, m), \
-                 .size = sizeof(((struct lp_cli_config *)0)->m)
-#define FLAG(m) .store = LP_CLI_STORE_TRUE, FIELD(m)
-#define STR(m, maxlen) .arg = LP_CLI_ARG_STRING, .max = (maxlen), \
-                       .store = LP_CLI_STORE_STR, FIELD(m)
-#define GENERAL .mode = LP_CLI_MODE_GENERAL
-#define SERVER .mode = LP_CLI_MODE_SERVER
-#define CLIENT .mode = LP_CLI_MODE_CLIENT
 /* iperf 2.1.8 keeps -l and -w in an int (its byte_atoi, no range check): 2G and more wrap
  * negative there (-l crashes, -w is ignored), so 2G - 1 is its real limit, and ours. */
 #define IPERF2_INT_MAX 2147483647.0
@@ -36,8 +40,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "1048576 for UDP, unlimited for TCP. The form Npps (UDP only) sets N packets "
             "per second, 1..10m. iperf2's MEAN,STDEV variable load and a server's read "
             "limit are not supported."},
-    {.name = "enhanced", .letter = 'e', GENERAL, .set = lp_cli_set_enhanced,
-     .help = "enhanced reports: more tcp/udp and traffic information"},
+    ROW_ENHANCED('e', "enhanced reports: more tcp/udp and traffic information"),
     {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[abkmgtABKMGT]",
      GENERAL, .set = lp_cli_set_format2,
      .help = "format to report: a b k m g t (bits), A B K M G T (bytes)",
@@ -61,15 +64,8 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "nothing (JPerf writes 2.0M, 64.0k, 512.0B): 1.5K is 1536 bytes."},
     {.name = "print_mss", .letter = 'm', GENERAL, .set = lp_cli_set_print_mss,
      .help = "print TCP maximum segment size"},
-    {.name = "db", .metavar = "path", STR(db, LP_CLI_PATH_MAX - 1), GENERAL,
-     .help = "history database (default ~/.local/share/linkperf/history.db)",
-     .man = "Record the test in this SQLite history database instead of the default "
-            "$XDG_DATA_HOME/linkperf/history.db (~/.local/share/linkperf/history.db): its "
-            "command line, every interval and the iperf3 JSON result, which linkperf ui "
-            "lists, overlays and exports. A test cut short is kept, marked incomplete."},
-    {.name = "no-history", FLAG(no_history), GENERAL,
-     .help = "do not record the test in the history database",
-     .man = "Record nothing in the history database."},
+    ROW_DB,
+    ROW_NO_HISTORY,
     {.name = "output", .letter = 'o', .metavar = "<filename>",
      STR(logfile, LP_CLI_PATH_MAX - 1), GENERAL,
      .help = "append the report and error messages to a file",
@@ -161,77 +157,37 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "stands on the line, it is iperf2 2.0's server client limit (JPerf's \"Client "
             "Limit\"): only clients matching the host, address, CIDR block or "
             "comma-separated list are served, others are refused with a log line."},
-    {.name = "help", .letter = 'h', GENERAL, .flags = LP_CLI_F_STOP, .set = lp_cli_set_help,
-     .help = "print this message and quit"},
-    {.name = "version", .letter = 'v', GENERAL, .flags = LP_CLI_F_STOP,
-     .set = lp_cli_set_version, .help = "print version information and quit"},
-    {.name = "man", GENERAL, .flags = LP_CLI_F_STOP | LP_CLI_F_LINKPERF,
-     .set = lp_cli_set_man, .help = "print the manual page (roff) and quit"},
+    ROW_HELP("print this message and quit"),
+    ROW_VERSION("print version information and quit"),
+    ROW_MAN,
     {.name = "iperf2", GENERAL, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_iperf2,
      .help = "iperf2 spelling (already on)",
      .man = "Accepted and ignored: this spelling is already in use."},
-    {.name = "csv-header", GENERAL, .flags = LP_CLI_F_LINKPERF, .key = LP_CLI_K_CSV_HEADER,
-     FLAG(fmt.csv_header), .help = "with -y C, first print a line naming the fields",
-     .man = "With -y C, print a first line naming the fields (iperf2 prints none)."},
-    {.name = "threads", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = 64, GENERAL,
-     .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.threads),
-     .help = "worker threads (default 0 = one per CPU core)"},
-    {.name = "debug", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "#", .min = 1, .max = 4, GENERAL,
-     .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_debug,
-     .help = "trace the protocol on standard error",
-     .man = "Trace the protocol steps on standard error (linkperf's -d/--debug; here -d is "
-            "iperf2's dual test)."},
+    ROW_CSV_HEADER,
+    ROW_THREADS,
+    ROW_DEBUG(0, LP_CLI_F_LINKPERF, "trace the protocol on standard error"),
     NO("hide-ips", 0, GENERAL, "hide ip addresses and host names within outputs"),
-    {.name = "permit-key", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "value", .max = LP_PERMIT_KEY_MAX,
-     GENERAL, .key = LP_CLI_K_PERMIT_KEY, .set = lp_cli_set_permit_key,
-     .help = "permit key to be used to verify client and server (TCP only)",
-     .man = "A client sends this key, 4 to 128 characters, after its TCP test header (as "
-            "2.1.8 does; not with -u or -C). A server serves only TCP clients sending it: "
-            "others get 2.1.8's \"[drop] ... (permit key fail)\" line and a reset; UDP "
-            "and iperf3 clients are refused (iperf3 ones unless --rsa-private-key-path admits "
-            "them). Without a value (--permit-key alone) the server makes a key up from its "
-            "start time and 16 random letters and digits, and prints it. Both ends print "
-            "their transfer ids as [key(1)], as 2.1.8. The key travels in the clear: it keeps "
-            "stray clients out, it authenticates nobody."},
+    ROW_PERMIT_KEY("permit key to be used to verify client and server (TCP only)"),
     NO("sum-only", 0, GENERAL, "output sum only reports"),
     NO("realtime", 'z', GENERAL, "request realtime scheduler"),
     NO("awdl", 'A', GENERAL, "use the Apple Wireless Direct Link interface"),
     NO("NUM_REPORT_STRUCTS", 0, GENERAL, "size of iperf2's report ring"),
 
     /* ---- Server specific ---- */
-    {.name = "server", .letter = 's', SERVER, .key = LP_CLI_K_SERVER, .set = lp_cli_set_server,
-     .help = "run in server mode",
-     .man = "Run in server mode. The server runs many tests at once (see --max-tests)."},
+    ROW_SERVER,
     {.name = "singleclient", .letter = '1', SERVER, .set = lp_cli_set_single_client,
      .help = "run one test at a time",
      .man = "Run one test at a time (the same as --max-tests 1): a client that comes while "
             "a test runs is refused, where iperf2 would make it wait."},
-    {.name = "web", .metavar = "host:port", STR(web, 127), SERVER, .flags = LP_CLI_F_LINKPERF,
-     .help = "also serve the browser page (linkperf ui) on host:port",
-     .man = "Also serve linkperf ui's browser page on host:port, where the tests this server "
-            "runs show live (see linkperf's --web)."},
-    {.name = "daemon", .letter = 'D', FLAG(daemon), SERVER,
-     .help = "run the server as a daemon",
-     .man = "Run the server in the background, detached from the terminal; output goes to "
-            "-o file, or nowhere."},
-    {.name = "max-tests", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 1024,
-     SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests),
-     .help = "tests the server runs at once (default 64)"},
-    {.name = "trust-udp", .metavar = "list", .arg = LP_CLI_ARG_STRING, .max = LP_ALLOW_MAX - 1,
-     SERVER, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_trust_udp,
-     .help = "send iperf2 UDP -R/-d/full-duplex tests to these clients without proof",
-     .man = "See linkperf's --trust-udp."},
+    ROW_WEB,
+    ROW_DAEMON,
+    ROW_MAX_TESTS,
+    ROW_TRUST_UDP,
     NO("single_udp", 'U', SERVER, "run in single threaded UDP mode"),
     NO("ssm-host", 'H', SERVER, "set the SSM source, use with -B for (S,G)"),
     NO("histograms", 0, SERVER, "enable latency histograms"),
     NO("udp-histograms", 0, SERVER, "enable UDP latency histograms"),
-    {.name = "permit-key-timeout", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 1,
-     .max = LP_MAX_DURATION_S, SERVER, .flags = LP_CLI_F_ZERO_OK, .key = LP_CLI_K_PERMIT_KEY_TIMEOUT,
-     .store = LP_CLI_STORE_DOUBLE, FIELD(spec.iperf2.permit_key_timeout_s),
-     .help = "set the timeout for a permit key in seconds",
-     .man = "With --permit-key: stop accepting tests this many whole seconds after starting "
-            "(as 2.1.8, which drops the fraction), and exit once the tests under way end. "
-            "Default 20; 0 accepts tests until stopped (2.1.8 prints \"WARN: no timeout\")."},
+    ROW_PERMIT_KEY_TIMEOUT("set the timeout for a permit key in seconds"),
     NO("tcp-rx-window-clamp", 0, SERVER, "set the TCP receive window clamp size in bytes"),
     NO("tap-dev", 0, SERVER, "use TAP device to receive at L2 layer"),
     NO("tun-dev", 0, SERVER, "use TUN device to receive"),
@@ -243,9 +199,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .help = "do a bidirectional test simultaneously (multiple sockets)",
      .man = "Dual test: while the client sends, the server connects back to the client (on "
             "-L or the server port) and sends at the same time."},
-    {.name = "tradeoff", .letter = 'r', CLIENT, .key = LP_CLI_K_TRADEOFF,
-     .set = lp_cli_set_tradeoff, .help = "do a bidirectional test individually",
-     .man = "Tradeoff: like -d, but the server sends after the client's test has ended."},
+    ROW_TRADEOFF('r', "do a bidirectional test individually"),
     {.name = "num", .letter = 'n', .arg = LP_CLI_ARG_SIZE2, .metavar = "#[kmgKMG]", .min = 1,
      .max = 1125899906842624.0, CLIENT, .key = LP_CLI_K_BYTES, .store = LP_CLI_STORE_U64,
      FIELD(spec.bytes), .help = "number of bytes to transmit (instead of -t)"},
@@ -259,30 +213,16 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .help = "port to receive bidirectional tests back on",
      .man = "Port the client listens on for the server's connection back with -d or -r; "
             "0 (the default) uses the server port."},
-    {.name = "reverse", .letter = 'R', CLIENT, .key = LP_CLI_K_REVERSE,
-     .set = lp_cli_set_reverse, .help = "reverse the test (client receives, server sends)"},
-    {.name = "full-duplex", CLIENT, .key = LP_CLI_K_FULL_DUPLEX, .set = lp_cli_set_bidir,
-     .help = "run full duplex test using same socket"},
-    {.name = "no-udp-fin", CLIENT, .key = LP_CLI_K_NO_UDP_FIN, FLAG(spec.iperf2.no_udp_fin),
-     .help = "no final server to client stats at end of UDP test",
-     .man = "No final exchange with the server at the end of a UDP test, so no server "
-            "report. Needs -u."},
-    {.name = "ttl", .letter = 'T', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 255,
-     CLIENT, .store = LP_CLI_STORE_INT, FIELD(spec.iperf2.mcast_ttl),
-     .help = "time-to-live, for multicast (default 1)"},
+    ROW_REVERSE("reverse the test (client receives, server sends)"),
+    ROW_FULL_DUPLEX("run full duplex test using same socket"),
+    ROW_NO_UDP_FIN("no final server to client stats at end of UDP test"),
+    ROW_TTL('T', "time-to-live, for multicast (default 1)"),
     {.name = "fq-rate", .arg = LP_CLI_ARG_STRING, .metavar = "#[kmgKMG]", .max = 31, CLIENT,
      .set = lp_cli_set_fq_rate2, .help = "bandwidth to socket pacing",
      .man = "Let the kernel pace each stream (SO_MAX_PACING_RATE). As in iperf 2.1.8, k, m, "
             "g mean bits/s and K, M, G bytes/s, all 1000-based (1M is 1000000 bytes/s). At "
             "most 1000g bits/s."},
-    {.name = "trip-times", CLIENT, .key = LP_CLI_K_TRIP_TIMES, FLAG(spec.iperf2.trip_times),
-     .help = "enable end to end measurements (requires client and server clock sync)",
-     .man = "One-way latency, measured by the receiver from the sender's timestamps: per "
-            "datagram for UDP, per write (a 92-byte burst header starts every -l write) for "
-            "TCP. The server shows avg/min/max/stdev in ms per interval and in its report; "
-            "for UDP the client prints them from the server report. Both hosts' clocks must "
-            "agree (same host, or PTP/NTP); a server ignores the request when the client's "
-            "start time is more than 600 s from its own clock. Not with -F, -I or -C."},
+    ROW_TRIP_TIMES("enable end to end measurements (requires client and server clock sync)"),
     NO("peer-detect", 'X', CLIENT, "perform server version detection and version exchange"),
     NO("suggest_win_size", 'W', CLIENT, "suggest the window size"),
     NO("bounceback", 0, CLIENT, "request a bounceback test"),
