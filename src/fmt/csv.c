@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "fmt/lines.h"
+#include "fmt/looks.h"
 
 #define CSV_TCP_FIELDS "time,src_ip,src_port,dst_ip,dst_port,id,start-end,bytes,bits_per_sec"
 #define CSV_UDP_FIELDS ",jitter_ms,lost,total,loss_percent,out_of_order"
@@ -22,6 +23,7 @@ struct csv_stream {
 
 /* One test's CSV lines. Owns its stream table; borrows lines.out.user. */
 struct lp_fmt_csv {
+    struct lp_fmt base;          /* first: see fmt/looks.h */
     struct lp_fmt_opts opts;
     struct lp_fmt_lines lines;   /* no prefixes: CSV lines carry their own time */
     bool udp, header_done;
@@ -176,10 +178,10 @@ static void on_error(struct lp_fmt_csv *f, const struct lp_rec_error *e)
     lp_fmt_lines_printf(&f->lines, LP_OUT_STDERR, false, e->fatal ? "linkperf: error - %s" : "%s", msg);
 }
 
-void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
+static void csv_record(struct lp_fmt *base, const struct lp_record *rec)
 {
-    if (!f || !rec)
-        return;
+    struct lp_fmt_csv *f = (struct lp_fmt_csv *)base;
+
     f->lines.wall = rec->wall_time;
     switch (rec->kind) {
     case LP_REC_START:
@@ -206,7 +208,17 @@ void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
     }
 }
 
-struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+static void csv_free(struct lp_fmt *base)
+{
+    struct lp_fmt_csv *f = (struct lp_fmt_csv *)base;
+
+    free(f->streams);
+    free(f);
+}
+
+static const struct lp_fmt_ops csv_ops = {.record = csv_record, .free = csv_free};
+
+struct lp_fmt *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
 {
     struct lp_fmt_csv *f = calloc(1, sizeof(*f));
 
@@ -216,13 +228,6 @@ struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct l
         f->opts = *opts;
     f->opts.title = NULL;
     lp_fmt_lines_init(&f->lines, NULL, out);
-    return f;
-}
-
-void lp_fmt_csv_free(struct lp_fmt_csv *f)
-{
-    if (!f)
-        return;
-    free(f->streams);
-    free(f);
+    f->base.ops = &csv_ops;
+    return &f->base;
 }

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "fmt/fmt_util.h"
+#include "fmt/looks.h"
 #include "fmt/text_int.h"
 
 #define DASHES "-----------------------------------------------------------"
@@ -195,10 +196,10 @@ static void on_error(struct lp_fmt_text *f, const struct lp_rec_error *e)
         err_line(f, "linkperf: %s", msg);
 }
 
-void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
+static void text_record(struct lp_fmt *base, const struct lp_record *rec)
 {
-    if (!f || !rec)
-        return;
+    struct lp_fmt_text *f = (struct lp_fmt_text *)base;
+
     f->lines.wall = rec->wall_time;
     f->role = rec->role;
     switch (rec->kind) {
@@ -241,7 +242,14 @@ void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
     }
 }
 
-struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+static void text_free(struct lp_fmt *base)
+{
+    free((struct lp_fmt_text *)base);
+}
+
+static const struct lp_fmt_ops text_ops = {.record = text_record, .free = text_free};
+
+struct lp_fmt *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
 {
     struct lp_fmt_text *f = calloc(1, sizeof(*f));
 
@@ -253,10 +261,6 @@ struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct
         f->opts.unit = 'a';
     lp_fmt_lines_init(&f->lines, &f->opts, out);
     f->opts.title = NULL; /* borrowed: the lines keep their copy */
-    return f;
-}
-
-void lp_fmt_text_free(struct lp_fmt_text *f)
-{
-    free(f);
+    f->base.ops = &text_ops;
+    return &f->base;
 }

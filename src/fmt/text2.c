@@ -449,10 +449,10 @@ static void on_error(struct lp_fmt_text2 *f, const struct lp_rec_error *e)
         err_line(f, "%s", msg);
 }
 
-void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec)
+static void text2_record(struct lp_fmt *base, const struct lp_record *rec)
 {
-    if (!f || !rec)
-        return;
+    struct lp_fmt_text2 *f = (struct lp_fmt_text2 *)base;
+
     f->lines.wall = rec->wall_time;
     f->role = rec->role;
     switch (rec->kind) {
@@ -491,7 +491,17 @@ void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec)
     }
 }
 
-struct lp_fmt_text2 *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+static void text2_free(struct lp_fmt *base)
+{
+    struct lp_fmt_text2 *f = (struct lp_fmt_text2 *)base;
+
+    free(f->streams);
+    free(f);
+}
+
+static const struct lp_fmt_ops text2_ops = {.record = text2_record, .free = text2_free};
+
+struct lp_fmt *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
 {
     struct lp_fmt_text2 *f = calloc(1, sizeof(*f));
 
@@ -503,13 +513,6 @@ struct lp_fmt_text2 *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const stru
         f->opts.unit = 'a';
     lp_fmt_lines_init(&f->lines, &f->opts, out);
     f->opts.title = NULL; /* borrowed: the lines keep their copy */
-    return f;
-}
-
-void lp_fmt_text2_free(struct lp_fmt_text2 *f)
-{
-    if (!f)
-        return;
-    free(f->streams);
-    free(f);
+    f->base.ops = &text2_ops;
+    return &f->base;
 }

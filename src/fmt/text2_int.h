@@ -10,6 +10,7 @@
 
 #include "fmt/fmt.h"
 #include "fmt/lines.h"
+#include "fmt/looks.h"
 #include "linkperf/spec.h"
 
 #define LP_TEXT2_DASHES "------------------------------------------------------------"
@@ -40,6 +41,7 @@ struct lp_text2_stream {
 /* One test's output in iperf2's layout. Owns its stream table and copies of the options
  * and spec it needs; borrows lines.out.user. */
 struct lp_fmt_text2 {
+    struct lp_fmt base;          /* first: see fmt/looks.h */
     struct lp_fmt_opts opts;     /* opts.title NULL: the lines have the title */
     struct lp_fmt_lines lines;
     enum lp_role role;

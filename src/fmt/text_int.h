@@ -5,9 +5,11 @@
 
 #include "fmt/fmt.h"
 #include "fmt/lines.h"
+#include "fmt/looks.h"
 
 /* One test's text output. Owns copies of the options it needs; borrows lines.out.user. */
 struct lp_fmt_text {
+    struct lp_fmt base;          /* first: see fmt/looks.h */
     struct lp_fmt_opts opts;     /* opts.title NULL: the lines have the title */
     struct lp_fmt_lines lines;
     enum lp_role role;
