@@ -14,14 +14,6 @@
 
 static const char truncated_note[] = "\n[linkperf: server output truncated at 1 MiB]\n";
 
-/* Which formatter every test gets: fixed by the command line. */
-enum look {
-    LOOK_TEXT,   /* iperf3's text layout (default spelling) */
-    LOOK_TEXT2,  /* iperf2's text layout (--iperf2, linkperf2) */
-    LOOK_CSV,    /* iperf2's -y C lines (--csv, -y C) */
-    LOOK_JSON,   /* -J, --json-stream */
-};
-
 /* One test's formatter. Owns the formatter and the capture; borrows o. */
 struct test_out {
     struct test_out *next;
@@ -29,12 +21,7 @@ struct test_out {
     unsigned test_id;
     bool capture_on;               /* server text/CSV: keep a copy for --get-server-output */
     struct lp_out out;
-    union {
-        struct lp_fmt_text *text;
-        struct lp_fmt_text2 *text2;
-        struct lp_fmt_csv *csv;
-        struct lp_fmt_json *json;
-    } f;                           /* the one of o->look; NULL when it could not be made */
+    struct lp_fmt *f;              /* of o->look */
     struct lp_cli_buf capture;
 };
 
@@ -43,8 +30,8 @@ struct test_out {
 struct lp_cli_output {
     pthread_mutex_t mu;
     FILE *log;
-    enum look look;
-    bool forceflush, json_stream;
+    enum lp_fmt_look look;         /* which formatter every test gets: fixed by the command line */
+    bool forceflush;
     struct lp_fmt_opts fmt;
     char title[LP_TITLE_MAX];
     struct test_out *tests;
@@ -96,37 +83,15 @@ static struct test_out *find(struct lp_cli_output *o, unsigned test_id, struct t
 
 static void test_free(struct test_out *t)
 {
-    switch (t->o->look) {
-    case LOOK_TEXT: lp_fmt_text_free(t->f.text); break;
-    case LOOK_TEXT2: lp_fmt_text2_free(t->f.text2); break;
-    case LOOK_CSV: lp_fmt_csv_free(t->f.csv); break;
-    case LOOK_JSON: lp_fmt_json_free(t->f.json); break;
-    }
+    lp_fmt_free(t->f);
     lp_cli_buf_free(&t->capture);
     free(t);
 }
 
-/* The formatter of o's look for t; false when it could not be made. */
-static bool formatter_new(struct lp_cli_output *o, struct test_out *t)
+/* -J and --json-stream: the server hands an iperf3 client its JSON document, not text. */
+static bool json_look(enum lp_fmt_look look)
 {
-    switch (o->look) {
-    case LOOK_TEXT: return (t->f.text = lp_fmt_text_new(&o->fmt, &t->out)) != NULL;
-    case LOOK_TEXT2: return (t->f.text2 = lp_fmt_text2_new(&o->fmt, &t->out)) != NULL;
-    case LOOK_CSV: return (t->f.csv = lp_fmt_csv_new(&o->fmt, &t->out)) != NULL;
-    case LOOK_JSON:
-        return (t->f.json = lp_fmt_json_new(&o->fmt, &t->out, o->json_stream)) != NULL;
-    }
-    return false;
-}
-
-static void formatter_record(struct test_out *t, const struct lp_record *rec)
-{
-    switch (t->o->look) {
-    case LOOK_TEXT: lp_fmt_text_record(t->f.text, rec); break;
-    case LOOK_TEXT2: lp_fmt_text2_record(t->f.text2, rec); break;
-    case LOOK_CSV: lp_fmt_csv_record(t->f.csv, rec); break;
-    case LOOK_JSON: lp_fmt_json_record(t->f.json, rec); break;
-    }
+    return look == LP_FMT_JSON || look == LP_FMT_JSON_STREAM;
 }
 
 static struct test_out *test_new(struct lp_cli_output *o, const struct lp_record *rec)
@@ -140,11 +105,12 @@ static struct test_out *test_new(struct lp_cli_output *o, const struct lp_record
     /* The LISTENING banner (test 0) belongs to no test, and a client has no use for it.
      * Whatever text the test produced (iperf3 or iperf2 layout, CSV) is what an iperf3
      * client asking --get-server-output receives. */
-    t->capture_on = o->look != LOOK_JSON && rec->role == LP_ROLE_SERVER && rec->test_id != 0;
+    t->capture_on = !json_look(o->look) && rec->role == LP_ROLE_SERVER && rec->test_id != 0;
     t->capture.limit = LP_CLI_SERVER_OUTPUT_MAX;
     t->out.write = test_write;
     t->out.user = t;
-    if (!formatter_new(o, t)) {
+    t->f = lp_fmt_new(o->look, &o->fmt, &t->out);
+    if (!t->f) {
         free(t);
         return NULL;
     }
@@ -164,8 +130,8 @@ static void on_record(const struct lp_record *rec, void *user)
         t = test_new(o, rec);
     if (t) {
         bool done = rec->kind == LP_REC_DONE;
-        formatter_record(t, rec);
-        if (!done && o->look == LOOK_JSON && !o->json_stream && rec->role == LP_ROLE_SERVER && rec->test_id == 0 &&
+        lp_fmt_record(t->f, rec);
+        if (!done && o->look == LP_FMT_JSON && rec->role == LP_ROLE_SERVER && rec->test_id == 0 &&
             rec->kind == LP_REC_ERROR) {
             /* An error that belongs to no test (a refused client, a bad header) is printed
              * at once as a document of its own, as iperf3 -s -J does; kept for a document at
@@ -173,7 +139,7 @@ static void on_record(const struct lp_record *rec, void *user)
              * stops. */
             struct lp_record d = *rec;
             d.kind = LP_REC_DONE;
-            formatter_record(t, &d);
+            lp_fmt_record(t->f, &d);
             done = true;
         }
         if (done) {
@@ -216,8 +182,8 @@ static char *on_server_output(unsigned test_id, int *is_json, void *user)
 
     pthread_mutex_lock(&o->mu);
     t = find(o, test_id, NULL);
-    if (t && o->look == LOOK_JSON) {
-        s = lp_fmt_json_document(t->f.json);
+    if (t && json_look(o->look)) {
+        s = lp_fmt_document(t->f);
         *is_json = 1;
     } else if (t) {
         s = capture_copy(t);
@@ -248,12 +214,11 @@ struct lp_cli_output *lp_cli_output_new(const struct lp_cli_config *cfg, char *e
     pthread_mutex_init(&o->mu, NULL);
     o->forceflush = cfg->forceflush;
     if (cfg->json)
-        o->look = LOOK_JSON;
+        o->look = cfg->json_stream ? LP_FMT_JSON_STREAM : LP_FMT_JSON;
     else if (cfg->csv)
-        o->look = LOOK_CSV;
+        o->look = LP_FMT_CSV;
     else
-        o->look = cfg->iperf2 ? LOOK_TEXT2 : LOOK_TEXT;
-    o->json_stream = cfg->json_stream;
+        o->look = cfg->iperf2 ? LP_FMT_TEXT2 : LP_FMT_TEXT;
     o->fmt = cfg->fmt;
     snprintf(o->title, sizeof(o->title), "%s", cfg->spec.title);
     o->fmt.title = o->title[0] ? o->title : NULL;

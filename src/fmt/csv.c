@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "fmt/fmt.h"
+#include "fmt/lines.h"
+#include "fmt/looks.h"
 
-#define CSV_LINE_MAX 1024
 #define CSV_TCP_FIELDS "time,src_ip,src_port,dst_ip,dst_port,id,start-end,bytes,bits_per_sec"
 #define CSV_UDP_FIELDS ",jitter_ms,lost,total,loss_percent,out_of_order"
 
@@ -21,21 +21,15 @@ struct csv_stream {
     bool final_done;
 };
 
-/* One test's CSV lines. Owns its stream table; borrows out->user. */
+/* One test's CSV lines. Owns its stream table; borrows lines.out.user. */
 struct lp_fmt_csv {
+    struct lp_fmt base;          /* first: see fmt/looks.h */
     struct lp_fmt_opts opts;
-    struct lp_out out;
-    double wall;
+    struct lp_fmt_lines lines;   /* no prefixes: CSV lines carry their own time */
     bool udp, header_done;
     struct csv_stream *streams;
     unsigned nstreams, cap;
 };
-
-static void emit(struct lp_fmt_csv *f, enum lp_out_channel ch, const char *s, size_t n)
-{
-    if (f->out.write && n)
-        f->out.write(f->out.user, ch, s, n);
-}
 
 static struct csv_stream *find(struct lp_fmt_csv *f, const struct lp_stream_id *sid)
 {
@@ -74,7 +68,7 @@ static void on_start(struct lp_fmt_csv *f, const struct lp_rec_start *st)
 /* Local time of the report; with -e iperf2 adds milliseconds. */
 static void stamp(const struct lp_fmt_csv *f, char *b, size_t n)
 {
-    double w = f->wall > 0 ? f->wall : (double)time(NULL);
+    double w = f->lines.wall > 0 ? f->lines.wall : (double)time(NULL);
     long long ms = llround(w * 1000.0);
     time_t t = (time_t)(ms / 1000);
     struct tm tm;
@@ -100,12 +94,12 @@ static void line(struct lp_fmt_csv *f, const struct lp_stream_id *sid, bool udp,
     static const struct lp_endpoint none = {.host = "", .port = 0};
     const struct csv_stream *s = find(f, sid);
     const struct lp_endpoint *src = &none, *dst = &none;
-    char b[CSV_LINE_MAX], when[32];
+    char b[LP_FMT_LINE_MAX], when[32];
     int n;
 
     if (!f->header_done && f->opts.csv_header) {
         const char *h = udp ? CSV_TCP_FIELDS CSV_UDP_FIELDS "\n" : CSV_TCP_FIELDS "\n";
-        emit(f, LP_OUT_STDOUT, h, strlen(h));
+        lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, h, strlen(h));
     }
     f->header_done = true;
     /* iperf 2.1.8 names the data's source first: the client in a forward test, the server
@@ -131,7 +125,7 @@ static void line(struct lp_fmt_csv *f, const struct lp_stream_id *sid, bool udp,
     if ((size_t)n > sizeof(b) - 2)
         n = (int)sizeof(b) - 2;
     b[n++] = '\n';
-    emit(f, LP_OUT_STDOUT, b, (size_t)n);
+    lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, b, (size_t)n);
 }
 
 /* iperf2 prints the schedule's boundaries (struct lp_sample); a window over missed intervals
@@ -179,24 +173,16 @@ static void on_end(struct lp_fmt_csv *f, const struct lp_rec_end *end)
 
 static void on_error(struct lp_fmt_csv *f, const struct lp_rec_error *e)
 {
-    char b[CSV_LINE_MAX];
     const char *msg = e->message ? e->message : "unknown error";
-    int n = snprintf(b, sizeof(b), e->fatal ? "linkperf: error - %s\n" : "%s\n", msg);
 
-    if (n < 0)
-        return;
-    if ((size_t)n >= sizeof(b)) {
-        n = (int)sizeof(b) - 1;
-        b[n - 1] = '\n';
-    }
-    emit(f, LP_OUT_STDERR, b, (size_t)n);
+    lp_fmt_lines_printf(&f->lines, LP_OUT_STDERR, false, e->fatal ? "linkperf: error - %s" : "%s", msg);
 }
 
-void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
+static void csv_record(struct lp_fmt *base, const struct lp_record *rec)
 {
-    if (!f || !rec)
-        return;
-    f->wall = rec->wall_time;
+    struct lp_fmt_csv *f = (struct lp_fmt_csv *)base;
+
+    f->lines.wall = rec->wall_time;
     switch (rec->kind) {
     case LP_REC_START:
         on_start(f, &rec->u.start);
@@ -211,13 +197,8 @@ void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
         on_error(f, &rec->u.error);
         break;
     case LP_REC_DEBUG:
-        if (rec->u.debug.message) {
-            struct lp_rec_error e = {.fatal = false};
-            char b[CSV_LINE_MAX];
-            snprintf(b, sizeof(b), "linkperf: debug: %s", rec->u.debug.message);
-            e.message = b;
-            on_error(f, &e);
-        }
+        if (rec->u.debug.message)
+            lp_fmt_lines_printf(&f->lines, LP_OUT_STDERR, false, "linkperf: debug: %s", rec->u.debug.message);
         break;
     case LP_REC_LISTENING:
     case LP_REC_CONNECTING:
@@ -227,7 +208,17 @@ void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
     }
 }
 
-struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+static void csv_free(struct lp_fmt *base)
+{
+    struct lp_fmt_csv *f = (struct lp_fmt_csv *)base;
+
+    free(f->streams);
+    free(f);
+}
+
+static const struct lp_fmt_ops csv_ops = {.record = csv_record, .free = csv_free};
+
+struct lp_fmt *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
 {
     struct lp_fmt_csv *f = calloc(1, sizeof(*f));
 
@@ -236,15 +227,7 @@ struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct l
     if (opts)
         f->opts = *opts;
     f->opts.title = NULL;
-    if (out)
-        f->out = *out;
-    return f;
-}
-
-void lp_fmt_csv_free(struct lp_fmt_csv *f)
-{
-    if (!f)
-        return;
-    free(f->streams);
-    free(f);
+    lp_fmt_lines_init(&f->lines, NULL, out);
+    f->base.ops = &csv_ops;
+    return &f->base;
 }

@@ -1,5 +1,6 @@
-/* Formatters: turn engine records into iperf3-compatible text, -J JSON documents and
- * --json-stream lines. They write through struct lp_out and never touch sockets. */
+/* Formatters: turn engine records into iperf3- or iperf2-compatible text, CSV, -J JSON
+ * documents and --json-stream lines, behind one interface (struct lp_fmt, made by
+ * lp_fmt_new for a look). They write through struct lp_out and never touch sockets. */
 #ifndef LP_FMT_H
 #define LP_FMT_H
 
@@ -30,37 +31,36 @@ struct lp_fmt_opts {
     bool csv_header;         /* --csv-header: a first line naming the CSV fields */
 };
 
-/* Text output in iperf3's layout. One instance per test. */
-struct lp_fmt_text;
-struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out);
-void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec);
-void lp_fmt_text_free(struct lp_fmt_text *f);
+/* What a formatter makes of a test's records. */
+enum lp_fmt_look {
+    LP_FMT_TEXT,        /* iperf3 3.12's text layout */
+    LP_FMT_TEXT2,       /* iperf 2.1.8's text layout (as Debian ships it): --iperf2, linkperf2 */
+    LP_FMT_CSV,         /* iperf2 -y C: comma-separated lines with 2.1.8's fields and order */
+    LP_FMT_JSON,        /* -J: one iperf3 3.12-schema document per test, written at DONE */
+    LP_FMT_JSON_STREAM, /* --json-stream: one compact JSON object per line as records arrive */
+};
 
-/* Text output in iperf2's layout (iperf 2.1.8 as Debian ships it). One instance per test. */
-struct lp_fmt_text2;
-struct lp_fmt_text2 *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_out *out);
-void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec);
-void lp_fmt_text2_free(struct lp_fmt_text2 *f);
+/* One test's formatter, whatever its look: one instance per test. Owns its state and
+ * copies of the options it needs; borrows out->user. */
+struct lp_fmt;
 
-/* iperf2 -y C: comma-separated lines with iperf 2.1.8's fields and order. */
-struct lp_fmt_csv;
-struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out);
-void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec);
-void lp_fmt_csv_free(struct lp_fmt_csv *f);
+/* The formatter of look writing to out (opts NULL: defaults); NULL when out of memory. */
+struct lp_fmt *lp_fmt_new(enum lp_fmt_look look, const struct lp_fmt_opts *opts,
+                          const struct lp_out *out);
+/* Consumes one record (its pointers are borrowed for the call), writing what the look
+ * prints for it. NULL f or rec: nothing. */
+void lp_fmt_record(struct lp_fmt *f, const struct lp_record *rec);
+/* The whole document of the records so far, malloc'd: the JSON looks' -J document, as
+ * iperf3 -J prints it. NULL when the look makes no document (the text looks) or out of
+ * memory. */
+char *lp_fmt_document(const struct lp_fmt *f);
+/* Ends the formatter; a -J test that never got DONE writes its document first. */
+void lp_fmt_free(struct lp_fmt *f);
 
-/* -J: one iperf3 3.12-schema document per test, written when the test is DONE.
- * --json-stream (stream=true): one compact JSON object per line as records arrive. */
-struct lp_fmt_json;
-struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct lp_out *out,
-                                    bool stream);
-void lp_fmt_json_record(struct lp_fmt_json *f, const struct lp_record *rec);
-/* The document built so far (start/intervals/end), formatted like iperf3 -J; malloc'd. */
-char *lp_fmt_json_document(const struct lp_fmt_json *f);
 /* One element of the document's "intervals" array, as compact JSON text (the same values a
  * -J formatter keeps for iv, for a consumer that keeps intervals elsewhere, like the
  * history); malloc'd, NULL when out of memory. */
 char *lp_fmt_json_interval_text(const struct lp_rec_interval *iv);
-void lp_fmt_json_free(struct lp_fmt_json *f);
 
 /* Units (iperf3 rules). Parse "10M", "1.5G", "256K": base 1000 for rates, 1024 for sizes.
  * Return 0, or -1 on a malformed number or overflow. */

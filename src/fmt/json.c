@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "fmt/json_int.h"
+#include "fmt/looks.h"
 
 /* One test's JSON output. Owns every cJSON tree and string below; borrows out->user. */
 struct lp_fmt_json {
+    struct lp_fmt base;          /* first: see fmt/looks.h */
     struct lp_out out;
     bool stream;
     char title[LP_TITLE_MAX];
@@ -143,9 +145,11 @@ static void on_error(struct lp_fmt_json *f, const struct lp_rec_error *e)
         emit_event_string(f, "error", msg);
 }
 
+static char *document_text(const struct lp_fmt_json *f);
+
 static void print_document(struct lp_fmt_json *f)
 {
-    char *doc = lp_fmt_json_document(f);
+    char *doc = document_text(f);
 
     f->printed = true;
     if (doc)
@@ -153,10 +157,10 @@ static void print_document(struct lp_fmt_json *f)
     free(doc);
 }
 
-void lp_fmt_json_record(struct lp_fmt_json *f, const struct lp_record *rec)
+static void json_record(struct lp_fmt *base, const struct lp_record *rec)
 {
-    if (!f || !rec)
-        return;
+    struct lp_fmt_json *f = (struct lp_fmt_json *)base;
+
     f->role = rec->role;
     switch (rec->kind) {
     case LP_REC_LISTENING:
@@ -183,7 +187,8 @@ void lp_fmt_json_record(struct lp_fmt_json *f, const struct lp_record *rec)
     }
 }
 
-char *lp_fmt_json_document(const struct lp_fmt_json *f)
+/* The document built so far (start/intervals/end), formatted like iperf3 -J. */
+static char *document_text(const struct lp_fmt_json *f)
 {
     cJSON *root = cJSON_CreateObject();
     char *s = NULL, *out = NULL;
@@ -230,8 +235,32 @@ char *lp_fmt_json_interval_text(const struct lp_rec_interval *iv)
     return s;
 }
 
-struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct lp_out *out,
-                                    bool stream)
+static char *json_document(const struct lp_fmt *base)
+{
+    return document_text((const struct lp_fmt_json *)base);
+}
+
+static void json_free(struct lp_fmt *base)
+{
+    struct lp_fmt_json *f = (struct lp_fmt_json *)base;
+
+    /* A test that never got DONE (an engine cut short) still owes its document. */
+    if (!f->stream && !f->printed && (f->have_start || f->error) && f->start)
+        print_document(f);
+    cJSON_Delete(f->start);
+    cJSON_Delete(f->intervals);
+    cJSON_Delete(f->end);
+    cJSON_Delete(f->server_output_json);
+    free(f->server_output_text);
+    free(f->error);
+    free(f);
+}
+
+static const struct lp_fmt_ops json_ops = {
+    .record = json_record, .document = json_document, .free = json_free};
+
+struct lp_fmt *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct lp_out *out,
+                               bool stream)
 {
     struct lp_fmt_json *f = calloc(1, sizeof(*f));
 
@@ -246,24 +275,9 @@ struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct
     f->intervals = cJSON_CreateArray();
     f->end = cJSON_CreateObject();
     if (!f->start || !f->intervals || !f->end) {
-        lp_fmt_json_free(f);
+        json_free(&f->base);
         return NULL;
     }
-    return f;
-}
-
-void lp_fmt_json_free(struct lp_fmt_json *f)
-{
-    if (!f)
-        return;
-    /* A test that never got DONE (an engine cut short) still owes its document. */
-    if (!f->stream && !f->printed && (f->have_start || f->error) && f->start)
-        print_document(f);
-    cJSON_Delete(f->start);
-    cJSON_Delete(f->intervals);
-    cJSON_Delete(f->end);
-    cJSON_Delete(f->server_output_json);
-    free(f->server_output_text);
-    free(f->error);
-    free(f);
+    f->base.ops = &json_ops;
+    return &f->base;
 }

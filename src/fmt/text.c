@@ -10,66 +10,17 @@
 #include <cjson/cJSON.h>
 
 #include "fmt/fmt_util.h"
+#include "fmt/looks.h"
 #include "fmt/text_int.h"
 
 #define DASHES "-----------------------------------------------------------"
-
-static void write_out(struct lp_fmt_text *f, enum lp_out_channel ch, const char *s, size_t n)
-{
-    if (f->out.write && n)
-        f->out.write(f->out.user, ch, s, n);
-}
-
-/* --timestamps prefix: strftime of the record's wall clock in local time, like iperf3. */
-static size_t stamp(const struct lp_fmt_text *f, char *b, size_t n)
-{
-    const char *fmt = f->opts.timestamp_format[0] ? f->opts.timestamp_format : "%c ";
-    time_t t = (time_t)(f->wall > 0 ? f->wall : (double)time(NULL));
-    struct tm tm;
-
-    size_t k;
-
-    if (!f->opts.timestamps || !localtime_r(&t, &tm))
-        return 0;
-    /* The format is the user's --timestamps=FORMAT by design. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    k = strftime(b, n, fmt, &tm);
-#pragma GCC diagnostic pop
-    return k;
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 0)))
-#endif
-static void vline(struct lp_fmt_text *f, enum lp_out_channel ch, bool titled, const char *fmt,
-                  va_list ap)
-{
-    char b[LP_TEXT_LINE_MAX];
-    size_t n = stamp(f, b, sizeof(b) - 1);
-    int k;
-
-    if (titled && f->title[0]) {
-        k = snprintf(b + n, sizeof(b) - n, "%s:  ", f->title);
-        n = k < 0 ? n : n + (size_t)k;
-    }
-    if (n < sizeof(b) - 1) {
-        k = vsnprintf(b + n, sizeof(b) - n, fmt, ap);
-        n = k < 0 ? n : n + (size_t)k;
-    }
-    /* An over-long line is cut, but always ends with its newline. */
-    if (n > sizeof(b) - 2)
-        n = sizeof(b) - 2;
-    b[n++] = '\n';
-    write_out(f, ch, b, n);
-}
 
 void lp_text_line(struct lp_fmt_text *f, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    vline(f, LP_OUT_STDOUT, true, fmt, ap);
+    lp_fmt_lines_vprintf(&f->lines, LP_OUT_STDOUT, true, fmt, ap);
     va_end(ap);
     f->sep_last = false;
 }
@@ -83,7 +34,7 @@ static void err_line(struct lp_fmt_text *f, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    vline(f, LP_OUT_STDERR, false, fmt, ap);
+    lp_fmt_lines_vprintf(&f->lines, LP_OUT_STDERR, false, fmt, ap);
     va_end(ap);
 }
 
@@ -224,14 +175,14 @@ static void server_output(struct lp_fmt_text *f, const struct lp_rec_end *end)
         cJSON_Delete(doc);
         body = pretty ? pretty : end->server_output_json;
         lp_text_line(f, "%s", "");
-        write_out(f, LP_OUT_STDOUT, json_hdr, sizeof(json_hdr) - 1);
+        lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, json_hdr, sizeof(json_hdr) - 1);
     } else {
         body = end->server_output_text;
         lp_text_line(f, "%s", "");
-        write_out(f, LP_OUT_STDOUT, text_hdr, sizeof(text_hdr) - 1);
+        lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, text_hdr, sizeof(text_hdr) - 1);
     }
-    write_out(f, LP_OUT_STDOUT, body, strlen(body));
-    write_out(f, LP_OUT_STDOUT, "\n", 1);
+    lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, body, strlen(body));
+    lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, "\n", 1);
     free(pretty);
 }
 
@@ -245,11 +196,11 @@ static void on_error(struct lp_fmt_text *f, const struct lp_rec_error *e)
         err_line(f, "linkperf: %s", msg);
 }
 
-void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
+static void text_record(struct lp_fmt *base, const struct lp_record *rec)
 {
-    if (!f || !rec)
-        return;
-    f->wall = rec->wall_time;
+    struct lp_fmt_text *f = (struct lp_fmt_text *)base;
+
+    f->lines.wall = rec->wall_time;
     f->role = rec->role;
     switch (rec->kind) {
     case LP_REC_LISTENING:
@@ -291,7 +242,14 @@ void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
     }
 }
 
-struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+static void text_free(struct lp_fmt *base)
+{
+    free((struct lp_fmt_text *)base);
+}
+
+static const struct lp_fmt_ops text_ops = {.record = text_record, .free = text_free};
+
+struct lp_fmt *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
 {
     struct lp_fmt_text *f = calloc(1, sizeof(*f));
 
@@ -301,16 +259,8 @@ struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct
         f->opts = *opts;
     else
         f->opts.unit = 'a';
-    /* The title may not outlive this call; keep a copy and drop the borrowed pointer. */
-    if (f->opts.title)
-        snprintf(f->title, sizeof(f->title), "%s", f->opts.title);
-    f->opts.title = NULL;
-    if (out)
-        f->out = *out;
-    return f;
-}
-
-void lp_fmt_text_free(struct lp_fmt_text *f)
-{
-    free(f);
+    lp_fmt_lines_init(&f->lines, &f->opts, out);
+    f->opts.title = NULL; /* borrowed: the lines keep their copy */
+    f->base.ops = &text_ops;
+    return &f->base;
 }

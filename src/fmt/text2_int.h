@@ -9,9 +9,10 @@
 #include <time.h>
 
 #include "fmt/fmt.h"
+#include "fmt/lines.h"
+#include "fmt/looks.h"
 #include "linkperf/spec.h"
 
-#define LP_TEXT2_LINE_MAX 1024
 #define LP_TEXT2_DASHES "------------------------------------------------------------"
 
 /* Row layouts. iperf2 prints a layout's column header the first time a row of that layout
@@ -38,12 +39,11 @@ struct lp_text2_stream {
 };
 
 /* One test's output in iperf2's layout. Owns its stream table and copies of the options
- * and spec it needs; borrows out->user. */
+ * and spec it needs; borrows lines.out.user. */
 struct lp_fmt_text2 {
-    struct lp_fmt_opts opts;
-    char title[LP_TITLE_MAX];
-    struct lp_out out;
-    double wall;                 /* wall clock of the record being formatted */
+    struct lp_fmt base;          /* first: see fmt/looks.h */
+    struct lp_fmt_opts opts;     /* opts.title NULL: the lines have the title */
+    struct lp_fmt_lines lines;
     enum lp_role role;
 
     bool listening_done;         /* a server prints its banner once */

@@ -21,7 +21,7 @@
     "[ ID] Interval            Transfer    Bandwidth    Burst Latency avg/min/max/stdev (cnt/size) " \
     "NetPwr"
 
-#define HALF (LP_TEXT2_LINE_MAX / 2)
+#define HALF (LP_FMT_LINE_MAX / 2)
 
 static void header(struct lp_fmt_text2 *f, unsigned layout)
 {

@@ -4,10 +4,10 @@
 #include <stdio.h>
 
 #include "fmt/text2_int.h"
+#include "fmt/units_int.h"
 
-static const char *const byte_labels[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
-static const char *const byte1_labels[] = {"Byte", "KByte", "MByte", "GByte", "TByte"};
-static const char *const bit_labels[] = {"bits", "Kbits", "Mbits", "Gbits", "Tbits"};
+/* Socket buffer sizes are singular in 2.1.8 ("128 KByte"); the other labels are iperf3's. */
+static const char *const byte1_labels[LP_UNITS_COUNT] = {"Byte", "KByte", "MByte", "GByte", "TByte"};
 
 /* iperf2 keeps four significant places and adds a fourth precision below 1
  * ("0.181 MBytes", "5.04", "41.1", " 128"). */
@@ -36,34 +36,17 @@ static int pinned(char unit)
     }
 }
 
-/* Divide down to the pinned unit, or (adaptive) while the value reaches the base. */
-static int scale(double *v, double base, int want)
-{
-    int i = 0;
-
-    if (want >= 0) {
-        for (; i < want; i++)
-            *v /= base;
-        return i;
-    }
-    while (*v >= base && i < 4) {
-        *v /= base;
-        i++;
-    }
-    return i;
-}
-
 void lp_text2_bytes(char *buf, size_t len, double bytes, char unit)
 {
     /* The Transfer column is always bytes: the upper-case form of -f. */
-    int i = scale(&bytes, 1024.0, pinned(unit));
+    int i = lp_units_scale(&bytes, 1024.0, pinned(unit));
 
-    put_number(buf, len, bytes, byte_labels[i], "");
+    put_number(buf, len, bytes, lp_units_byte_labels[i], "");
 }
 
 void lp_text2_size(char *buf, size_t len, double bytes)
 {
-    int i = scale(&bytes, 1024.0, -1);
+    int i = lp_units_scale(&bytes, 1024.0, -1);
 
     put_number(buf, len, bytes, byte1_labels[i], "");
 }
@@ -73,7 +56,7 @@ void lp_text2_rate(char *buf, size_t len, double bits_per_second, char unit)
     /* Upper case: bytes per second in powers of 1024; anything else bits in powers of 1000. */
     bool bytes = isupper((unsigned char)unit) != 0;
     double v = bytes ? bits_per_second / 8.0 : bits_per_second;
-    int i = scale(&v, bytes ? 1024.0 : 1000.0, pinned(unit));
+    int i = lp_units_scale(&v, bytes ? 1024.0 : 1000.0, pinned(unit));
 
-    put_number(buf, len, v, bytes ? byte_labels[i] : bit_labels[i], "/sec");
+    put_number(buf, len, v, bytes ? lp_units_byte_labels[i] : lp_units_bit_labels[i], "/sec");
 }

@@ -4,15 +4,14 @@
 #define LP_FMT_TEXT_INT_H
 
 #include "fmt/fmt.h"
+#include "fmt/lines.h"
+#include "fmt/looks.h"
 
-#define LP_TEXT_LINE_MAX 1024
-
-/* One test's text output. Owns copies of the options it needs; borrows out->user. */
+/* One test's text output. Owns copies of the options it needs; borrows lines.out.user. */
 struct lp_fmt_text {
-    struct lp_fmt_opts opts;
-    char title[LP_TITLE_MAX];
-    struct lp_out out;
-    double wall;                 /* wall clock of the record being formatted */
+    struct lp_fmt base;          /* first: see fmt/looks.h */
+    struct lp_fmt_opts opts;     /* opts.title NULL: the lines have the title */
+    struct lp_fmt_lines lines;
     enum lp_role role;
 
     /* From LP_REC_CONNECTING (client): printed with the START lines. */

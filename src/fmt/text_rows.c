@@ -70,7 +70,7 @@ static void interval_header(struct lp_fmt_text *f, const struct lp_rec_interval 
 
 static void interval_row(struct lp_fmt_text *f, const struct lp_sample *s, bool sum)
 {
-    char head[LP_TEXT_LINE_MAX / 2], cwnd[32];
+    char head[LP_FMT_LINE_MAX / 2], cwnd[32];
     const char *tag = s->omitted ? "(omitted)" : "";
 
     row_head(f, head, sizeof(head), sum ? -1 : s->sid.socket, s->sid.sender, s->start_s,
@@ -134,7 +134,7 @@ void lp_text_interval(struct lp_fmt_text *f, const struct lp_rec_interval *iv)
 static void total_row(struct lp_fmt_text *f, int socket, bool sender, const struct lp_total *t,
                       const char *tag)
 {
-    char head[LP_TEXT_LINE_MAX / 2];
+    char head[LP_FMT_LINE_MAX / 2];
 
     if (!t->present) {
         /* iperf3 -V names the side it has no numbers for; without -V it just omits it. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fmt/fmt.h"
+#include "fmt/units_int.h"
 
 /* Four-character number, as iperf3 prints it: the precision shrinks as the value grows so
  * the column keeps its width ("9.96", "21.7", " 895", "1023"). */
@@ -18,18 +19,31 @@ static void put_number(char *buf, size_t len, double v, const char *label)
         snprintf(buf, len, "%4.0f %s", v, label);
 }
 
-static const char *const byte_labels[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
-static const char *const bit_labels[] = {"bits", "Kbits", "Mbits", "Gbits", "Tbits"};
+const char *const lp_units_byte_labels[LP_UNITS_COUNT] = {"Bytes", "KBytes", "MBytes", "GBytes",
+                                                         "TBytes"};
+const char *const lp_units_bit_labels[LP_UNITS_COUNT] = {"bits", "Kbits", "Mbits", "Gbits", "Tbits"};
 
-void lp_units_bytes(char *buf, size_t len, double bytes)
+int lp_units_scale(double *v, double base, int want)
 {
     int i = 0;
 
-    while (bytes >= 1024.0 && i < 4) {
-        bytes /= 1024.0;
+    if (want >= 0) {
+        for (; i < want; i++)
+            *v /= base;
+        return i;
+    }
+    while (*v >= base && i < LP_UNITS_COUNT - 1) {
+        *v /= base;
         i++;
     }
-    put_number(buf, len, bytes, byte_labels[i]);
+    return i;
+}
+
+void lp_units_bytes(char *buf, size_t len, double bytes)
+{
+    int i = lp_units_scale(&bytes, 1024.0, -1);
+
+    put_number(buf, len, bytes, lp_units_byte_labels[i]);
 }
 
 /* Index of a pinned unit letter (k=1 .. t=4), or -1 for adaptive. */
@@ -50,19 +64,10 @@ void lp_units_rate(char *buf, size_t len, double bits_per_second, char unit)
     bool bytes = isupper((unsigned char)unit) != 0;
     double base = bytes ? 1024.0 : 1000.0;
     double v = bytes ? bits_per_second / 8.0 : bits_per_second;
-    int want = pinned_index(unit), i = 0;
+    int i = lp_units_scale(&v, base, pinned_index(unit));
     char label[16];
 
-    if (want >= 0) {
-        for (; i < want; i++)
-            v /= base;
-    } else {
-        while (v >= base && i < 4) {
-            v /= base;
-            i++;
-        }
-    }
-    snprintf(label, sizeof(label), "%s/sec", bytes ? byte_labels[i] : bit_labels[i]);
+    snprintf(label, sizeof(label), "%s/sec", bytes ? lp_units_byte_labels[i] : lp_units_bit_labels[i]);
     put_number(buf, len, v, label);
 }
 

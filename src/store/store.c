@@ -224,7 +224,7 @@ struct tap_test {
     bool warned;           /* the first failed write was reported on stderr */
     char fail_msg[128];    /* SQLite's message for the first one */
     struct lp_out out;
-    struct lp_fmt_json *json;
+    struct lp_fmt *json;   /* -J look, for the runs' result_json */
     struct lp_store_tap *tap;
 };
 
@@ -275,7 +275,7 @@ static struct tap_test *tap_find(struct lp_store_tap *t, unsigned test_id, bool 
         tt->test_id = test_id;
         tt->tap = t;
         tt->out = (struct lp_out){on_doc, tt};
-        tt->json = lp_fmt_json_new(&o, &tt->out, false);
+        tt->json = lp_fmt_new(LP_FMT_JSON, &o, &tt->out);
     }
     return t->tests[free_slot];
 }
@@ -287,7 +287,7 @@ static void tap_drop(struct lp_store_tap *t, struct tap_test *tt)
     for (i = 0; i < TAP_TESTS_MAX; i++)
         if (t->tests[i] == tt)
             t->tests[i] = NULL;
-    lp_fmt_json_free(tt->json);
+    lp_fmt_free(tt->json);
     free(tt);
 }
 
@@ -441,7 +441,7 @@ static void tap_record(const struct lp_record *rec, void *user)
         row_insert(t, tt, rec);
     /* The document, written at DONE (on_doc); its intervals are rows (row_interval). */
     if (tt->json && rec->kind != LP_REC_INTERVAL)
-        lp_fmt_json_record(tt->json, rec);
+        lp_fmt_record(tt->json, rec);
     if (tt->run_id != 0) {
         switch (rec->kind) {
         case LP_REC_START: row_start(t, tt, &rec->u.start); break;

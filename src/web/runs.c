@@ -33,9 +33,8 @@ struct web_test {
     struct run *run;
     unsigned test_id;
     struct lp_out json_out, text_out;
-    struct lp_fmt_json *json;
-    struct lp_fmt_text *text;   /* iperf3 look, or ... */
-    struct lp_fmt_text2 *text2; /* ... iperf2's with --iperf2 */
+    struct lp_fmt *json;        /* --json-stream look: the chart's data */
+    struct lp_fmt *text;        /* the command line's text look (iperf3's, or iperf2's) */
 };
 
 /* One run. Owns its argv copy, engine object (while running) and tests; borrows the table. */
@@ -291,11 +290,8 @@ static struct web_test *test_of(struct run *r, unsigned test_id)
     t->test_id = test_id;
     t->json_out = (struct lp_out){on_json, t};
     t->text_out = (struct lp_out){on_text, t};
-    t->json = lp_fmt_json_new(&r->cfg.fmt, &t->json_out, true);
-    if (r->cfg.iperf2)
-        t->text2 = lp_fmt_text2_new(&r->cfg.fmt, &t->text_out);
-    else
-        t->text = lp_fmt_text_new(&r->cfg.fmt, &t->text_out);
+    t->json = lp_fmt_new(LP_FMT_JSON_STREAM, &r->cfg.fmt, &t->json_out);
+    t->text = lp_fmt_new(r->cfg.iperf2 ? LP_FMT_TEXT2 : LP_FMT_TEXT, &r->cfg.fmt, &t->text_out);
     t->next = r->tests;
     r->tests = t;
     return t;
@@ -303,9 +299,8 @@ static struct web_test *test_of(struct run *r, unsigned test_id)
 
 static void test_free(struct web_test *t)
 {
-    lp_fmt_json_free(t->json);
-    lp_fmt_text_free(t->text);
-    lp_fmt_text2_free(t->text2);
+    lp_fmt_free(t->json);
+    lp_fmt_free(t->text);
     free(t);
 }
 
@@ -345,12 +340,8 @@ static void on_record(const struct lp_record *rec, void *user)
         snprintf(r->error, sizeof(r->error), "%s", rec->u.error.message);
     t = test_of(r, rec->test_id);
     if (t) {
-        if (t->json)
-            lp_fmt_json_record(t->json, rec);
-        if (t->text)
-            lp_fmt_text_record(t->text, rec);
-        if (t->text2)
-            lp_fmt_text2_record(t->text2, rec);
+        lp_fmt_record(t->json, rec);
+        lp_fmt_record(t->text, rec);
         if (rec->kind == LP_REC_DONE && rec->test_id != 0)
             drop_test(r, rec->test_id);
     }

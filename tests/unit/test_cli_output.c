@@ -2,8 +2,8 @@
  * DONE), per-test capture for --get-server-output (bounded), JSON documents for JSON
  * servers, --logfile append, and which formatter each spelling and option selects
  * (iperf3 text, iperf2 text, CSV, JSON). The formatters are faked here: this tests routing only.
- * The fakes define every lp_fmt_* symbol output.c uses, so no formatter object from
- * lpcore is pulled into this executable (no duplicate symbols once src/fmt lands). */
+ * The fakes define the formatter interface output.c uses (lp_fmt_new, _record, _document,
+ * _free), so no formatter object from lpcore is pulled into this executable. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,19 +24,11 @@ static int n_text, n_text2, n_csv, n_json; /* formatters made, by kind */
 static size_t interval_line_len = 20;
 static const struct lp_fmt_opts *last_opts;
 
-struct lp_fmt_text {
+/* One fake for every look: the look picks the line prefix and the counter. */
+struct lp_fmt {
     struct lp_out out;
-};
-struct lp_fmt_json {
-    struct lp_out out;
+    enum lp_fmt_look look;
     unsigned test_id;
-    bool stream;
-};
-struct lp_fmt_text2 {
-    struct lp_out out;
-};
-struct lp_fmt_csv {
-    struct lp_out out;
 };
 
 static const char *const kind_names[] = {"LISTENING", "CONNECTING", "START", "INTERVAL",
@@ -63,96 +55,50 @@ static void fake_line(const struct lp_out *out, const struct lp_record *rec)
     fake_line_as(out, rec, "");
 }
 
-struct lp_fmt_text2 *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
+struct lp_fmt *lp_fmt_new(enum lp_fmt_look look, const struct lp_fmt_opts *opts,
+                          const struct lp_out *out)
 {
-    struct lp_fmt_text2 *f = calloc(1, sizeof(*f));
+    struct lp_fmt *f = calloc(1, sizeof(*f));
     f->out = *out;
+    f->look = look;
     last_opts = opts;
     n_new++;
-    n_text2++;
+    switch (look) {
+    case LP_FMT_TEXT: n_text++; break;
+    case LP_FMT_TEXT2: n_text2++; break;
+    case LP_FMT_CSV: n_csv++; break;
+    case LP_FMT_JSON:
+    case LP_FMT_JSON_STREAM: n_json++; break;
+    }
     return f;
 }
 
-void lp_fmt_text2_record(struct lp_fmt_text2 *f, const struct lp_record *rec)
-{
-    fake_line_as(&f->out, rec, "iperf2 ");
-}
-
-void lp_fmt_text2_free(struct lp_fmt_text2 *f)
-{
-    n_free++;
-    free(f);
-}
-
-struct lp_fmt_csv *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
-{
-    struct lp_fmt_csv *f = calloc(1, sizeof(*f));
-    f->out = *out;
-    last_opts = opts;
-    n_new++;
-    n_csv++;
-    return f;
-}
-
-void lp_fmt_csv_record(struct lp_fmt_csv *f, const struct lp_record *rec)
-{
-    fake_line_as(&f->out, rec, "csv,");
-}
-
-void lp_fmt_csv_free(struct lp_fmt_csv *f)
-{
-    n_free++;
-    free(f);
-}
-
-struct lp_fmt_text *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_out *out)
-{
-    struct lp_fmt_text *f = calloc(1, sizeof(*f));
-    f->out = *out;
-    last_opts = opts;
-    n_new++;
-    n_text++;
-    return f;
-}
-
-void lp_fmt_text_record(struct lp_fmt_text *f, const struct lp_record *rec)
-{
-    fake_line(&f->out, rec);
-}
-
-void lp_fmt_text_free(struct lp_fmt_text *f)
-{
-    n_free++;
-    free(f);
-}
-
-struct lp_fmt_json *lp_fmt_json_new(const struct lp_fmt_opts *opts, const struct lp_out *out,
-                                    bool stream)
-{
-    struct lp_fmt_json *f = calloc(1, sizeof(*f));
-    f->out = *out;
-    f->stream = stream;
-    last_opts = opts;
-    n_new++;
-    n_json++;
-    return f;
-}
-
-void lp_fmt_json_record(struct lp_fmt_json *f, const struct lp_record *rec)
+void lp_fmt_record(struct lp_fmt *f, const struct lp_record *rec)
 {
     f->test_id = rec->test_id;
-    if (rec->kind == LP_REC_DONE)
-        f->out.write(f->out.user, LP_OUT_STDOUT, "{}\n", 3);
+    switch (f->look) {
+    case LP_FMT_TEXT: fake_line(&f->out, rec); break;
+    case LP_FMT_TEXT2: fake_line_as(&f->out, rec, "iperf2 "); break;
+    case LP_FMT_CSV: fake_line_as(&f->out, rec, "csv,"); break;
+    case LP_FMT_JSON:
+    case LP_FMT_JSON_STREAM:
+        if (rec->kind == LP_REC_DONE)
+            f->out.write(f->out.user, LP_OUT_STDOUT, "{}\n", 3);
+        break;
+    }
 }
 
-char *lp_fmt_json_document(const struct lp_fmt_json *f)
+char *lp_fmt_document(const struct lp_fmt *f)
 {
     char doc[64];
+
+    if (f->look != LP_FMT_JSON && f->look != LP_FMT_JSON_STREAM)
+        return NULL;
     snprintf(doc, sizeof(doc), "{\"test\":%u}", f->test_id);
     return strdup(doc);
 }
 
-void lp_fmt_json_free(struct lp_fmt_json *f)
+void lp_fmt_free(struct lp_fmt *f)
 {
     n_free++;
     free(f);

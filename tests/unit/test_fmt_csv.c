@@ -17,7 +17,7 @@
 
 static void rec_csv(void *f, const struct lp_record *r)
 {
-    lp_fmt_csv_record(f, r);
+    lp_fmt_record(f, r);
 }
 
 static struct sc *csv_new(enum lp_role role, enum lp_proto proto, const struct lp_fmt_opts *opts)
@@ -29,7 +29,7 @@ static struct sc *csv_new(enum lp_role role, enum lp_proto proto, const struct l
     sc_setup(s, role, proto);
     if (opts)
         o = *opts;
-    s->f = lp_fmt_csv_new(&o, &s->out);
+    s->f = lp_fmt_new(LP_FMT_CSV, &o, &s->out);
     assert_non_null(s->f);
     s->rec = rec_csv;
     return s;
@@ -40,7 +40,7 @@ static void finish(struct sc *s, struct block *b)
     sc_done(s);
     expect_block(s->k.out, b);
     assert_int_equal(s->k.nerr, 0);
-    lp_fmt_csv_free(s->f);
+    lp_fmt_free(s->f);
     free(s);
     block_free(b);
 }
@@ -490,7 +490,7 @@ static void fields_as_2_1_8(void **state)
                 lines++;
             }
             assert_int_equal(lines, 2);
-            lp_fmt_csv_free(s->f);
+            lp_fmt_free(s->f);
             free(s);
         }
     }
@@ -521,7 +521,7 @@ static void header_line(void **state)
                                      "bits_per_sec");
         assert_int_equal(fields(h), fields(d1));
         assert_int_equal(fields(h), udp ? 14 : 9);
-        lp_fmt_csv_free(s->f);
+        lp_fmt_free(s->f);
         free(s);
     }
 }
@@ -554,7 +554,7 @@ static void only_data_on_stdout(void **state)
     assert_string_equal(s->k.err, "linkperf: debug: header sent\n"
                                   "WARNING: did not receive ack of last datagram after 10 tries.\n"
                                   "linkperf: error - unable to connect to server: Connection refused\n");
-    lp_fmt_csv_free(s->f);
+    lp_fmt_free(s->f);
     free(s);
 }
 
@@ -576,7 +576,7 @@ static void iperf3_dialect_and_unknown_stream(void **state)
     assert_string_equal(s->k.out,
                         "20261130120000,127.0.0.1,40000,127.0.0.1,5201,1,0.0-10.0,1310720,1048576,0.000,0,896,0.000,0\n"
                         "20261130120000,,0,,0,3,0.0-10.0,1470,1176,0.000,0,0,0.000,0\n");
-    lp_fmt_csv_free(s->f);
+    lp_fmt_free(s->f);
     free(s);
 }
 

@@ -295,24 +295,24 @@ static char *replay_doc(struct replay *r, bool stream)
     struct sink k = {0};
     struct lp_out out = {sink_write, &k};
     struct lp_fmt_opts opts = {.unit = 'a'};
-    struct lp_fmt_json *f = lp_fmt_json_new(&opts, &out, stream);
+    struct lp_fmt *f = lp_fmt_new(stream ? LP_FMT_JSON_STREAM : LP_FMT_JSON, &opts, &out);
     struct lp_record rec = {.role = r->role, .test_id = 1};
 
     assert_non_null(f);
     rec.kind = LP_REC_START;
     rec.u.start = r->start;
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     for (unsigned i = 0; i < r->niv; i++) {
         rec.kind = LP_REC_INTERVAL;
         rec.u.interval = r->ivr[i];
-        lp_fmt_json_record(f, &rec);
+        lp_fmt_record(f, &rec);
     }
     rec.kind = LP_REC_END;
     rec.u.end = r->end;
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     rec.kind = LP_REC_DONE;
-    lp_fmt_json_record(f, &rec);
-    lp_fmt_json_free(f);
+    lp_fmt_record(f, &rec);
+    lp_fmt_free(f);
     free(r->server_json);
     r->server_json = NULL;
     return k.buf;
@@ -427,16 +427,16 @@ static void test_stream_error_event(void **state)
 {
     struct sink k = {0};
     struct lp_out out = {sink_write, &k};
-    struct lp_fmt_json *f = lp_fmt_json_new(NULL, &out, true);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON_STREAM, NULL, &out);
     struct lp_record rec = {.kind = LP_REC_ERROR, .role = LP_ROLE_CLIENT, .test_id = 1};
 
     (void)state;
     rec.u.error.message = "unable to connect to server: Connection refused";
     rec.u.error.fatal = true;
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     rec.kind = LP_REC_DONE;
-    lp_fmt_json_record(f, &rec);
-    lp_fmt_json_free(f);
+    lp_fmt_record(f, &rec);
+    lp_fmt_free(f);
     assert_string_equal(k.buf, "{\"event\":\"error\",\"data\":\"unable to connect to server: "
                                "Connection refused\"}\n");
     free(k.buf);
@@ -452,7 +452,7 @@ static void test_document_so_far(void **state)
     struct sink k = {0};
     struct lp_out out = {sink_write, &k};
     struct lp_fmt_opts opts = {.unit = 'a', .title = "mytitle"};
-    struct lp_fmt_json *f = lp_fmt_json_new(&opts, &out, false);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON, &opts, &out);
     struct lp_record rec = {.role = LP_ROLE_SERVER, .test_id = 1};
     char *s;
 
@@ -461,12 +461,12 @@ static void test_document_so_far(void **state)
     snprintf(r.spec.extra_data, sizeof(r.spec.extra_data), "xd");
     rec.kind = LP_REC_START;
     rec.u.start = r.start;
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     rec.kind = LP_REC_INTERVAL;
     rec.u.interval = r.ivr[0];
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     /* What a server sends as server_output_json: the document so far, nothing printed. */
-    s = lp_fmt_json_document(f);
+    s = lp_fmt_document(f);
     assert_non_null(s);
     assert_int_equal(k.n, 0);
     mine = cJSON_Parse(s);
@@ -482,11 +482,11 @@ static void test_document_so_far(void **state)
     rec.kind = LP_REC_ERROR;
     rec.u.error.message = "control socket has closed unexpectedly";
     rec.u.error.fatal = true;
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     rec.kind = LP_REC_DONE;
-    lp_fmt_json_record(f, &rec);
-    lp_fmt_json_record(f, &rec);
-    lp_fmt_json_free(f);
+    lp_fmt_record(f, &rec);
+    lp_fmt_record(f, &rec);
+    lp_fmt_free(f);
     assert_int_equal(k.writes, 1);
     assert_non_null(strstr(k.buf, "\t\"title\":\t\"mytitle\",\n\t\"extra_data\":\t\"xd\",\n"
                                   "\t\"error\":\t\"control socket has closed unexpectedly\"\n}\n"));
@@ -500,14 +500,14 @@ static void test_free_flushes(void **state)
 {
     struct sink k = {0};
     struct lp_out out = {sink_write, &k};
-    struct lp_fmt_json *f = lp_fmt_json_new(NULL, &out, false);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON, NULL, &out);
     struct lp_record rec = {.kind = LP_REC_ERROR, .role = LP_ROLE_CLIENT, .test_id = 1};
     cJSON *doc;
 
     (void)state;
     rec.u.error.message = "interrupt - the client has terminated";
-    lp_fmt_json_record(f, &rec);
-    lp_fmt_json_free(f);
+    lp_fmt_record(f, &rec);
+    lp_fmt_free(f);
     doc = cJSON_Parse(k.buf);
     assert_non_null(doc);
     assert_string_equal(cJSON_GetObjectItem(doc, "error")->valuestring,
@@ -517,12 +517,12 @@ static void test_free_flushes(void **state)
 
     /* A server's listening banner alone prints nothing. */
     memset(&k, 0, sizeof(k));
-    f = lp_fmt_json_new(NULL, &out, false);
+    f = lp_fmt_new(LP_FMT_JSON, NULL, &out);
     rec.kind = LP_REC_LISTENING;
     rec.role = LP_ROLE_SERVER;
     rec.u.listening.port = 5201;
-    lp_fmt_json_record(f, &rec);
-    lp_fmt_json_free(f);
+    lp_fmt_record(f, &rec);
+    lp_fmt_free(f);
     assert_int_equal(k.n, 0);
 }
 

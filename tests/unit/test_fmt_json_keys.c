@@ -193,7 +193,7 @@ struct run {
     struct lp_spec spec;
     struct lp_stream_conn conn[NS];
     unsigned n;
-    struct lp_fmt_json *f;
+    struct lp_fmt *f;
     struct lp_record rec;
 };
 
@@ -202,7 +202,7 @@ static void send(struct run *r, enum lp_record_kind kind)
     r->rec.kind = kind;
     r->rec.role = r->k.role;
     r->rec.test_id = 1;
-    lp_fmt_json_record(r->f, &r->rec);
+    lp_fmt_record(r->f, &r->rec);
     memset(&r->rec.u, 0, sizeof(r->rec.u));
 }
 
@@ -379,14 +379,14 @@ static char *run_kind(const struct kind *k)
     r.spec.streams = k->streams;
     r.spec.duration_s = 2;
     r.spec.rate_bps = k->rate;
-    r.f = lp_fmt_json_new(&opts, &out, false);
+    r.f = lp_fmt_new(LP_FMT_JSON, &opts, &out);
     assert_non_null(r.f);
     setup_streams(&r);
     play_start(&r);
     play_intervals(&r);
     play_end(&r);
     send(&r, LP_REC_DONE);
-    lp_fmt_json_free(r.f);
+    lp_fmt_free(r.f);
     assert_non_null(snk.buf);
     return snk.buf;
 }
@@ -466,20 +466,20 @@ static void test_error_before_start(void **state)
     struct sink snk = {0};
     struct lp_out out = {sink_write, &snk};
     struct lp_fmt_opts opts = {.unit = 'a'};
-    struct lp_fmt_json *f = lp_fmt_json_new(&opts, &out, false);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON, &opts, &out);
     struct lp_record rec = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_CLIENT, .test_id = 1};
 
     (void)state;
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     rec.kind = LP_REC_ERROR;
     rec.u.error.message = "the server is busy running a test. try again later";
     rec.u.error.fatal = true;
-    lp_fmt_json_record(f, &rec);
+    lp_fmt_record(f, &rec);
     assert_null(snk.buf); /* the document waits for DONE */
     memset(&rec.u, 0, sizeof(rec.u));
     rec.kind = LP_REC_DONE;
-    lp_fmt_json_record(f, &rec);
-    lp_fmt_json_free(f);
+    lp_fmt_record(f, &rec);
+    lp_fmt_free(f);
     compare_with(snk.buf, "json_error_busy_client.json");
     assert_non_null(strstr(snk.buf, "\"error\":\t\"the server is busy running a test. try again "
                                     "later\"\n}\n"));

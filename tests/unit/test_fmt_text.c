@@ -463,7 +463,7 @@ static void build(struct scen *s, const struct block *b)
 }
 
 /* Feed the records in engine order. */
-static void play(struct scen *s, struct lp_fmt_text *f)
+static void play(struct scen *s, struct lp_fmt *f)
 {
     struct lp_record rec;
     struct lp_stream_end ends[MAXS];
@@ -475,14 +475,14 @@ static void play(struct scen *s, struct lp_fmt_text *f)
         rec.kind = LP_REC_LISTENING;
         rec.u.listening.port = (uint16_t)s->lport;
         rec.u.listening.test_number = s->testno;
-        lp_fmt_text_record(f, &rec);
+        lp_fmt_record(f, &rec);
     }
     if (s->connecting) {
         memset(&rec.u, 0, sizeof(rec.u));
         rec.kind = LP_REC_CONNECTING;
         rec.wall_time = s->connect_wall;
         rec.u.connecting.peer = s->peer;
-        lp_fmt_text_record(f, &rec);
+        lp_fmt_record(f, &rec);
         rec.wall_time = 0;
     }
     /* Stream directions as the tables show them. */
@@ -501,7 +501,7 @@ static void play(struct scen *s, struct lp_fmt_text *f)
     rec.u.start.tcp_mss_default = s->tcp_mss_default;
     rec.u.start.nstreams = s->nconn;
     rec.u.start.streams = s->conn;
-    lp_fmt_text_record(f, &rec);
+    lp_fmt_record(f, &rec);
     for (unsigned g = 0; g < s->niv; g++) {
         memset(&rec.u, 0, sizeof(rec.u));
         rec.kind = LP_REC_INTERVAL;
@@ -510,7 +510,7 @@ static void play(struct scen *s, struct lp_fmt_text *f)
         rec.u.interval.sum = s->ivsum[g][0];
         rec.u.interval.has_sum_reverse = s->ivhas[g][1];
         rec.u.interval.sum_reverse = s->ivsum[g][1];
-        lp_fmt_text_record(f, &rec);
+        lp_fmt_record(f, &rec);
     }
     if (s->has_end) {
         memcpy(ends, s->end, sizeof(ends));
@@ -526,12 +526,12 @@ static void play(struct scen *s, struct lp_fmt_text *f)
         rec.u.end.sender_congestion = s->snd_cc[0] ? s->snd_cc : NULL;
         rec.u.end.receiver_congestion = s->rcv_cc[0] ? s->rcv_cc : NULL;
         rec.u.end.server_output_text = s->has_server_text ? s->server_text : NULL;
-        lp_fmt_text_record(f, &rec);
+        lp_fmt_record(f, &rec);
     }
     if (s->done) {
         memset(&rec.u, 0, sizeof(rec.u));
         rec.kind = LP_REC_DONE;
-        lp_fmt_text_record(f, &rec);
+        lp_fmt_record(f, &rec);
     }
 }
 
@@ -545,14 +545,14 @@ static void check_block(const struct block *b, int skip)
     size_t n = 0;
     const char *got;
     struct lp_out out = {sink_write, &k};
-    struct lp_fmt_text *f;
+    struct lp_fmt *f;
 
     build(&s, b);
     memset(&k, 0, sizeof(k));
-    f = lp_fmt_text_new(&s.opts, &out);
+    f = lp_fmt_new(LP_FMT_TEXT, &s.opts, &out);
     assert_non_null(f);
     play(&s, f);
-    lp_fmt_text_free(f);
+    lp_fmt_free(f);
     for (int i = skip; i < b->n; i++)
         n += (size_t)snprintf(want + n, sizeof(want) - n, "%s\n", b->line[i]);
     got = k.out;

@@ -18,7 +18,7 @@
 
 static void rec_text2(void *f, const struct lp_record *r)
 {
-    lp_fmt_text2_record(f, r);
+    lp_fmt_record(f, r);
 }
 
 static struct sc *text2_new(enum lp_role role, enum lp_proto proto, const struct lp_fmt_opts *opts)
@@ -30,7 +30,7 @@ static struct sc *text2_new(enum lp_role role, enum lp_proto proto, const struct
     sc_setup(s, role, proto);
     if (opts)
         o = *opts;
-    s->f = lp_fmt_text2_new(&o, &s->out);
+    s->f = lp_fmt_new(LP_FMT_TEXT2, &o, &s->out);
     assert_non_null(s->f);
     s->rec = rec_text2;
     return s;
@@ -42,7 +42,7 @@ static void finish(struct sc *s, struct block *b)
     sc_done(s);
     expect_block(s->k.out, b);
     assert_int_equal(s->k.nerr, 0);
-    lp_fmt_text2_free(s->f);
+    lp_fmt_free(s->f);
     free(s);
     block_free(b);
 }
@@ -772,7 +772,7 @@ static void one_format(char unit, double end, double bytes, double bps, bool rep
     }
     assert_int_equal(i, b.n);
     block_free(&b);
-    lp_fmt_text2_free(s->f);
+    lp_fmt_free(s->f);
     free(s);
 }
 
@@ -832,7 +832,7 @@ static void unit_boundaries(void **state)
             sc_end(s);
             snprintf(want, sizeof(want), "%s\n", l);
             assert_non_null(strstr(s->k.out, want));
-            lp_fmt_text2_free(s->f);
+            lp_fmt_free(s->f);
             free(s);
             n = 0;
             rows++;

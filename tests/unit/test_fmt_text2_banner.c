@@ -18,15 +18,15 @@ static void banner(struct sink *k, enum lp_proto asked, int tcp_window, int udp_
     struct lp_out out = {.write = sink_write, .user = k};
     struct lp_fmt_opts o = {.unit = 'B'};
     memset(k, 0, sizeof(*k));
-    struct lp_fmt_text2 *f = lp_fmt_text2_new(&o, &out);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, &o, &out);
     assert_non_null(f);
     struct lp_record r = {.kind = LP_REC_LISTENING, .role = LP_ROLE_SERVER};
     r.u.listening.port = 5001;
     r.u.listening.tcp_window = tcp_window;
     r.u.listening.udp_buffer = udp_buffer;
     r.u.listening.asked = asked;
-    lp_fmt_text2_record(f, &r);
-    lp_fmt_text2_free(f);
+    lp_fmt_record(f, &r);
+    lp_fmt_free(f);
 }
 
 static void names_what_was_asked(void **state)
@@ -81,7 +81,7 @@ static void server_banner(struct sink *k, const struct lp_fmt_opts *o, struct lp
 {
     struct lp_out out = {.write = sink_write, .user = k};
     memset(k, 0, sizeof(*k));
-    struct lp_fmt_text2 *f = lp_fmt_text2_new(o, &out);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, o, &out);
     assert_non_null(f);
     struct lp_record r = {.kind = LP_REC_LISTENING, .role = LP_ROLE_SERVER};
     r.u.listening.port = (uint16_t)sp->port;
@@ -89,8 +89,8 @@ static void server_banner(struct sink *k, const struct lp_fmt_opts *o, struct lp
     r.u.listening.udp_buffer = sp->proto == LP_PROTO_UDP ? window : 0;
     r.u.listening.asked = sp->proto;
     r.u.listening.spec = sp;
-    lp_fmt_text2_record(f, &r);
-    lp_fmt_text2_free(f);
+    lp_fmt_record(f, &r);
+    lp_fmt_free(f);
 }
 
 static void server_spec(struct lp_spec *sp, enum lp_proto proto, unsigned port, uint32_t mss)
@@ -159,7 +159,7 @@ static void client_banner_of(struct sink *k, const struct lp_fmt_opts *o, const 
 {
     struct lp_out out = {.write = sink_write, .user = k};
     memset(k, 0, sizeof(*k));
-    struct lp_fmt_text2 *f = lp_fmt_text2_new(o, &out);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, o, &out);
     assert_non_null(f);
     struct lp_record r = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_CLIENT, .test_id = 1};
     snprintf(r.u.connecting.peer.host, sizeof(r.u.connecting.peer.host), "%s", sp->host);
@@ -167,11 +167,11 @@ static void client_banner_of(struct sink *k, const struct lp_fmt_opts *o, const 
     r.u.connecting.dialect = LP_DIALECT_IPERF2;
     r.u.connecting.proto = sp->proto;
     r.u.connecting.window = window;
-    lp_fmt_text2_record(f, &r);
+    lp_fmt_record(f, &r);
     struct lp_record st = {.kind = LP_REC_START, .role = LP_ROLE_CLIENT, .test_id = 1};
     st.u.start.spec = sp;
-    lp_fmt_text2_record(f, &st);
-    lp_fmt_text2_free(f);
+    lp_fmt_record(f, &st);
+    lp_fmt_free(f);
 }
 
 static void client_spec(struct lp_spec *sp, enum lp_proto proto, unsigned port, uint32_t mss)

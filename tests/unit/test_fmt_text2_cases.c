@@ -19,7 +19,7 @@
 
 static void rec_text2(void *f, const struct lp_record *r)
 {
-    lp_fmt_text2_record(f, r);
+    lp_fmt_record(f, r);
 }
 
 static struct sc *text2_new(enum lp_role role, enum lp_proto proto, const struct lp_fmt_opts *opts)
@@ -31,7 +31,7 @@ static struct sc *text2_new(enum lp_role role, enum lp_proto proto, const struct
     sc_setup(s, role, proto);
     if (opts)
         o = *opts;
-    s->f = lp_fmt_text2_new(&o, &s->out);
+    s->f = lp_fmt_new(LP_FMT_TEXT2, &o, &s->out);
     assert_non_null(s->f);
     s->rec = rec_text2;
     return s;
@@ -39,7 +39,7 @@ static struct sc *text2_new(enum lp_role role, enum lp_proto proto, const struct
 
 static void text2_free(struct sc *s)
 {
-    lp_fmt_text2_free(s->f);
+    lp_fmt_free(s->f);
     free(s);
 }
 
@@ -578,10 +578,10 @@ static void odd_records(void **state)
     text2_free(s);
 
     /* Null arguments are ignored. */
-    lp_fmt_text2_record(NULL, &r);
-    lp_fmt_text2_free(NULL);
+    lp_fmt_record(NULL, &r);
+    lp_fmt_free(NULL);
     s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
-    lp_fmt_text2_record(s->f, NULL);
+    lp_fmt_record(s->f, NULL);
     text2_free(s);
 }
 

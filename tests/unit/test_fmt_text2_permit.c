@@ -10,12 +10,12 @@
 #include "fmt/text2_int.h"
 #include "test_fmt_text2_util.h"
 
-static struct lp_fmt_text2 *new_f(struct sink *k, const struct lp_fmt_opts *o)
+static struct lp_fmt *new_f(struct sink *k, const struct lp_fmt_opts *o)
 {
     struct lp_out out = {.write = sink_write, .user = k};
     struct lp_fmt_opts d = {.unit = 'B'};
     memset(k, 0, sizeof(*k));
-    struct lp_fmt_text2 *f = lp_fmt_text2_new(o ? o : &d, &out);
+    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, o ? o : &d, &out);
     assert_non_null(f);
     return f;
 }
@@ -24,27 +24,27 @@ static void banner_key_line(void **state)
 {
     (void)state;
     struct sink k;
-    struct lp_fmt_text2 *f = new_f(&k, NULL);
+    struct lp_fmt *f = new_f(&k, NULL);
     struct lp_record r = {.kind = LP_REC_LISTENING, .role = LP_ROLE_SERVER};
     r.u.listening.port = 15102;
     r.u.listening.tcp_window = 131072;
     r.u.listening.permit_key = "secretkey";
     r.u.listening.permit_key_timeout_s = 20;
-    lp_fmt_text2_record(f, &r);
+    lp_fmt_record(f, &r);
     /* 2.1.8: iperf -s --permit-key=secretkey -p 15102 -f B (TCP only: no UDP block). */
     assert_string_equal(k.out, "------------------------------------------------------------\n"
                                "Server listening on TCP port 15102\n"
                                "TCP window size: 131072 Byte (default)\n"
                                "Permit key is 'secretkey' (timeout in 20.0 seconds)\n"
                                "------------------------------------------------------------\n");
-    lp_fmt_text2_free(f);
+    lp_fmt_free(f);
 
     f = new_f(&k, NULL);
     r.u.listening.permit_key = "abcd";
     r.u.listening.permit_key_timeout_s = 0;
-    lp_fmt_text2_record(f, &r);
+    lp_fmt_record(f, &r);
     assert_non_null(strstr(k.out, "\nPermit key is 'abcd' (WARN: no timeout)\n"));
-    lp_fmt_text2_free(f);
+    lp_fmt_free(f);
 }
 
 static const struct lp_stream_conn dropped = {
@@ -62,12 +62,12 @@ static void drop_line(void **state)
     r.u.error.message = "iperf2 connection from 127.0.0.1 port 42858 refused: permit key fail";
     r.u.error.dropped = &dropped;
 
-    struct lp_fmt_text2 *f = new_f(&k, NULL);
-    lp_fmt_text2_record(f, &r);
+    struct lp_fmt *f = new_f(&k, NULL);
+    lp_fmt_record(f, &r);
     assert_string_equal(k.out, "[drop] local 127.0.0.1 port 15105 connection with 127.0.0.1 port 42858 "
                                "(icwnd/mss/irtt=320/32768/30) (permit key fail)\n");
     assert_int_equal(k.nerr, 0); /* 2.1.8 says it on stdout, nothing else */
-    lp_fmt_text2_free(f);
+    lp_fmt_free(f);
 
     /* -e: the socket before, the time after, as 2.1.8 -e prints them (local time). */
     struct lp_fmt_opts e = {.unit = 'B', .enhanced = true};
@@ -80,23 +80,23 @@ static void drop_line(void **state)
     snprintf(want, sizeof(want), "[drop] local 127.0.0.1 port 15105 connection with 127.0.0.1 port 42858 "
                                  "(sock=4) (icwnd/mss/irtt=320/32768/30) on %s (permit key fail)\n", when);
     f = new_f(&k, &e);
-    lp_fmt_text2_record(f, &r);
+    lp_fmt_record(f, &r);
     assert_string_equal(k.out, want);
-    lp_fmt_text2_free(f);
+    lp_fmt_free(f);
 
     /* -x C: no connection lines, and this is one. */
     struct lp_fmt_opts x = {.unit = 'B', .exclude = "C"};
     f = new_f(&k, &x);
-    lp_fmt_text2_record(f, &r);
+    lp_fmt_record(f, &r);
     assert_int_equal(k.nout + k.nerr, 0);
-    lp_fmt_text2_free(f);
+    lp_fmt_free(f);
 }
 
 static void keyed_ids(void **state)
 {
     (void)state;
     struct sink k;
-    struct lp_fmt_text2 *f = new_f(&k, NULL);
+    struct lp_fmt *f = new_f(&k, NULL);
     struct lp_spec sp;
     lp_spec_init(&sp, LP_ROLE_SERVER);
     sp.dialect = LP_DIALECT_IPERF2;
@@ -109,22 +109,22 @@ static void keyed_ids(void **state)
     r.u.start.spec = &sp;
     r.u.start.nstreams = 1;
     r.u.start.streams = &c;
-    lp_fmt_text2_record(f, &r);
+    lp_fmt_record(f, &r);
     /* 2.1.8's line for the same connection. */
     assert_string_equal(k.out, "[secretkey(1)] local 127.0.0.1 port 15102 connected with 127.0.0.1 port 40966 "
                                "(icwnd/mss/irtt=320/32768/109)\n");
-    lp_fmt_text2_free(f);
+    lp_fmt_free(f);
 
     /* Every id fits, the longest key's too. */
     char id[LP_TEXT2_ID_MAX];
     memset(sp.iperf2.permit_key, 'k', LP_PERMIT_KEY_MAX);
     sp.iperf2.permit_key[LP_PERMIT_KEY_MAX] = '\0';
     f = new_f(&k, NULL);
-    lp_fmt_text2_record(f, &r);
+    lp_fmt_record(f, &r);
     lp_text2_idstr((const struct lp_fmt_text2 *)f, id, sizeof(id), 123456, true);
     assert_int_equal(strlen(id), LP_PERMIT_KEY_MAX + strlen("[(*123456)]"));
     assert_int_equal(id[LP_PERMIT_KEY_MAX + 1], '(');
-    lp_fmt_text2_free(f);
+    lp_fmt_free(f);
 }
 
 int main(void)

@@ -35,7 +35,7 @@ struct fx {
     struct sink k;
     struct lp_out out;
     struct lp_fmt_opts opts;
-    struct lp_fmt_text *f;
+    struct lp_fmt *f;
     struct lp_spec spec;
     struct lp_stream_conn conn[2];
     struct lp_record rec;
@@ -57,20 +57,20 @@ static struct fx *fx_new(enum lp_role role)
 
 static void fx_open(struct fx *x)
 {
-    x->f = lp_fmt_text_new(&x->opts, &x->out);
+    x->f = lp_fmt_new(LP_FMT_TEXT, &x->opts, &x->out);
     assert_non_null(x->f);
 }
 
 static void fx_free(struct fx *x)
 {
-    lp_fmt_text_free(x->f);
+    lp_fmt_free(x->f);
     free(x);
 }
 
 static void fx_send(struct fx *x, enum lp_record_kind kind)
 {
     x->rec.kind = kind;
-    lp_fmt_text_record(x->f, &x->rec);
+    lp_fmt_record(x->f, &x->rec);
     memset(&x->rec.u, 0, sizeof(x->rec.u));
 }
 

@@ -64,14 +64,9 @@ static void late_timer(void **state)
 
 /* ---- the iperf2 look ---- */
 
-static void rec_text2(void *f, const struct lp_record *r)
+static void rec_look(void *f, const struct lp_record *r)
 {
-    lp_fmt_text2_record(f, r);
-}
-
-static void rec_csv(void *f, const struct lp_record *r)
-{
-    lp_fmt_csv_record(f, r);
+    lp_fmt_record(f, r);
 }
 
 static struct sc *look_new(bool csv)
@@ -83,9 +78,9 @@ static struct sc *look_new(bool csv)
     sc_setup(s, LP_ROLE_CLIENT, LP_PROTO_TCP);
     s->spec.report.interval_s = 1;
     s->spec.duration_s = 4;
-    s->f = csv ? (void *)lp_fmt_csv_new(&o, &s->out) : (void *)lp_fmt_text2_new(&o, &s->out);
+    s->f = lp_fmt_new(csv ? LP_FMT_CSV : LP_FMT_TEXT2, &o, &s->out);
     assert_non_null(s->f);
-    s->rec = csv ? rec_csv : rec_text2;
+    s->rec = rec_look;
     sc_conn(s, 1, TX | INIT, 43716, 25001);
     sc_conn(s, 2, TX | INIT, 43718, 25001);
     sc_start(s, 2);
@@ -117,14 +112,11 @@ static void cut2(struct sc *s, double st, double en, double a, double b, unsigne
     s->nsmp = 0;
 }
 
-static void look_free(struct sc *s, bool csv)
+static void look_free(struct sc *s)
 {
     sc_done(s);
     assert_int_equal(s->k.nerr, 0);
-    if (csv)
-        lp_fmt_csv_free(s->f);
-    else
-        lp_fmt_text2_free(s->f);
+    lp_fmt_free(s->f);
     free(s);
 }
 
@@ -158,7 +150,7 @@ static void text2_rows_on_the_schedule(void **state)
         "[SUM] 4.0000-4.5038 sec   600 Bytes  1975 Bytes/sec\n";
     if (strcmp(s->k.out, want) != 0)
         fail_msg("got:\n%s\nwant:\n%s", s->k.out, want);
-    look_free(s, false);
+    look_free(s);
 }
 
 /* A stream that ended within a window over a missed interval has its one row; the other
@@ -185,7 +177,7 @@ static void text2_stream_ended_in_a_long_window(void **state)
     assert_non_null(strstr(s->k.out, "[  2] 1.0000-2.0000 sec  0.000 Bytes"));
     assert_null(strstr(s->k.out, "[  1] 1.5000-1.5000"));
     assert_null(strstr(s->k.out, "[  1] 1.0000"));
-    look_free(s, false);
+    look_free(s);
 }
 
 /* Without a schedule (nominal_count 0) the rows keep the cut's own times. */
@@ -196,7 +188,7 @@ static void text2_rows_without_a_schedule(void **state)
 
     cut2(s, 0, 1.0001, 0, 0, 0, 1000);
     assert_non_null(strstr(s->k.out, "[  1] 0.0000-1.0001 sec  1000 Bytes"));
-    look_free(s, false);
+    look_free(s);
 }
 
 static void csv_rows_on_the_schedule(void **state)
@@ -212,7 +204,7 @@ static void csv_rows_on_the_schedule(void **state)
     assert_non_null(strstr(s->k.out, ",1,2.0-3.0,0,0\n"));
     assert_non_null(strstr(s->k.out, ",2,2.0-3.0,0,0\n"));
     assert_null(strstr(s->k.out, "1.0-3.0"));
-    look_free(s, true);
+    look_free(s);
 }
 
 int main(void)

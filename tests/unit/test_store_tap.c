@@ -167,14 +167,14 @@ static void fake_init(struct fake *f, enum lp_role role, bool udp, bool bidir)
     }
 }
 
-static void feed(const struct lp_sink *tap, struct lp_fmt_json *json, const struct lp_record *r)
+static void feed(const struct lp_sink *tap, struct lp_fmt *json, const struct lp_record *r)
 {
     tap->record(r, tap->user);
     if (json)
-        lp_fmt_json_record(json, r);
+        lp_fmt_record(json, r);
 }
 
-static void fake_start(const struct fake *f, const struct lp_sink *tap, struct lp_fmt_json *json)
+static void fake_start(const struct fake *f, const struct lp_sink *tap, struct lp_fmt *json)
 {
     struct lp_record r = rec_of(f, LP_REC_CONNECTING);
 
@@ -201,7 +201,7 @@ static void fake_start(const struct fake *f, const struct lp_sink *tap, struct l
 
 /* Interval k (0-based) at -i 0.1, with numbers that print in every way cJSON prints them:
  * integers past 2^31, doubles that need 17 digits, seconds as iperf3's float. */
-static void fake_interval(struct fake *f, const struct lp_sink *tap, struct lp_fmt_json *json,
+static void fake_interval(struct fake *f, const struct lp_sink *tap, struct lp_fmt *json,
                           unsigned k)
 {
     struct lp_record r = rec_of(f, LP_REC_INTERVAL);
@@ -250,7 +250,7 @@ static void fake_interval(struct fake *f, const struct lp_sink *tap, struct lp_f
     feed(tap, json, &r);
 }
 
-static void fake_end(struct fake *f, const struct lp_sink *tap, struct lp_fmt_json *json)
+static void fake_end(struct fake *f, const struct lp_sink *tap, struct lp_fmt *json)
 {
     struct lp_record r = rec_of(f, LP_REC_END);
     struct lp_rec_end *e = &r.u.end;
@@ -323,14 +323,14 @@ static void test_export_is_the_document(void **state)
         struct capture cap = {NULL, 0};
         struct lp_out out = {capture_write, &cap};
         struct lp_fmt_opts o;
-        struct lp_fmt_json *json;
+        struct lp_fmt *json;
         struct lp_sink sink;
         struct fake f;
         char *doc;
 
         memset(&o, 0, sizeof(o));
         o.unit = 'a';
-        json = lp_fmt_json_new(&o, &out, false);
+        json = lp_fmt_new(LP_FMT_JSON, &o, &out);
         assert_non_null(tap);
         assert_non_null(json);
         lp_store_tap_sink(tap, &sink);
@@ -339,7 +339,7 @@ static void test_export_is_the_document(void **state)
         for (unsigned k = 0; k < (c == 0 ? 1100u : 25u); k++)
             fake_interval(&f, &sink, json, k);
         fake_end(&f, &sink, json);
-        lp_fmt_json_free(json);
+        lp_fmt_free(json);
         lp_store_tap_free(tap);
         assert_non_null(cap.buf);
         doc = lp_store_result_json(db.s, newest_run(db.s));
@@ -421,14 +421,14 @@ static void test_stream_memory_flat(void **state)
     struct lp_out out = {discard_write, NULL};
     struct lp_sink none = {.record = ignore_record};
     struct lp_fmt_opts o;
-    struct lp_fmt_json *json;
+    struct lp_fmt *json;
     struct fake f;
     size_t at_tenth = 0, at_hour;
 
     (void)state;
     memset(&o, 0, sizeof(o));
     o.unit = 'a';
-    json = lp_fmt_json_new(&o, &out, true);
+    json = lp_fmt_new(LP_FMT_JSON_STREAM, &o, &out);
     assert_non_null(json);
     fake_init(&f, LP_ROLE_CLIENT, false, false);
     fake_start(&f, &none, json);
@@ -442,7 +442,7 @@ static void test_stream_memory_flat(void **state)
         fail_msg("a --json-stream client's heap grew by %zu bytes over %d intervals (bound "
                  "%zu)", at_hour - at_tenth, HOUR - TENTH, bound);
     fake_end(&f, &none, json);
-    lp_fmt_json_free(json);
+    lp_fmt_free(json);
 }
 
 int main(void)
