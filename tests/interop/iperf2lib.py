@@ -111,10 +111,13 @@ def run_client(kind, port, args=(), host=lptest.LOOP4, ns=None, timeout=30, expe
 
 # --------------------------------------------------------------------------- text rows
 
+# The rate may be "-nan": stock 2.1.8's --full-duplex client sometimes closes its [SUM] row
+# over an empty interval ("[SUM] 0.0000-0.0000 sec 8388608 Bytes -nan Bytes/sec", seen on a
+# loaded CI run against a linkperf server); its bytes are still the sum of the two halves.
 _ROW = re.compile(
     r"^\[\s*(?P<star>\*?)(?P<id>\d+|SUM(?:-\d+)?)\]\s+"
     r"(?P<start>\d+\.\d+)-\s*(?P<end>\d+\.\d+)\s+sec\s+"
-    r"(?P<bytes>\d+)\s+Bytes\s+(?P<rate>[\d.]+)\s+Bytes/sec(?P<rest>.*)$")
+    r"(?P<bytes>\d+)\s+Bytes\s+(?P<rate>[\d.]+|-?nan|-?inf)\s+Bytes/sec(?P<rest>.*)$")
 _UDP = re.compile(r"^\s+(?P<jitter>-?[\d.]+)\s+ms\s+(?P<lost>-?\d+)/\s*(?P<total>-?\d+)\s+\(")
 _SUMUDP = re.compile(r"^\s+(?P<lost>-?\d+)/\s*(?P<total>-?\d+)\s+\(")
 _CONN = re.compile(r"^\[\s*(?P<star>\*?)(?P<id>\d+)\] local \S+ port (?P<lport>\d+) connected "
