@@ -878,6 +878,8 @@ static size_t udp_account(struct lp_stream *s, const uint8_t *head, size_t headl
     uint64_t seq, sent;
     if (!udp_parse(s, head, headlen, &seq, &sent, fin))
         return 0; /* too short to be ours: not counted */
+    if (seq < s->seq_floor)
+        return 0; /* a second copy of a datagram counted from the listener */
     /* Transit relative to the first datagram keeps full precision in a double. */
     int64_t transit = (int64_t)arrival - (int64_t)sent;
     if (!s->have_transit_base) {
@@ -916,6 +918,12 @@ bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, 
     }
     s->fin_seen |= fin;
     return fin;
+}
+
+void lp_stream_udp_counted_through_max(struct lp_stream *s)
+{
+    if (s->rx.received)
+        s->seq_floor = s->rx.max_seq + 1;
 }
 
 static void udp_recv(struct lp_stream *s)

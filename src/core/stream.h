@@ -118,6 +118,8 @@ struct lp_stream {
     int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
     uint8_t *batch_buf;        /* UDP sender, small datagrams: LP_UDP_BATCH of them back to back */
     bool fin_seen;             /* iperf2 receiver: the sender's end-of-test datagram arrived */
+    uint64_t seq_floor;        /* UDP receiver: datagrams numbered below it were counted already
+                                * (a multicast flow's copies read from the listener); 0 = none */
     off_t file_off;
     unsigned gso_segs;         /* datagrams per UDP GSO write (0 = no GSO) */
     uint64_t rate_t0_ns, rate_bytes;
@@ -164,6 +166,10 @@ void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c);
  * shared socket). Only before the stream is attached, or on its worker. Returns true if it
  * was the sender's end-of-test datagram. */
 bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, uint64_t arrival_ns);
+/* Before attach: every datagram numbered at most the highest seen so far is a copy of one
+ * already counted (a multicast flow socket gets the group's datagrams beside the listener,
+ * which the flow's first datagrams were read from). */
+void lp_stream_udp_counted_through_max(struct lp_stream *s);
 /* Count bytes received before the stream was attached (payload read while classifying). */
 void lp_stream_add_rx_bytes(struct lp_stream *s, uint64_t n);
 /* Control thread, once the stream is off its worker: count what the control thread itself

@@ -981,7 +981,7 @@ static bool known_flow(struct lp_server *s, const struct sockaddr_storage *peer)
 }
 
 /* Datagrams of a new flow that reached the listener's shared socket before the flow's own
- * connected socket existed (a sender's catch-up burst right at the start: 2.1.8 sends two
+ * own socket existed (a sender's catch-up burst right at the start: 2.1.8 sends two
  * datagrams 12 us apart after a lost first one) wait there, in order, ahead of everything
  * the flow socket gets. Count them on the flow before it is attached (still ours to touch,
  * like the first datagram). Stops at the first datagram from anyone else. */
@@ -1127,8 +1127,12 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
             f->peer = *peer;
             lp_sock_endpoint(peer, &rs_of(f)->conn.remote); /* also right for a multicast flow */
             lp_stream_udp_account(rs_of(f)->ds, buf, len, arrival_ns);
-            if (!mcast)
-                drain_early(l, peer, rs_of(f)->ds);
+            drain_early(l, peer, rs_of(f)->ds);
+            /* A multicast flow socket is not connected: from its bind on, the group's
+             * datagrams reach it and the listener both, so what the listener gave is counted
+             * once and its copies on the flow socket are skipped. */
+            if (mcast)
+                lp_stream_udp_counted_through_max(rs_of(f)->ds);
         }
     }
     if (dir == LP_DIR_REVERSE || dir == LP_DIR_BIDIR) {
