@@ -1,4 +1,4 @@
-/* The report schedule (src/core/sched.h) and how the iperf2 look prints it: deadlines are
+/* The report schedule (src/stats/sched.h) and how the iperf2 look prints it: deadlines are
  * start + k*i whatever time a timer fired, a timer more than an interval late skips to the
  * next boundary, and iperf2 rows carry the boundaries (1.0000-2.0000), one row per interval
  * of a window that spans missed ones (2.1.8 prints those empty). */
@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "core/sched.h"
+#include "stats/sched.h"
 #include "test_fmt_text2_util.h"
 
 #define S 1000000000ull
@@ -106,6 +106,7 @@ static void cut2(struct sc *s, double st, double en, double a, double b, unsigne
     iv->sum.sid.id = iv->sum.sid.socket = 0;
     iv->sum.bytes = 2 * (uint64_t)bytes;
     iv->sum.bits_per_second = 2 * s->smp[0].bits_per_second;
+    sc_sum_both(iv);
     iv->nstreams = s->nsmp;
     iv->streams = s->smp;
     sc_emit(s, &r);
@@ -167,6 +168,7 @@ static void text2_stream_ended_in_a_long_window(void **state)
     iv->sum = s->smp[1];
     iv->sum.sid.id = iv->sum.sid.socket = 0;
     iv->sum.bytes = 3000;
+    sc_sum_both(iv);
     iv->nstreams = s->nsmp;
     iv->streams = s->smp;
     sc_emit(s, &r);
