@@ -142,6 +142,9 @@ struct lp_rec_interval {
     struct lp_sample sum;              /* client->server streams (or the only direction) */
     bool has_sum_reverse;              /* bidir: sum over server->client streams */
     struct lp_sample sum_reverse;
+    struct lp_sample sum_both;         /* every stream of both directions in one sum (iperf2's
+                                        * [SUM] covers both ways of -d and --full-duplex); the
+                                        * same numbers as sum when there is no sum_reverse */
 };
 
 /* Whole-test totals of one side (sender or receiver) of a stream or a direction. */
@@ -183,6 +186,18 @@ struct lp_direction_end {
     struct lp_total received;    /* receiver side */
 };
 
+/* This end's own row of every stream, summed: its sender total where it sends, its receiver
+ * total where it receives. iperf2 prints those rows and a [SUM] of them; the direction sums
+ * would mix a -d leg's rows with the peer's report. */
+struct lp_own_sum {
+    struct lp_total sum;         /* from the earliest row's start to the latest row's end, the
+                                  * rate over that span; has_retransmits: some row has them;
+                                  * jitter is not summed (0) */
+    unsigned rows;               /* rows summed: streams with this end's total present */
+    unsigned udp_senders;        /* of them, UDP streams this end sends on */
+    uint64_t udp_sent;           /* and the datagrams those sent ("[SUM-n] Sent N datagrams") */
+};
+
 struct lp_cpu_util {
     double host_total, host_user, host_system;
     double remote_total, remote_user, remote_system;
@@ -193,6 +208,7 @@ struct lp_rec_end {
     const struct lp_stream_end *streams;
     struct lp_direction_end forward;   /* client -> server */
     struct lp_direction_end reverse;   /* server -> client */
+    struct lp_own_sum own;             /* this end's rows of every stream, summed */
     bool bidir;
     struct lp_cpu_util cpu;
     const char *sender_congestion;     /* NULL when unknown */

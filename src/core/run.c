@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/sched.h"
+#include "stats/sched.h"
+#include "stats/totals.h"
 #include "stats/udp_rx.h"
 
 static void on_interval(struct lp_timer *t);
@@ -282,13 +283,11 @@ void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs)
 {
     if (!r->started || r->finished || rs->attached)
         return;
-    if (lp_now_ns() - r->meas_ns > LP_NS_PER_S / 10) {
-        rs->start_ns = lp_now_ns(); /* joined late: its rate is over its own time */
-        /* and it runs its own -t (an iperf2 -r leg): the intervals near the test's end are
-         * folded into the last one only near the end of this stream's time too. */
-        uint64_t own_end = rs->start_ns + (uint64_t)(r->spec.duration_s * 1e9);
-        if (r->end_deadline_ns && own_end > r->end_deadline_ns)
-            r->end_deadline_ns = own_end;
+    struct lp_sched_join j;
+    lp_sched_join(r->meas_ns, lp_now_ns(), r->spec.duration_s, r->end_deadline_ns, &j);
+    if (j.late) {
+        rs->start_ns = j.start_ns; /* joined late: its rate is over its own time */
+        r->end_deadline_ns = j.end_deadline_ns; /* and it runs its own -t */
         if (starts_second_leg(r, rs))
             sched_restart(r, rs->start_ns);
     }
@@ -359,19 +358,28 @@ void lp_run_begin(struct lp_run *r)
     r->started = true;
     r->run_ns = r->meas_ns = r->last_cut_ns = now;
     r->omitting = r->spec.omit_s > 0;
-    if (r->spec.duration_s > 0 && !r->spec.bytes && !r->spec.blocks)
-        r->end_deadline_ns = now + (uint64_t)((r->spec.duration_s + r->spec.omit_s) * 1e9);
+    r->end_deadline_ns = lp_sched_end_deadline(now, r->spec.duration_s, r->spec.omit_s,
+                                               r->spec.bytes || r->spec.blocks);
     lp_cpu_snap(&r->cpu0);
     for (unsigned i = 0; i < r->nstreams; i++)
         lp_run_attach_stream(r, &r->streams[i]);
     sched_start(r);
     if (r->omitting)
-        lp_timer_arm(&r->eng->loop, &r->omit_timer, now + (uint64_t)r->spec.omit_s * LP_NS_PER_S);
+        lp_timer_arm(&r->eng->loop, &r->omit_timer, lp_sched_omit_end(now, r->spec.omit_s));
 }
 
 /* ---- samples ---- */
 
-static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t now, struct lp_sample *smp)
+static struct lp_totals_counts counts_of(const struct lp_stream_counters *c)
+{
+    struct lp_totals_counts k = {.bytes = c->bytes, .packets = c->packets, .max_seq = c->max_seq,
+                                 .lost = c->lost, .out_of_order = c->out_of_order, .jitter_s = c->jitter_s};
+    return k;
+}
+
+/* Read a stream's counters into its row of a cut (the row's span from lp_sched_row). */
+static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_sched_row *row,
+                          struct lp_sample *smp)
 {
     struct lp_stream_counters c;
     lp_stream_read(rs->ds, &c);
@@ -379,28 +387,16 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t n
     bool sender = rs->conn.sid.sender;
     memset(smp, 0, sizeof(*smp));
     smp->sid = rs->conn.sid;
-    /* A stream's row covers its own part of the interval: from when it joined (an iperf2 -r
-     * leg), to when it ended (an iperf2 stream that finished first). */
-    uint64_t from = rs->start_ns > r->last_cut_ns && rs->start_ns < now ? rs->start_ns : r->last_cut_ns;
-    uint64_t to = rs->end_ns > from && rs->end_ns < now ? rs->end_ns : now;
-    smp->start_s = lp_ns_to_s(from - origin_of(r, rs));
-    smp->end_s = lp_ns_to_s(to - origin_of(r, rs));
-    smp->seconds = smp->end_s - smp->start_s;
-    smp->bytes = c.bytes - rs->last.bytes;
-    smp->bits_per_second = smp->seconds > 0 ? (double)smp->bytes * 8.0 / smp->seconds : 0;
+    smp->start_s = row->start_s;
+    smp->end_s = row->end_s;
+    smp->seconds = row->seconds;
+    smp->nominal_start_s = row->nom_start_s;
+    smp->nominal_end_s = row->nom_end_s;
+    smp->nominal_count = row->nom_n;
+    struct lp_totals_counts now = counts_of(&c), last = counts_of(&rs->last);
+    lp_totals_sample(smp, udp, sender, &now, &last);
     smp->omitted = r->omitting;
-    if (udp) {
-        smp->is_udp = true;
-        if (sender) {
-            smp->packets = c.packets - rs->last.packets;
-        } else {
-            smp->packets = c.max_seq - rs->last.max_seq;
-            smp->lost_packets = c.lost - rs->last.lost;
-            smp->out_of_order = c.out_of_order - rs->last.out_of_order;
-            smp->jitter_ms = c.jitter_s * 1000.0;
-            smp->lost_percent = lp_udp_lost_percent(smp->lost_packets, smp->packets);
-        }
-    } else if (sender) {
+    if (!udp && sender) {
         struct lp_tcp_sample ti;
         if (lp_sock_tcp_info(rs->ds->h.fd, &ti) == 0 && ti.valid) {
             rs->has_tcp_info = true;
@@ -440,50 +436,6 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, uint64_t n
     }
 }
 
-static void sum_into(struct lp_sample *sum, const struct lp_sample *s, unsigned *njit)
-{
-    sum->bytes += s->bytes;
-    sum->packets += s->packets;
-    sum->lost_packets += s->lost_packets;
-    sum->out_of_order += s->out_of_order;
-    sum->retransmits += s->retransmits;
-    sum->has_tcp_info |= s->has_tcp_info;
-    if (s->has_latency) {
-        sum->has_latency = true;
-        lp_latency_stat_merge(&sum->latency, &s->latency);
-    }
-    if (s->is_udp && !s->sid.sender) {
-        sum->jitter_ms += s->jitter_ms;
-        (*njit)++;
-    }
-}
-
-/* The span of an interval record: the cut's, actual and on the schedule. */
-struct cut_span {
-    double start_s, end_s;
-    double nom_start_s, nom_end_s;
-    unsigned nom_n;
-};
-
-static void finish_sum(struct lp_sample *sum, const struct lp_sample *proto, unsigned njit,
-                       const struct cut_span *w)
-{
-    sum->start_s = w->start_s;
-    sum->end_s = w->end_s;
-    sum->seconds = w->end_s - w->start_s;
-    sum->nominal_start_s = w->nom_start_s;
-    sum->nominal_end_s = w->nom_end_s;
-    sum->nominal_count = w->nom_n;
-    sum->omitted = proto->omitted;
-    sum->is_udp = proto->is_udp;
-    sum->sid.sender = proto->sid.sender;
-    sum->sid.reverse = proto->sid.reverse;
-    sum->bits_per_second = sum->seconds > 0 ? (double)sum->bytes * 8.0 / sum->seconds : 0;
-    if (njit)
-        sum->jitter_ms /= njit;
-    sum->lost_percent = lp_udp_lost_percent(sum->lost_packets, sum->packets);
-}
-
 /* Cut the interval that ends now. On the schedule it ends at boundary end_k (a late cut
  * keeps its boundary; one over an interval late spans several), or, with end_k 0, at now
  * (the last one, or the end of -O). */
@@ -496,61 +448,38 @@ static void cut(struct lp_run *r, uint64_t now, uint64_t end_k)
         return;
     struct lp_record rec = {.kind = LP_REC_INTERVAL, .role = r->spec.role, .test_id = r->id};
     struct lp_rec_interval *iv = &rec.u.interval;
-    unsigned jf = 0, jr = 0, n = 0;
+    unsigned jf = 0, jr = 0, jb = 0, n = 0;
     const struct lp_sample *pf = NULL, *pr = NULL;
-    uint64_t step = interval_ns(r);
-    struct cut_span w = {
-        .start_s = lp_ns_to_s(r->last_cut_ns - sched_origin(r)),
-        .end_s = lp_ns_to_s(now - sched_origin(r)),
-        .nom_start_s = lp_ns_to_s(r->cut_k * step),
-        .nom_end_s = end_k > r->cut_k ? lp_ns_to_s(end_k * step) : lp_ns_to_s(now - sched_origin(r)),
-        .nom_n = end_k > r->cut_k ? (unsigned)(end_k - r->cut_k) : 1,
-    };
-    if (w.nom_end_s < w.nom_start_s)
-        w.nom_end_s = w.nom_start_s;
+    struct lp_sched_cut c = {.origin_ns = sched_origin(r), .iv_ns = interval_ns(r), .from_ns = r->last_cut_ns,
+                             .to_ns = now, .from_k = r->cut_k, .to_k = end_k};
+    struct lp_sched_window w;
+    lp_sched_window(&c, &w);
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
         struct lp_sample *x = &smp[n];
-        sample_stream(r, rs, now, x);
-        /* A stream that ended before this interval has no row in it (iperf2 -r: the first
-         * leg's rows stop where it ended, as 2.1.8's do). */
-        if (rs->end_ns && rs->end_ns <= r->last_cut_ns && !x->bytes && !x->packets)
+        struct lp_sched_row row;
+        lp_sched_row(&c, &w, origin_of(r, rs), rs->start_ns, rs->end_ns, &row);
+        sample_stream(r, rs, &row, x);
+        if (lp_sched_row_gone(&c, rs->end_ns, x->bytes || x->packets))
             continue;
         n++;
-        x->nominal_start_s = w.nom_start_s;
-        x->nominal_end_s = w.nom_end_s;
-        x->nominal_count = w.nom_n;
-        /* On the schedule too, a stream's row starts when it joined and ends when it ended
-         * within the interval (2.1.8: "2.0000-2.5014" for a stream that ended at 2.5014),
-         * or on the last boundary it passed, as the test's last row does. */
-        if (x->start_s > w.start_s && x->start_s > w.nom_start_s)
-            x->nominal_start_s = x->start_s < w.nom_end_s ? x->start_s : w.nom_end_s;
-        if (x->end_s < w.end_s) {
-            uint64_t k = step && rs->end_ns > sched_origin(r) ? lp_sched_index(sched_origin(r), step, rs->end_ns) : 0;
-            if (k > r->cut_k && lp_ns_to_s(k * step) <= w.nom_end_s) {
-                x->nominal_end_s = lp_ns_to_s(k * step);
-                x->nominal_count = (unsigned)(k - r->cut_k);
-            } else if (x->end_s < w.nom_end_s) {
-                x->nominal_end_s = x->end_s > x->nominal_start_s ? x->end_s : x->nominal_start_s;
-                x->nominal_count = 1;
-            }
-        }
-        if (x->nominal_start_s != w.nom_start_s)
-            x->nominal_count = 1;
+        lp_totals_sample_add(&iv->sum_both, x, &jb);
         if (x->sid.reverse && r->spec.dir == LP_DIR_BIDIR) {
-            sum_into(&iv->sum_reverse, x, &jr);
+            lp_totals_sample_add(&iv->sum_reverse, x, &jr);
             pr = x;
         } else {
-            sum_into(&iv->sum, x, &jf);
+            lp_totals_sample_add(&iv->sum, x, &jf);
             pf = x;
         }
     }
     if (pf)
-        finish_sum(&iv->sum, pf, jf, &w);
+        lp_totals_sample_close(&iv->sum, pf, jf, &w);
     if (pr) {
-        finish_sum(&iv->sum_reverse, pr, jr, &w);
+        lp_totals_sample_close(&iv->sum_reverse, pr, jr, &w);
         iv->has_sum_reverse = true;
     }
+    if (pf || pr)
+        lp_totals_sample_close(&iv->sum_both, pf ? pf : pr, jb, &w);
     r->last_cut_ns = now;
     if (end_k > r->cut_k)
         r->cut_k = end_k;
@@ -589,24 +518,13 @@ static void on_interval(struct lp_timer *t)
     uint64_t iv = interval_ns(r);
     if (r->finished || !iv)
         return;
-    uint64_t origin = sched_origin(r);
-    uint64_t due = lp_sched_at(origin, iv, r->sched_next);
-    if (now < due) { /* not yet (a clock read before the timer's): wait for it */
-        lp_timer_arm(&r->eng->loop, &r->interval_timer, due);
-        return;
-    }
-    /* The boundary this cut ends on: the one it was due for, or, over an interval late, the
-     * last one passed (the report covers the missed ones; no empty reports in between). */
-    uint64_t k = lp_sched_index(origin, iv, now);
-    /* An interval ending within 10% of an interval before the test end is left for the
-     * final cut, so the last row is not a sliver; after every stream ended, so is the rest. */
-    bool near_end = (r->end_deadline_ns && r->end_deadline_ns <= now + iv / 10 && !r->omitting) ||
-                    streams_end_ns(r) != 0;
-    if (!near_end)
-        cut(r, now, k);
-    /* The next deadline is on the schedule, whenever this one fired. */
-    r->sched_next = lp_sched_next(origin, iv, now);
-    lp_timer_arm(&r->eng->loop, &r->interval_timer, lp_sched_at(origin, iv, r->sched_next));
+    struct lp_sched_tick tk;
+    lp_sched_tick(sched_origin(r), iv, r->sched_next, now, r->end_deadline_ns, r->omitting,
+                  streams_end_ns(r) != 0, &tk);
+    if (tk.cut)
+        cut(r, now, tk.end_k);
+    r->sched_next = tk.next_k;
+    lp_timer_arm(&r->eng->loop, &r->interval_timer, tk.arm_ns);
 }
 
 static void on_omit_end(struct lp_timer *t)
@@ -747,18 +665,16 @@ void lp_run_finish(struct lp_run *r)
             any |= c.bytes != r->streams[i].last.bytes;
         }
         uint64_t iv = interval_ns(r);
-        uint64_t at = streams_end_ns(r);
-        if (!at || at > now || at < r->last_cut_ns)
-            at = now;
-        /* On the schedule the last row runs from the last boundary to the end; a boundary
-         * passed since (folded in above, or not reached by the timer) ends it instead. */
-        if (iv && (any || at - r->last_cut_ns >= iv / 10))
-            cut(r, at, lp_sched_index(sched_origin(r), iv, at));
+        struct lp_sched_last last;
+        lp_sched_last(sched_origin(r), iv, r->last_cut_ns, now, streams_end_ns(r), any, &last);
+        if (last.cut)
+            cut(r, last.at_ns, last.end_k);
         else if (!iv) {
             /* No interval reports: still refresh the counters for the totals. */
             for (unsigned i = 0; i < r->nstreams; i++) {
+                struct lp_sched_row none = {0};
                 struct lp_sample s;
-                sample_stream(r, &r->streams[i], now, &s);
+                sample_stream(r, &r->streams[i], &none, &s);
             }
         } else {
             for (unsigned i = 0; i < r->nstreams; i++)
@@ -777,41 +693,22 @@ void lp_run_finish(struct lp_run *r)
 
 /* ---- totals ---- */
 
-static double run_seconds(const struct lp_run *r)
+/* The run's clock for its totals: they end when it finished, or now while it runs. */
+static struct lp_totals_clock clock_of(const struct lp_run *r)
 {
-    if (!r->started)
-        return 0;
-    return lp_ns_to_s((r->finished ? r->final_ns : lp_now_ns()) - r->meas_ns);
+    struct lp_totals_clock c = {.started = r->started, .meas_ns = r->meas_ns,
+                                .end_ns = r->finished ? r->final_ns : lp_now_ns()};
+    return c;
 }
 
 static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, struct lp_total *t)
 {
     bool udp = r->spec.proto == LP_PROTO_UDP;
-    const struct lp_stream_counters *f = &rs->final, *b = &rs->base;
+    struct lp_totals_clock clk = clock_of(r);
+    struct lp_totals_counts f = counts_of(&rs->final), b = counts_of(&rs->base);
     memset(t, 0, sizeof(*t));
-    t->present = true;
-    t->end_s = t->seconds = run_seconds(r);
-    if (rs->start_ns || rs->end_ns) {
-        uint64_t origin = origin_of(r, rs);
-        uint64_t from = rs->start_ns > origin ? rs->start_ns : origin;
-        uint64_t to = rs->end_ns ? rs->end_ns : (r->finished ? r->final_ns : lp_now_ns());
-        t->start_s = lp_ns_to_s(from - origin);
-        t->end_s = lp_ns_to_s(to - origin);
-        t->seconds = to > from ? lp_ns_to_s(to - from) : 0;
-    }
-    t->bytes = f->bytes - b->bytes;
-    t->is_udp = udp;
-    if (udp) {
-        if (rs->conn.sid.sender) {
-            t->packets = f->packets - b->packets;
-        } else {
-            t->packets = f->max_seq - b->max_seq;
-            t->lost_packets = f->lost - b->lost;
-            t->out_of_order = f->out_of_order - b->out_of_order;
-            t->jitter_ms = f->jitter_s * 1000.0;
-            t->lost_percent = lp_udp_lost_percent(t->lost_packets, t->packets);
-        }
-    }
+    lp_totals_span(t, &clk, origin_of(r, rs), rs->start_ns, rs->end_ns);
+    lp_totals_counts(t, udp, rs->conn.sid.sender, &f, &b);
     if (rs->ds->cfg.latency) {
         const struct lp_latency_snap *lf = &rs->lat_final;
         t->has_latency = true;
@@ -828,7 +725,6 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
         t->mean_rtt_us = rs->rtt_n ? (uint32_t)(rs->rtt_sum / rs->rtt_n) : 0;
         t->reorder = rs->reorder;
     }
-    t->bits_per_second = t->seconds > 0 ? (double)t->bytes * 8.0 / t->seconds : 0;
 }
 
 static void peer_total(const struct lp_run *r, const struct lp_peer_results *peer,
@@ -839,7 +735,7 @@ static void peer_total(const struct lp_run *r, const struct lp_peer_results *pee
     t->present = true;
     t->end_s = t->seconds = p->end_time;
     t->bytes = p->bytes;
-    t->bits_per_second = t->seconds > 0 ? (double)t->bytes * 8.0 / t->seconds : 0;
+    t->bits_per_second = lp_totals_bps(t->bytes, t->seconds);
     t->is_udp = udp;
     if (udp) {
         t->packets = p->packets;
@@ -855,42 +751,6 @@ static void peer_total(const struct lp_run *r, const struct lp_peer_results *pee
         t->has_retransmits = true;
         t->retransmits = p->retransmits;
     }
-}
-
-static void add_total(struct lp_total *sum, const struct lp_total *t, unsigned *njit, bool *all_retr)
-{
-    if (!t->present)
-        return;
-    sum->present = true;
-    sum->bytes += t->bytes;
-    if (t->seconds > sum->seconds)
-        sum->seconds = sum->end_s = t->seconds;
-    sum->packets += t->packets;
-    sum->lost_packets += t->lost_packets;
-    sum->out_of_order += t->out_of_order;
-    sum->is_udp = t->is_udp;
-    if (t->has_retransmits)
-        sum->retransmits += t->retransmits;
-    else
-        *all_retr = false;
-    sum->jitter_ms += t->jitter_ms;
-    (*njit)++;
-    if (t->has_latency) {
-        sum->has_latency = true;
-        lp_latency_stat_merge(&sum->latency, &t->latency);
-    }
-}
-
-static void close_sum(struct lp_total *sum, unsigned njit, bool all_retr, bool sender_side)
-{
-    if (!sum->present)
-        return;
-    sum->has_retransmits = all_retr && !sum->is_udp && sender_side;
-    if (!sum->has_retransmits)
-        sum->retransmits = 0;
-    sum->jitter_ms = njit ? sum->jitter_ms / njit : 0;
-    sum->bits_per_second = sum->seconds > 0 ? (double)sum->bytes * 8.0 / sum->seconds : 0;
-    sum->lost_percent = lp_udp_lost_percent(sum->lost_packets, sum->packets);
 }
 
 uint64_t lp_run_rx_idle_ns(const struct lp_run *r)
@@ -978,6 +838,7 @@ void lp_run_emit_leg_end(struct lp_run *r, const struct lp_peer_results *peer)
     }
     rec.u.end.nstreams = n;
     rec.u.end.streams = se;
+    lp_totals_own(se, n, &rec.u.end.own);
     if (n)
         lp_engine_emit(r->eng, &rec);
     free(se);
@@ -1009,20 +870,17 @@ void lp_run_emit_end(struct lp_run *r, const struct lp_peer_results *peer, bool 
         int d = rs->conn.sid.reverse && r->spec.dir == LP_DIR_BIDIR;
         struct lp_direction_end *de = d ? &end->reverse : &end->forward;
         de->present = true;
-        add_total(&de->sent, &se[i].sender, &jit[d][0], &retr[d][0]);
-        add_total(&de->received, &se[i].receiver, &jit[d][1], &retr[d][1]);
+        lp_totals_add(&de->sent, &se[i].sender, &jit[d][0], &retr[d][0]);
+        lp_totals_add(&de->received, &se[i].receiver, &jit[d][1], &retr[d][1]);
     }
     for (int d = 0; d < 2; d++) {
         struct lp_direction_end *de = d ? &end->reverse : &end->forward;
-        close_sum(&de->sent, jit[d][0], retr[d][0], true);
-        close_sum(&de->received, jit[d][1], retr[d][1], false);
-        /* A sender's jitter is meaningless; iperf3 reports 0 there. */
-        de->sent.jitter_ms = 0;
-        de->sent.lost_packets = 0;
-        de->sent.lost_percent = 0;
+        lp_totals_close(&de->sent, jit[d][0], retr[d][0], true);
+        lp_totals_close(&de->received, jit[d][1], retr[d][1], false);
     }
     end->nstreams = r->nstreams;
     end->streams = se;
+    lp_totals_own(se, r->nstreams, &end->own);
     end->bidir = r->spec.dir == LP_DIR_BIDIR;
     end->partial = partial;
     struct lp_peer_results mine;

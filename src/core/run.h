@@ -64,7 +64,7 @@ struct lp_run {
     uint64_t run_ns, meas_ns, last_cut_ns, final_ns, end_deadline_ns;
     uint64_t deliver_ns;            /* lp_run_delivered: when something last moved (0: not
                                      * waiting yet) */
-    /* The report schedule from meas_ns (core/sched.h): the boundary the interval timer is
+    /* The report schedule from meas_ns (stats/sched.h): the boundary the interval timer is
      * armed for, and the one where the last cut ended on the schedule. */
     uint64_t sched_next, cut_k;
     /* iperf2 -r: where the second leg's clock and schedule start (0 = none, meas_ns). */

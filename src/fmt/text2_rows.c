@@ -1,6 +1,6 @@
 /* iperf2's report rows: column headers, interval and final rows, [SUM], "Sent N datagrams",
- * server reports, the -e columns and -m. Numbers come from the records; the one sum made
- * here is the final [SUM] over the rows this end printed (see lp_text2_end). */
+ * server reports, the -e columns and -m. Every number comes from the records, the [SUM]s
+ * too (the engine's sum_both and own); this file decides which rows and layouts appear. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,11 +70,6 @@ static void head(const struct lp_fmt_text2 *f, char *b, size_t n, const char *id
              rate);
 }
 
-static double pct(int64_t lost, uint64_t total)
-{
-    return total ? 100.0 * (double)lost / (double)total : 0.0;
-}
-
 static void ooo_line(struct lp_fmt_text2 *f, const char *id, double start, double end, uint64_t n)
 {
     lp_text2_line(f, "%s %4.4f-%4.4f sec  %" PRIu64 " datagrams received out-of-order", id,
@@ -138,10 +133,11 @@ static void idstr_of(const struct lp_fmt_text2 *f, char *b, size_t n, const stru
 
 /* ---- [SUM] ---- */
 
-/* What a [SUM] row adds up, and whether its rows share a layout worth continuing. */
+/* A [SUM] row: the engine's numbers, and whether the rows above it share a layout worth
+ * continuing (n: how many rows this end printed). */
 struct t2_sum {
     unsigned n;
-    double start, end, bps;
+    double start, end, bps, lost_pct;
     uint64_t bytes, packets, ooo;
     int64_t lost, retr;
     bool all_rx, all_tcp_tx, all_udp_tx, tcp_known;
@@ -169,7 +165,7 @@ static void sum_row(struct lp_fmt_text2 *f, const struct t2_sum *s)
     head(f, h, sizeof(h), "[SUM]", s->start, s->end, s->bytes, s->bps);
     if (s->all_rx)
         snprintf(tail, sizeof(tail), "   %" PRId64 "/%" PRIu64 " (%.2g%%)", s->lost, s->packets,
-                 pct(s->lost, s->packets));
+                 s->lost_pct);
     else if (f->opts.enhanced && s->all_tcp_tx && s->tcp_known)
         snprintf(tail, sizeof(tail), "  -/-%10" PRId64, s->retr);
     else if (f->opts.enhanced && s->all_udp_tx)
@@ -261,17 +257,19 @@ static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool u
         ooo_line(f, id, a, b, s->out_of_order);
 }
 
-static void add_sample(struct t2_sum *t, const struct lp_sample *s)
+/* A [SUM] row's numbers from an interval sum, over [a, b]. */
+static void sum_of_sample(struct t2_sum *t, const struct lp_sample *s, double a, double b)
 {
-    t->bytes += s->bytes;
-    t->bps += s->bits_per_second;
-    t->packets += s->packets;
-    t->lost += s->lost_packets;
-    t->ooo += s->out_of_order;
-    t->retr += s->retransmits;
-    t->tcp_known |= s->has_tcp_info;
-    if (s->end_s > t->end)
-        t->end = s->end_s;
+    t->start = a;
+    t->end = b;
+    t->bytes = s->bytes;
+    t->bps = s->bits_per_second;
+    t->packets = s->packets;
+    t->lost = s->lost_packets;
+    t->lost_pct = s->lost_percent;
+    t->ooo = s->out_of_order;
+    t->retr = s->retransmits;
+    t->tcp_known = s->has_tcp_info;
 }
 
 /* Row j of an interval record's window: every stream, then the [SUM]. */
@@ -279,7 +277,7 @@ static void interval_rows(struct lp_fmt_text2 *f, const struct lp_rec_interval *
 {
     bool show = !lp_text2_excluded(f, 'D');
     struct t2_sum sum;
-    struct lp_sample z, zr;
+    struct lp_sample z;
     double a, b;
 
     sum_init(&sum);
@@ -306,15 +304,10 @@ static void interval_rows(struct lp_fmt_text2 *f, const struct lp_rec_interval *
     }
     if (!show || !sum_wanted(f, sum.n))
         return;
-    /* The engine's interval sums: one per direction, both together here. */
-    z = empty_like(&iv->sum);
-    zr = empty_like(&iv->sum_reverse);
-    row_window(&iv->sum, j, &sum.start, &b);
-    add_sample(&sum, j ? &z : &iv->sum);
-    if (iv->has_sum_reverse)
-        add_sample(&sum, j ? &zr : &iv->sum_reverse);
-    if (iv->sum.nominal_count)
-        sum.end = b;
+    /* The engine's sum of both directions: iperf2's [SUM] covers every stream. */
+    z = empty_like(&iv->sum_both);
+    row_window(&iv->sum_both, j, &a, &b);
+    sum_of_sample(&sum, j ? &z : &iv->sum_both, a, b);
     sum_row(f, &sum);
 }
 
@@ -394,18 +387,19 @@ static void server_report(struct lp_fmt_text2 *f, const struct lp_stream_end *se
         ooo_line(f, id, t->start_s, t->end_s, t->out_of_order);
 }
 
-static void add_total(struct t2_sum *s, const struct lp_total *t)
+/* A [SUM] row's numbers from the engine's sum of this end's rows. */
+static void sum_of_total(struct t2_sum *s, const struct lp_total *t)
 {
-    if (s->n == 0 || t->start_s < s->start)
-        s->start = t->start_s;
-    if (t->end_s > s->end)
-        s->end = t->end_s;
-    s->bytes += t->bytes;
-    s->packets += t->packets;
-    s->lost += t->lost_packets;
-    s->ooo += t->out_of_order;
-    s->retr += t->retransmits;
-    s->tcp_known |= t->has_retransmits;
+    s->start = t->start_s;
+    s->end = t->end_s;
+    s->bytes = t->bytes;
+    s->bps = t->bits_per_second;
+    s->packets = t->packets;
+    s->lost = t->lost_packets;
+    s->lost_pct = t->lost_percent;
+    s->ooo = t->out_of_order;
+    s->retr = t->retransmits;
+    s->tcp_known = t->has_retransmits;
 }
 
 void lp_text2_leg_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
@@ -431,14 +425,13 @@ void lp_text2_leg_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
 }
 
 /* Each stream's own row (a TCP end knows only its side; a UDP sender's receiver row is the
- * peer's report), the [SUM] of those rows, then the server reports. The [SUM] is made here
- * from the rows: the engine's direction sums would mix a -d leg with the peer's report. */
+ * peer's report), the [SUM] of those rows (the engine's end->own: its direction sums would
+ * mix a -d leg with the peer's report), then the server reports. Rows printed earlier, at an
+ * iperf2 -r leg's end, are not repeated; -r prints no [SUM], so end->own matches the rows. */
 void lp_text2_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
 {
     bool show = !lp_text2_excluded(f, 'D');
     struct t2_sum sum;
-    unsigned udp_senders = 0;
-    uint64_t sent = 0;
 
     sum_init(&sum);
     for (unsigned i = 0; i < end->nstreams; i++) {
@@ -452,18 +445,13 @@ void lp_text2_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end)
             st->final_done = true;
         if (show)
             final_row(f, se, t, st, udp);
-        add_total(&sum, t);
         sum_kind(&sum, udp, se->sid.sender);
-        if (udp && se->sid.sender) {
-            udp_senders++;
-            sent += t->packets;
-        }
     }
     if (show && sum_wanted(f, sum.n)) {
-        sum.bps = sum.end > sum.start ? (double)sum.bytes * 8.0 / (sum.end - sum.start) : 0;
+        sum_of_total(&sum, &end->own.sum);
         sum_row(f, &sum);
-        if (udp_senders > 1)
-            lp_text2_line(f, "[SUM-%u] Sent %" PRIu64 " datagrams", udp_senders, sent);
+        if (end->own.udp_senders > 1)
+            lp_text2_line(f, "[SUM-%u] Sent %" PRIu64 " datagrams", end->own.udp_senders, end->own.udp_sent);
     }
     if (lp_text2_excluded(f, 'V'))
         return;

@@ -13,11 +13,12 @@
 #include "core/clock.h"
 #include "linkperf/engine.h"
 #include "net/allow.h"
+#include "proto/detect.h"
 #include "proto/server.h"
 
 /* A connection whose first bytes are still arriving. We read exactly what classification
- * needs: 37 bytes of an iperf3 cookie, or an iperf2 header (at most 256 bytes, and a permit
- * key of at most 128 after a keyed one). */
+ * needs (lp_detect_tcp's .want): 37 bytes of an iperf3 cookie, or an iperf2 header (at most
+ * 256 bytes, and a permit key of at most 128 after a keyed one). */
 /* Owned by the server: linked in lp_server.pendings, freed (its fd closed) by pending_drop or
  * lp_server_free, or handed over: classification gives its fd to the test it starts and then
  * frees the record. Borrows srv. */
@@ -25,7 +26,7 @@ struct pending {
     struct lp_handler h;
     struct lp_server *srv;
     struct lp_timer timer;
-    uint8_t buf[LP_I2_KEYED_HDR_MAX];
+    uint8_t buf[LP_DETECT_MAX];
     size_t got, want;
     uint64_t seq;
     bool dead;
@@ -220,24 +221,44 @@ static void pending_drop(struct pending *p, bool close_fd)
     lp_loop_defer(&s->eng.loop, pending_free, p);
 }
 
-static bool cookie_char(uint8_t c)
+/* An iperf3 client at a server that requires an iperf2 permit key: refused (iperf3 has no
+ * permit key; iperf3 authentication would admit it). */
+static void refuse_iperf3(struct lp_server *s, int fd, const struct lp_endpoint *pe)
 {
-    return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+    lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                    "%s: iperf3 test refused: this server requires an iperf2 permit key "
+                    "(--permit-key)", pe->host);
+    /* SERVER_ERROR 142 right after the cookie: stock clients print "test authorization
+     * failed" (ACCESS_DENIED would read "the server is busy"). */
+    uint8_t e[9] = {(uint8_t)LP_I3_SERVER_ERROR};
+    lp_i3_put_u32(e + 1, LP_I3E_AUTHTEST);
+    ssize_t w = send(fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)w; /* best effort: the connection is closed either way */
+    close(fd);
 }
 
-/* Decide how many bytes classification needs, once the first 4 have arrived. */
-static size_t wanted(const struct pending *p)
+/* An iperf2 header we do not serve: say why, and close (a keyed one is iperf2's drop). */
+static void refuse_iperf2(struct lp_server *s, int fd, const struct sockaddr_storage *peer,
+                          const struct lp_endpoint *pe, const struct lp_detect *d)
 {
-    if (cookie_char(p->buf[0]) && cookie_char(p->buf[1]) && cookie_char(p->buf[2]) && cookie_char(p->buf[3]))
-        return LP_I3_COOKIE_SIZE; /* looks like iperf3 (base32 cookie) */
-    uint32_t flags = (uint32_t)p->buf[0] << 24 | (uint32_t)p->buf[1] << 16 | (uint32_t)p->buf[2] << 8 | p->buf[3];
-    int hl = lp_i2_tcp_header_len(flags);
-    /* A keyed header (--permit-key) tells the length of the key after it only at its end. */
-    int kl = hl > 4 && (flags & LP_I2_KEYCHECK) && p->got >= (size_t)hl ? lp_i2_key_len(p->buf, (size_t)hl) : -1;
-    return kl > 0 ? (size_t)hl + (size_t)kl : hl > 4 ? (size_t)hl : 4;
+    SRV_DBG(s, 0, "connection from %s port %u asks for an iperf2 feature we do not serve (flags 0x%08x); "
+            "closed", pe->host, (unsigned)pe->port, d->flags);
+    if (d->verdict == LP_DETECT_BOUNCEBACK) {
+        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                        "%s: iperf2 bounceback tests are not supported; connection closed", pe->host);
+    } else if (d->verdict == LP_DETECT_BAD_KEY) {
+        i2s_drop(s, fd, peer); /* a keyed header whose key cannot be found */
+        return;
+    } else {
+        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                        "%s: iperf2 header length %u is invalid (flags 0x%08x); connection closed", pe->host,
+                        (unsigned)((d->flags & LP_I2_LEN_MASK) >> 1), d->flags);
+    }
+    close(fd);
 }
 
-static void classify(struct pending *p)
+/* The connection said what it is (d): hand it to its dialect, or close it. */
+static void classify(struct pending *p, const struct lp_detect *d)
 {
     struct lp_server *s = p->srv;
     int fd = p->h.fd;
@@ -247,61 +268,39 @@ static void classify(struct pending *p)
     getpeername(fd, (struct sockaddr *)&peer, &sl);
     struct lp_endpoint pe;
     lp_sock_endpoint(&peer, &pe);
-    uint8_t buf[LP_I2_KEYED_HDR_MAX];
-    size_t got = p->got;
+    uint8_t buf[LP_DETECT_MAX];
     uint64_t seq = p->seq;
-    memcpy(buf, p->buf, got);
+    memcpy(buf, p->buf, d->used);
     pending_drop(p, false);
 
-    if (got == LP_I3_COOKIE_SIZE && lp_i3_cookie_valid(buf)) {
-        if (s->spec.iperf2.permit_key[0] && !s->auth) {
-            /* iperf3 has no permit key: a server that requires one serves only iperf2 TCP
-             * clients sending it (iperf3 authentication would admit iperf3 clients). */
-            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
-                            "%s: iperf3 test refused: this server requires an iperf2 permit key "
-                            "(--permit-key)", pe.host);
-            /* SERVER_ERROR 142 right after the cookie: stock clients print "test
-             * authorization failed" (ACCESS_DENIED would read "the server is busy"). */
-            uint8_t e[9] = {(uint8_t)LP_I3_SERVER_ERROR};
-            lp_i3_put_u32(e + 1, LP_I3E_AUTHTEST);
-            ssize_t w = send(fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
-            (void)w; /* best effort: the connection is closed either way */
-            close(fd);
-            return;
-        }
-        i3s_connection(s, fd, buf, &peer, seq);
+    switch (d->verdict) {
+    case LP_DETECT_IPERF3:
+        if (s->spec.iperf2.permit_key[0] && !s->auth)
+            refuse_iperf3(s, fd, &pe);
+        else
+            i3s_connection(s, fd, buf, &peer, seq);
         return;
-    }
-    uint32_t flags = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
-    int hl = lp_i2_tcp_header_len(flags);
-    if (hl < 0) {
-        SRV_DBG(s, 0, "connection from %s port %u asks for an iperf2 feature we do not serve (flags 0x%08x); "
-                "closed", pe.host, (unsigned)pe.port, flags);
-        if (flags & LP_I2_BOUNCEBACK) {
-            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
-                            "%s: iperf2 bounceback tests are not supported; connection closed", pe.host);
-        } else if (flags & LP_I2_KEYCHECK) {
-            i2s_drop(s, fd, &peer); /* a keyed header whose key cannot be found */
-            return;
-        } else {
-            lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
-                            "%s: iperf2 header length %u is invalid (flags 0x%08x); connection closed", pe.host,
-                            (unsigned)((flags & LP_I2_LEN_MASK) >> 1), flags);
-        }
-        close(fd);
+    case LP_DETECT_I2_PLAIN:
+    case LP_DETECT_I2_KEYED:
+    case LP_DETECT_I2_NONE:
+        /* A header of hdr_len bytes, or (0) payload from the first byte — a header-less -C
+         * client, 2.0.5-era clients with flags 0, or a cookie that was not one. */
+        i2s_tcp(s, fd, buf, d->hdr_len, d->used - d->hdr_len, &peer);
         return;
-    }
-    if ((size_t)hl > got) {
-        /* The peer closed in the middle of a header (or of a cookie that looked like one):
-         * no test, and no payload count made from a header we never got. */
-        SRV_DBG(s, 0, "connection from %s port %u closed after %zu of %d header bytes; dropped", pe.host,
-                (unsigned)pe.port, got, hl);
-        close(fd);
+    case LP_DETECT_BOUNCEBACK:
+    case LP_DETECT_BAD_KEY:
+    case LP_DETECT_BAD_LENGTH:
+        refuse_iperf2(s, fd, &peer, &pe, d);
         return;
+    case LP_DETECT_SHORT:
+        SRV_DBG(s, 0, "connection from %s port %u closed after %zu of %zu header bytes; dropped", pe.host,
+                (unsigned)pe.port, d->used, d->hdr_len);
+        break;
+    case LP_DETECT_MORE:
+    case LP_DETECT_EMPTY:
+        break; /* not a verdict on_pending_io passes */
     }
-    /* An iperf2 test: a header of hl bytes, or (hl == 0) payload from the first byte — a
-     * header-less -C client, 2.0.5-era clients with flags 0, or a cookie that was not one. */
-    i2s_tcp(s, fd, buf, (size_t)hl, got - (size_t)hl, &peer);
+    close(fd);
 }
 
 static void on_pending_io(struct lp_handler *h, uint32_t events)
@@ -312,24 +311,20 @@ static void on_pending_io(struct lp_handler *h, uint32_t events)
         return;
     size_t want = p->want ? p->want : 4;
     ssize_t r = recv(p->h.fd, p->buf + p->got, want - p->got, MSG_DONTWAIT);
-    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-        if (p->got && r == 0) {
-            /* A short header-less stream that already ended (a tiny -C or -n test). */
-            p->want = p->got;
-            classify(p);
-        } else {
-            pending_drop(p, true);
-        }
+    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        pending_drop(p, true);
         return;
     }
     if (r > 0)
         p->got += (size_t)r;
-    if (!p->want && p->got >= 4)
-        p->want = wanted(p);
-    if (p->want && p->got >= p->want)
-        p->want = wanted(p); /* a keyed iperf2 header: now its key */
-    if (p->want && p->got >= p->want)
-        classify(p);
+    struct lp_detect d;
+    lp_detect_tcp(p->buf, p->got, r == 0, &d);
+    if (d.verdict == LP_DETECT_EMPTY)
+        pending_drop(p, true);
+    else if (d.verdict == LP_DETECT_MORE)
+        p->want = d.want;
+    else
+        classify(p, &d);
 }
 
 static void on_pending_timeout(struct lp_timer *tm)

@@ -277,6 +277,83 @@ static void udp_senders_sum(void **state)
     text2_free(s);
 }
 
+/* The [SUM] rows print the engine's sums (INTERVAL's sum_both, END's own), not sums the
+ * formatter makes of the rows above them: records whose sums differ from their rows' show
+ * the sums. */
+static void sum_line(char *b, size_t n, double a, double e, uint64_t bytes, double bps)
+{
+    char x[64], r[64];
+
+    lp_text2_bytes(x, sizeof(x), (double)bytes, 'B');
+    lp_text2_rate(r, sizeof(r), bps, 'B');
+    snprintf(b, n, "[SUM] %4.4f-%4.4f sec  %s  %s\n", a, e, x, r);
+}
+
+static void sums_from_the_engine(void **state)
+{
+    struct lp_fmt_opts o = {.unit = 'B'};
+    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, &o);
+    struct lp_record r = {.kind = LP_REC_INTERVAL};
+    struct lp_rec_interval *iv = &r.u.interval;
+    char want[256];
+    (void)state;
+
+    s->spec.dir = LP_DIR_BIDIR;
+    sc_conn(s, 1, RX, 5001, 40000);
+    sc_conn(s, 2, TX | REV, 5001, 40000);
+    sc_start(s, 2);
+    sc_sample(s, 1, RX, 0, 1, 1000, 8000);
+    sc_sample(s, 2, TX | REV, 0, 1, 2000, 16000);
+    iv->nstreams = s->nsmp;
+    iv->streams = s->smp;
+    iv->sum = s->smp[0];
+    iv->sum_reverse = s->smp[1];
+    iv->has_sum_reverse = true;
+    iv->sum_both = s->smp[0];
+    iv->sum_both.bytes = s->smp[0].bytes + s->smp[1].bytes + 777; /* not the rows' sum */
+    iv->sum_both.bits_per_second = 12345;
+    iv->sum_both.end_s = 1.25;
+    sc_emit(s, &r);
+    s->nsmp = 0;
+    sum_line(want, sizeof(want), 0, iv->sum_both.end_s, iv->sum_both.bytes, iv->sum_both.bits_per_second);
+    assert_non_null(strstr(s->k.out, want));
+
+    struct lp_record e = {.kind = LP_REC_END};
+    sc_total(s, 1, RX, 0, 1, 1000, 8000);
+    sc_total(s, 2, TX | REV, 0.5, 2, 2000, 16000);
+    e.u.end.nstreams = s->nend;
+    e.u.end.streams = s->end;
+    e.u.end.bidir = true;
+    lp_totals_own(s->end, s->nend, &e.u.end.own);
+    e.u.end.own.sum.bytes += 555;
+    e.u.end.own.sum.bits_per_second *= 3;
+    sc_emit(s, &e);
+    const struct lp_total *own = &e.u.end.own.sum;
+    sum_line(want, sizeof(want), own->start_s, own->end_s, own->bytes, own->bits_per_second);
+    assert_non_null(strstr(s->k.out, want));
+    text2_free(s);
+
+    /* "[SUM-n] Sent N datagrams": n and N are END's. */
+    s = text2_new(LP_ROLE_CLIENT, LP_PROTO_UDP, &o);
+    s->spec.streams = 2;
+    sc_conn(s, 1, TX | INIT, 40001, 5001);
+    sc_conn(s, 2, TX | INIT, 40002, 5001);
+    sc_start(s, 2);
+    sc_total(s, 1, TX | INIT, 0, 1, 14700, 117600)->packets = 10;
+    sc_total(s, 2, TX | INIT, 0, 1, 14700, 117600)->packets = 10;
+    memset(&e, 0, sizeof(e));
+    e.kind = LP_REC_END;
+    e.u.end.nstreams = s->nend;
+    e.u.end.streams = s->end;
+    lp_totals_own(s->end, s->nend, &e.u.end.own);
+    e.u.end.own.udp_sent += 11;
+    sc_emit(s, &e);
+    snprintf(want, sizeof(want), "[SUM-%u] Sent %" PRIu64 " datagrams\n", e.u.end.own.udp_senders,
+             e.u.end.own.udp_sent);
+    assert_non_null(strstr(s->k.out, want));
+    text2_free(s);
+}
+
 /* ---- errors ---- */
 
 static void errors(void **state)
@@ -709,6 +786,7 @@ int main(void)
         cmocka_unit_test(tradeoff_single_end),
         cmocka_unit_test(full_duplex_two_ids),
         cmocka_unit_test(udp_senders_sum),
+        cmocka_unit_test(sums_from_the_engine),
         cmocka_unit_test(errors),
         cmocka_unit_test(exclusions),
         cmocka_unit_test(print_mss),

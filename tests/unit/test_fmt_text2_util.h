@@ -13,6 +13,8 @@
 
 #include "evidence.h"
 #include "fmt/fmt.h"
+#include "stats/totals.h"
+#include "stats/udp_rx.h"
 
 /* ---- output sink ---- */
 
@@ -358,6 +360,28 @@ static inline void sum_into(struct lp_sample *sum, const struct lp_sample *m, bo
     sum->has_tcp_info |= m->has_tcp_info;
 }
 
+/* The engine's sum of both directions, from its direction sums (as a capture shows them: a
+ * test may set the forward sum's numbers). The rate is the directions' rates added. */
+static inline void sc_sum_both(struct lp_rec_interval *iv)
+{
+    struct lp_sample *b = &iv->sum_both;
+    const struct lp_sample *r = &iv->sum_reverse;
+
+    *b = iv->sum;
+    if (!iv->has_sum_reverse)
+        return;
+    b->bytes += r->bytes;
+    b->bits_per_second += r->bits_per_second;
+    b->packets += r->packets;
+    b->lost_packets += r->lost_packets;
+    b->out_of_order += r->out_of_order;
+    b->retransmits += r->retransmits;
+    b->has_tcp_info |= r->has_tcp_info;
+    if (r->end_s > b->end_s)
+        b->end_s = r->end_s;
+    b->lost_percent = lp_udp_lost_percent(b->lost_packets, b->packets);
+}
+
 /* INTERVAL with the engine's sums (reverse streams apart only in bidir), then a new one. */
 static inline void sc_interval(struct sc *s)
 {
@@ -374,11 +398,14 @@ static inline void sc_interval(struct sc *s)
         iv->sum.bits_per_second = (double)iv->sum.bytes * 8.0 / iv->sum.seconds;
     if (iv->sum_reverse.seconds > 0)
         iv->sum_reverse.bits_per_second = (double)iv->sum_reverse.bytes * 8.0 / iv->sum_reverse.seconds;
+    iv->sum.lost_percent = lp_udp_lost_percent(iv->sum.lost_packets, iv->sum.packets);
+    iv->sum_reverse.lost_percent = lp_udp_lost_percent(iv->sum_reverse.lost_packets, iv->sum_reverse.packets);
     if (s->sum_set) {
         iv->sum.bytes = (uint64_t)llround(s->sum_bytes);
         iv->sum.bits_per_second = s->sum_bps;
         s->sum_set = false;
     }
+    sc_sum_both(iv);
     iv->nstreams = s->nsmp;
     iv->streams = s->smp;
     sc_emit(s, &r);
@@ -451,6 +478,7 @@ static inline void sc_end(struct sc *s)
     r.u.end.nstreams = s->nend;
     r.u.end.streams = s->end;
     r.u.end.bidir = s->spec.dir == LP_DIR_BIDIR;
+    lp_totals_own(s->end, s->nend, &r.u.end.own); /* as src/core/run.c does */
     sc_emit(s, &r);
     s->nend = 0;
 }
