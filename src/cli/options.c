@@ -19,20 +19,18 @@
 #define LP_SPELL_STDIN "--stdin"
 #define LP_SPELL_COMPAT "--compat"
 #define LP_SPELL_IPERF3_AUTH ", unless --rsa-private-key-path admits them"
+#define LP_SPELL_SERVER_PORTS "5201 and 5001"
+#define LP_SPELL_CLIENT_PORT "5201, or 5001 when it speaks the iperf2 dialect"
+#define LP_SPELL_UDP_ON_SERVER ""
+#define LP_SPELL_UDP_SIZE \
+    "1460 bytes, or 1470 (1450 over IPv6) when the client speaks iperf2, as iperf2 does"
 #include "cli/options_rows.h"
 
 #define MS_MAX (86400.0 * 1000.0)   /* iperf3 bounds its ms timeouts by MAX_TIME (a day) */
 
 static const struct lp_cli_opt iperf3_opts[] = {
     /* ---- Server or client ---- */
-    {.name = "port", .letter = 'p', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
-     .max = 65535, GENERAL, .key = LP_CLI_K_PORT, .store = LP_CLI_STORE_U16, FIELD(spec.port),
-     .help = "server port to listen on/connect to (default 5201)",
-     .man = "Server port to listen on (server) or connect to (client). A server without -p "
-            "listens on 5201 and 5001, TCP and UDP, and tells iperf3 from iperf2 clients by "
-            "what they send first; with -p it listens on that port only, and 0 means any free "
-            "port. A client connects to 5201, or 5001 when it speaks the iperf2 dialect; it "
-            "needs 1..65535."},
+    ROW_PORT(0, "server port to listen on/connect to (default 5201)"),
     {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[kmgtKMGT]",
      GENERAL, .set = lp_cli_set_format,
      .help = "format to report: Kbits, Mbits, Gbits, Tbits (a = adaptive)",
@@ -97,12 +95,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
     ROW_VERSION("show version information and quit"),
     ROW_HELP("show this message and quit"),
     ROW_MAN,
-    {.name = "iperf2", GENERAL, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_iperf2,
-     .help = "use iperf2's options and output (see IPERF2 MODE)",
-     .man = "Read the whole command line with iperf2's option letters and meanings, speak "
-            "the iperf2 protocol as a client and print iperf2's text layout; see IPERF2 "
-            "MODE below. It may appear anywhere on the line. Running the program as "
-            "linkperf2 does the same."},
+    ROW_IPERF2("use iperf2's options and output (see IPERF2 MODE)"),
     {.name = "csv", GENERAL, .flags = LP_CLI_F_LINKPERF, .key = LP_CLI_K_CSV, FLAG(csv),
      .help = "output comma-separated values (iperf2's -y C)",
      .man = "Print iperf2's comma-separated lines (its -y C) instead of text: time, "
@@ -193,10 +186,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "run in client mode, connecting to host",
      .man = "Run in client mode, testing against the server host (a name or an IPv4 or "
             "IPv6 address). An optional %dev suffix is the same as --bind-dev dev."},
-    {.name = "udp", .letter = 'u', CLIENT, .key = LP_CLI_K_UDP, .set = lp_cli_set_udp,
-     .help = "use UDP rather than TCP",
-     .man = "Use UDP rather than TCP. The rate defaults to 1 Mbit/s (1048576 bit/s) "
-            "and the datagram size to 1460 bytes (1470 with the iperf2 dialect, like iperf2)."},
+    ROW_UDP(CLIENT),
     {.name = "dialect", .arg = LP_CLI_ARG_STRING, .metavar = "iperf2|iperf3", .max = 6,
      CLIENT, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_dialect,
      .help = "protocol to speak to the server (default iperf3)",

@@ -47,6 +47,8 @@ enum lp_cli_flag {
                                         * when the client speaks iperf2 */
     LP_CLI_F_PPS = 1u << 10,        /* iperf2 -b: "Npps" form; "MEAN,STDEV" refused clearly */
     LP_CLI_F_NO_RANGE = 1u << 11,   /* iperf2 -p: "m-n" port ranges refused clearly */
+    LP_CLI_F_SHARED = 1u << 12,     /* written once in options_rows.h, placed in both tables:
+                                     * a test tells it from an option written twice */
 };
 
 /* Rows the parser's combination checks look for, whatever the table calls them. */
