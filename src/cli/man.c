@@ -66,7 +66,7 @@ static void option_tag(struct lp_cli_buf *b, const struct lp_cli_opt *o)
 static void option_paragraph(struct lp_cli_buf *b, const struct lp_cli_opt *o)
 {
     const char *text = o->man ? o->man : o->help;
-    char range[64], first[2] = {(char)toupper((unsigned char)text[0]), '\0'};
+    char range[64], narrow[64], first[2] = {(char)toupper((unsigned char)text[0]), '\0'};
 
     put_text(b, first, true);
     put_text(b, text + 1, false);
@@ -76,6 +76,13 @@ static void option_paragraph(struct lp_cli_buf *b, const struct lp_cli_opt *o)
     if (range[0]) {
         lp_cli_buf_puts(b, " Range: ");
         put_text(b, range, false);
+        lp_cli_options_narrow_range(o, narrow, sizeof(narrow));
+        if (narrow[0]) {
+            lp_cli_buf_puts(b, " (");
+            put_text(b, narrow, false);
+            put_text(b, lp_cli_options_narrow_case(o), false);
+            lp_cli_buf_puts(b, ")");
+        }
         lp_cli_buf_puts(b, ".");
     }
     if (o->flags & LP_CLI_F_LINKPERF)

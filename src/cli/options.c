@@ -232,7 +232,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .key = LP_CLI_K_BLOCKS, .store = LP_CLI_STORE_U64, FIELD(spec.blocks),
      .help = "number of blocks (packets) to transmit (instead of -t or -n)"},
     {.name = "length", .letter = 'l', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 1,
-     .max = LP_MAX_BLKSIZE, CLIENT, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
+     .max = LP_MAX_BLKSIZE, .narrow = {LP_CLI_WHEN_UDP, LP_MIN_UDP_BLKSIZE, LP_MAX_UDP_BLKSIZE},
+     CLIENT, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
      FIELD(spec.blksize),
      .help = "length of buffer to read or write (default 128 KB TCP, 1460 UDP)",
      .man = "Length of each write (TCP, 1..1M, default 128K) or datagram (UDP, "
@@ -432,17 +433,72 @@ static void format_bound(char *buf, size_t len, const struct lp_cli_opt *o, doub
         snprintf(buf, len, "%.15g", v);
 }
 
-void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len)
+static bool numeric(const struct lp_cli_opt *o)
+{
+    return o->arg == LP_CLI_ARG_INT || o->arg == LP_CLI_ARG_NUM || o->arg == LP_CLI_ARG_SIZE ||
+           o->arg == LP_CLI_ARG_RATE || o->arg == LP_CLI_ARG_SIZE2;
+}
+
+static void range_text(char *buf, size_t len, const struct lp_cli_opt *o, const char *prefix,
+                       double min, double max)
 {
     char lo[32], hi[32];
 
-    if (o->arg != LP_CLI_ARG_INT && o->arg != LP_CLI_ARG_NUM && o->arg != LP_CLI_ARG_SIZE &&
-        o->arg != LP_CLI_ARG_RATE && o->arg != LP_CLI_ARG_SIZE2) {
+    format_bound(lo, sizeof(lo), o, min);
+    format_bound(hi, sizeof(hi), o, max);
+    snprintf(buf, len, "%s%s..%s", prefix, lo, hi);
+}
+
+void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len)
+{
+    if (!numeric(o)) {
         if (len)
             buf[0] = '\0';
         return;
     }
-    format_bound(lo, sizeof(lo), o, o->min);
-    format_bound(hi, sizeof(hi), o, o->max);
-    snprintf(buf, len, "%s%s..%s", (o->flags & LP_CLI_F_ZERO_OK) ? "0 or " : "", lo, hi);
+    range_text(buf, len, o, (o->flags & LP_CLI_F_ZERO_OK) ? "0 or " : "", o->min, o->max);
+}
+
+void lp_cli_options_narrow_range(const struct lp_cli_opt *o, char *buf, size_t len)
+{
+    if (!numeric(o) || o->narrow.when == LP_CLI_WHEN_NEVER) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    range_text(buf, len, o, "", o->narrow.min, o->narrow.max);
+}
+
+const char *lp_cli_options_narrow_case(const struct lp_cli_opt *o)
+{
+    switch (o->narrow.when) {
+    case LP_CLI_WHEN_CLIENT: return " for a client";
+    case LP_CLI_WHEN_UDP: return " for UDP";
+    case LP_CLI_WHEN_NEVER: break;
+    }
+    return "";
+}
+
+const char *lp_cli_options_expects(const struct lp_cli_opt *o)
+{
+    switch (o->arg) {
+    case LP_CLI_ARG_INT:
+        return (o->flags & LP_CLI_F_CPREFIX) ? "an integer (decimal, 0octal or 0xhex)"
+                                             : "an integer";
+    case LP_CLI_ARG_NUM: return "a number";
+    case LP_CLI_ARG_SIZE: return "a size (a number with an optional K, M, G or T suffix)";
+    case LP_CLI_ARG_RATE: return "a rate (a number with an optional K, M, G or T suffix)";
+    case LP_CLI_ARG_SIZE2:
+        return "a number with an optional k, m, g (1000-based) or K, M, G (1024-based) suffix";
+    case LP_CLI_ARG_NONE:
+    case LP_CLI_ARG_STRING:
+    case LP_CLI_ARG_OPTIONAL:
+        break;
+    }
+    return NULL;
+}
+
+void lp_cli_options_burst_range(char *buf, size_t len)
+{
+    snprintf(buf, len, "1..%d", LP_CLI_BURST_MAX);
 }

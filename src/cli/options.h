@@ -83,6 +83,19 @@ enum lp_cli_key {
     LP_CLI_K_PERMIT_KEY_TIMEOUT,
 };
 
+/* A case in which a row's range narrows; checks.c knows it once the whole line is read. */
+enum lp_cli_when {
+    LP_CLI_WHEN_NEVER = 0,
+    LP_CLI_WHEN_CLIENT, /* the line runs a client: -p 0 ("any free port") is a server's */
+    LP_CLI_WHEN_UDP,    /* a UDP client: -l is a datagram */
+};
+
+/* The narrower range: what messages, --man and the options document say in that case. */
+struct lp_cli_narrow {
+    enum lp_cli_when when;
+    double min, max;
+};
+
 /* How a plain value is stored into struct lp_cli_config (rows with a setter ignore it). */
 enum lp_cli_store {
     LP_CLI_STORE_NONE,
@@ -116,6 +129,7 @@ struct lp_cli_opt {
     enum lp_cli_arg arg;
     const char *metavar;    /* argument as shown in help/man ("#", "host"), NULL for flags */
     double min, max;        /* numeric range; STRING/OPTIONAL: max = length limit */
+    struct lp_cli_narrow narrow; /* a narrower range in one case (when = NEVER: none) */
     enum lp_cli_mode mode;
     unsigned flags;         /* enum lp_cli_flag */
     enum lp_cli_key key;    /* for combination checks (LP_CLI_K_NONE for most rows) */
@@ -146,9 +160,25 @@ const struct lp_cli_opt *lp_cli_options_prefix(const struct lp_cli_table *t, con
                                                size_t len, bool *ambiguous);
 const struct lp_cli_opt *lp_cli_options_short(const struct lp_cli_table *t, char letter);
 
+/* The words of the parser's value messages, after "option -p/--port: ". The options
+ * document (optdoc.h) hands them to the page, so its own checks say what the CLI says. */
+#define LP_CLI_MSG_OUT_OF_RANGE "%s is out of range (%s)%s"   /* text, range, case */
+#define LP_CLI_MSG_NOT_A "'%s' is not %s"                    /* text, expects() */
+#define LP_CLI_MSG_TOO_LONG "value is too long (at most %.0f characters)"
+#define LP_CLI_MSG_BAD_BURST "'%s' is not a valid burst count"
+#define LP_CLI_MSG_BURST_RANGE "burst %s is out of range (%s)" /* text, burst range */
+
 /* "-P/--parallel" or "--cport": how messages name an option. */
 void lp_cli_options_label(const struct lp_cli_opt *o, char *buf, size_t len);
 /* The valid range as text: "1..128", "0 or 88..9216", "0..512M". Empty for non-numeric. */
 void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len);
+/* The narrower range ("1..65535") and its case as messages end (" for a client");
+ * "" and "" for a row without one. */
+void lp_cli_options_narrow_range(const struct lp_cli_opt *o, char *buf, size_t len);
+const char *lp_cli_options_narrow_case(const struct lp_cli_opt *o);
+/* What a numeric argument must look like ("an integer", "a size (...)"); NULL for others. */
+const char *lp_cli_options_expects(const struct lp_cli_opt *o);
+/* The burst range of a RATE/BURST row ("1..1000"). */
+void lp_cli_options_burst_range(char *buf, size_t len);
 
 #endif

@@ -60,7 +60,8 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "iperf2, and here too) prints none. iperf2's frame form (-i f) is not "
             "supported."},
     {.name = "len", .letter = 'l', .arg = LP_CLI_ARG_SIZE2, .metavar = "#[kmKM]", .min = 1,
-     .max = IPERF2_INT_MAX, GENERAL, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
+     .max = IPERF2_INT_MAX, .narrow = {LP_CLI_WHEN_UDP, LP_MIN_UDP_BLKSIZE, LP_MAX_UDP_BLKSIZE},
+     GENERAL, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
      FIELD(spec.blksize),
      .help = "read/write size (TCP 128K, UDP 1470, IPv6 UDP 1450)",
      .man = "Length of each read or write (TCP, default 128K, at most 2G - 1 as in 2.1.8) or "
@@ -131,7 +132,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .man = "With C (or c) print iperf2's comma-separated lines instead of text. "
             "--csv-header adds a first line naming the fields."},
     {.name = "parallel", .letter = 'P', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
-     .max = LP_CLI_MAX_CONNS, GENERAL, .key = LP_CLI_K_PARALLEL, .store = LP_CLI_STORE_UINT,
+     .max = LP_CLI_MAX_CONNS, .narrow = {LP_CLI_WHEN_CLIENT, 1, LP_MAX_STREAMS}, GENERAL, .key = LP_CLI_K_PARALLEL, .store = LP_CLI_STORE_UINT,
      FIELD(spec.streams),
      .help = "number of parallel client threads; server: exit after # tests",
      .man = "Client: number of parallel streams, 1..128. Server: exit after serving this "

@@ -46,8 +46,9 @@
  * calls it not an integer, as iperf3 does. */
 #define ROW_PORT(flags_, help_)                                                             \
     {.name = "port", .letter = 'p', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,        \
-     .max = 65535, GENERAL, .flags = LP_CLI_F_SHARED | (flags_), .key = LP_CLI_K_PORT,      \
-     .store = LP_CLI_STORE_U16, FIELD(spec.port), .help = help_,                            \
+     .max = 65535, .narrow = {LP_CLI_WHEN_CLIENT, 1, 65535}, GENERAL,                      \
+     .flags = LP_CLI_F_SHARED | (flags_), .key = LP_CLI_K_PORT, .store = LP_CLI_STORE_U16,   \
+     FIELD(spec.port), .help = help_,                                                       \
      .man = "Server port to listen on (server) or connect to (client). A server without "   \
             "-p listens on " LP_SPELL_SERVER_PORTS ", TCP and UDP, and tells iperf3 from "  \
             "iperf2 clients by what they send first; with -p it listens on that port only, " \
