@@ -203,7 +203,9 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "Give up connecting the control connection after this many milliseconds; "
             "0 (the default) leaves it to the system."},
     {.name = "bitrate", .letter = 'b', .arg = LP_CLI_ARG_RATE, .metavar = "#[KMG][/#]",
-     .min = 0, .max = 1e15, CLIENT, .flags = LP_CLI_F_BURST, .key = LP_CLI_K_BITRATE, .set = lp_cli_set_bitrate,
+     .min = 0, .max = 1e15, CLIENT, .flags = LP_CLI_F_BURST, .key = LP_CLI_K_BITRATE,
+     .set = lp_cli_set_bitrate, /* the setter writes the field below, which optdoc.c reads */
+     .store = LP_CLI_STORE_U64, FIELD(spec.rate_bps),
      .help = "target bitrate in bits/sec (0 for unlimited)",
      .man = "Target bitrate per stream in bits/s, with 1000-based K, M, G, T suffixes; 0 "
             "means unlimited. Default: 1 Mbit/s (1048576) for UDP, unlimited for TCP. An "
@@ -431,6 +433,11 @@ static void format_bound(char *buf, size_t len, const struct lp_cli_opt *o, doub
         lp_cli_value_format_units(buf, len, v, 1000);
     else
         snprintf(buf, len, "%.15g", v);
+}
+
+void lp_cli_options_format(const struct lp_cli_opt *o, double v, char *buf, size_t len)
+{
+    format_bound(buf, len, o, v);
 }
 
 static bool numeric(const struct lp_cli_opt *o)

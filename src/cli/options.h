@@ -96,7 +96,9 @@ struct lp_cli_narrow {
     double min, max;
 };
 
-/* How a plain value is stored into struct lp_cli_config (rows with a setter ignore it). */
+/* How a plain value is stored into struct lp_cli_config. A row with a setter may name the
+ * field its setter writes too: the parser ignores it, the options document reads the
+ * field's default from it. */
 enum lp_cli_store {
     LP_CLI_STORE_NONE,
     LP_CLI_STORE_TRUE,   /* bool = true */
@@ -172,6 +174,8 @@ const struct lp_cli_opt *lp_cli_options_short(const struct lp_cli_table *t, char
 void lp_cli_options_label(const struct lp_cli_opt *o, char *buf, size_t len);
 /* The valid range as text: "1..128", "0 or 88..9216", "0..512M". Empty for non-numeric. */
 void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len);
+/* A value of this row as its range prints it ("512M" for -w, "0.1" for -i). */
+void lp_cli_options_format(const struct lp_cli_opt *o, double v, char *buf, size_t len);
 /* The narrower range ("1..65535") and its case as messages end (" for a client");
  * "" and "" for a row without one. */
 void lp_cli_options_narrow_range(const struct lp_cli_opt *o, char *buf, size_t len);
