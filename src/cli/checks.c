@@ -186,6 +186,22 @@ static int check_permit_key(struct lp_cli_parse_state *st)
     return 0;
 }
 
+/* A value outside the row's narrower range for this case (lp_cli_narrow), known once the
+ * line is read: the range and its case come from the row, as --man and the page say them. */
+static bool outside_narrow(const struct lp_cli_opt *o, enum lp_cli_when when, double v)
+{
+    return o && o->narrow.when == when && (v < o->narrow.min || v > o->narrow.max);
+}
+
+static int narrow_fail(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
+                       const char *text)
+{
+    char range[64];
+
+    lp_cli_options_narrow_range(o, range, sizeof(range));
+    return lp_cli_out_of_range(st, o, text, range, lp_cli_options_narrow_case(o));
+}
+
 static int check_client(struct lp_cli_parse_state *st)
 {
     struct lp_cli_config *cfg = st->cfg;
@@ -194,7 +210,9 @@ static int check_client(struct lp_cli_parse_state *st)
     int ends = lp_cli_seen(st, LP_CLI_K_TIME) + lp_cli_seen(st, LP_CLI_K_BYTES) +
                lp_cli_seen(st, LP_CLI_K_BLOCKS);
     const struct lp_cli_opt *l = lp_cli_row(st, LP_CLI_K_LENGTH);
-    char label[48];
+    const struct lp_cli_opt *par = lp_cli_row(st, LP_CLI_K_PARALLEL);
+    const struct lp_cli_opt *port = lp_cli_row(st, LP_CLI_K_PORT);
+    char label[48], text[16];
 
     if (ends > 1)
         return lp_cli_err_set(st->err, "only one test end condition may be given %s",
@@ -206,18 +224,19 @@ static int check_client(struct lp_cli_parse_state *st)
     if (!lp_cli_seen(st, LP_CLI_K_BYTES) &&
         (lp_cli_seen(st, LP_CLI_K_FILE) || lp_cli_seen(st, LP_CLI_K_STDIN)))
         sp->duration_s = 0;
-    if (iperf2 && (sp->streams < 1 || sp->streams > LP_MAX_STREAMS))
-        return lp_cli_out_of_range(st, lp_cli_row(st, LP_CLI_K_PARALLEL),
-                            lp_cli_text(st, LP_CLI_K_PARALLEL), "1..128", " for a client");
+    /* iperf2's -P: a server's test count, a client's streams */
+    if (outside_narrow(par, LP_CLI_WHEN_CLIENT, sp->streams))
+        return narrow_fail(st, par, lp_cli_text(st, LP_CLI_K_PARALLEL));
     if (iperf2)
         sp->dialect = LP_DIALECT_IPERF2;
     else if (choose_dialect(st) < 0)
         return -1;
     if (!lp_cli_seen(st, LP_CLI_K_PORT) && sp->dialect == LP_DIALECT_IPERF2)
         sp->port = LP_DEFAULT_IPERF2_PORT;
-    if (sp->port == 0)
-        return lp_cli_out_of_range(st, lp_cli_row(st, LP_CLI_K_PORT), "0", "1..65535",
-                                   " for a client");
+    if (outside_narrow(port, LP_CLI_WHEN_CLIENT, sp->port)) {
+        snprintf(text, sizeof(text), "%u", (unsigned)sp->port);
+        return narrow_fail(st, port, text);
+    }
     if (check_directions(st) < 0)
         return -1;
     if (sp->dialect == LP_DIALECT_IPERF2 && check_iperf2_client(st) < 0)
@@ -231,10 +250,8 @@ static int check_client(struct lp_cli_parse_state *st)
             sp->rate_bps = LP_DEFAULT_UDP_RATE_BPS;
         if (!lp_cli_seen(st, LP_CLI_K_LENGTH) && sp->dialect == LP_DIALECT_IPERF2)
             sp->blksize = sp->family == LP_FAMILY_INET6 ? 1450u : LP_IPERF2_UDP_BLKSIZE;
-        if (lp_cli_seen(st, LP_CLI_K_LENGTH) &&
-            (sp->blksize < LP_MIN_UDP_BLKSIZE || sp->blksize > LP_MAX_UDP_BLKSIZE))
-            return lp_cli_out_of_range(st, l, st->text[lp_cli_row_index(st, l)], "16..65507",
-                                       " for UDP");
+        if (lp_cli_seen(st, LP_CLI_K_LENGTH) && outside_narrow(l, LP_CLI_WHEN_UDP, sp->blksize))
+            return narrow_fail(st, l, st->text[lp_cli_row_index(st, l)]);
         if (cfg->parse.pps > 0)
             sp->rate_bps = (uint64_t)(cfg->parse.pps * lp_spec_blksize(sp) * 8.0);
     } else if (cfg->parse.pps > 0) {

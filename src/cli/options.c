@@ -19,20 +19,18 @@
 #define LP_SPELL_STDIN "--stdin"
 #define LP_SPELL_COMPAT "--compat"
 #define LP_SPELL_IPERF3_AUTH ", unless --rsa-private-key-path admits them"
+#define LP_SPELL_SERVER_PORTS "5201 and 5001"
+#define LP_SPELL_CLIENT_PORT "5201, or 5001 when it speaks the iperf2 dialect"
+#define LP_SPELL_UDP_ON_SERVER ""
+#define LP_SPELL_UDP_SIZE \
+    "1460 bytes, or 1470 (1450 over IPv6) when the client speaks iperf2, as iperf2 does"
 #include "cli/options_rows.h"
 
 #define MS_MAX (86400.0 * 1000.0)   /* iperf3 bounds its ms timeouts by MAX_TIME (a day) */
 
 static const struct lp_cli_opt iperf3_opts[] = {
     /* ---- Server or client ---- */
-    {.name = "port", .letter = 'p', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
-     .max = 65535, GENERAL, .key = LP_CLI_K_PORT, .store = LP_CLI_STORE_U16, FIELD(spec.port),
-     .help = "server port to listen on/connect to (default 5201)",
-     .man = "Server port to listen on (server) or connect to (client). A server without -p "
-            "listens on 5201 and 5001, TCP and UDP, and tells iperf3 from iperf2 clients by "
-            "what they send first; with -p it listens on that port only, and 0 means any free "
-            "port. A client connects to 5201, or 5001 when it speaks the iperf2 dialect; it "
-            "needs 1..65535."},
+    ROW_PORT(0, "server port to listen on/connect to (default 5201)"),
     {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[kmgtKMGT]",
      GENERAL, .set = lp_cli_set_format,
      .help = "format to report: Kbits, Mbits, Gbits, Tbits (a = adaptive)",
@@ -97,12 +95,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
     ROW_VERSION("show version information and quit"),
     ROW_HELP("show this message and quit"),
     ROW_MAN,
-    {.name = "iperf2", GENERAL, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_iperf2,
-     .help = "use iperf2's options and output (see IPERF2 MODE)",
-     .man = "Read the whole command line with iperf2's option letters and meanings, speak "
-            "the iperf2 protocol as a client and print iperf2's text layout; see IPERF2 "
-            "MODE below. It may appear anywhere on the line. Running the program as "
-            "linkperf2 does the same."},
+    ROW_IPERF2("use iperf2's options and output (see IPERF2 MODE)"),
     {.name = "csv", GENERAL, .flags = LP_CLI_F_LINKPERF, .key = LP_CLI_K_CSV, FLAG(csv),
      .help = "output comma-separated values (iperf2's -y C)",
      .man = "Print iperf2's comma-separated lines (its -y C) instead of text: time, "
@@ -193,10 +186,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "run in client mode, connecting to host",
      .man = "Run in client mode, testing against the server host (a name or an IPv4 or "
             "IPv6 address). An optional %dev suffix is the same as --bind-dev dev."},
-    {.name = "udp", .letter = 'u', CLIENT, .key = LP_CLI_K_UDP, .set = lp_cli_set_udp,
-     .help = "use UDP rather than TCP",
-     .man = "Use UDP rather than TCP. The rate defaults to 1 Mbit/s (1048576 bit/s) "
-            "and the datagram size to 1460 bytes (1470 with the iperf2 dialect, like iperf2)."},
+    ROW_UDP(CLIENT),
     {.name = "dialect", .arg = LP_CLI_ARG_STRING, .metavar = "iperf2|iperf3", .max = 6,
      CLIENT, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_dialect,
      .help = "protocol to speak to the server (default iperf3)",
@@ -213,7 +203,9 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "Give up connecting the control connection after this many milliseconds; "
             "0 (the default) leaves it to the system."},
     {.name = "bitrate", .letter = 'b', .arg = LP_CLI_ARG_RATE, .metavar = "#[KMG][/#]",
-     .min = 0, .max = 1e15, CLIENT, .flags = LP_CLI_F_BURST, .key = LP_CLI_K_BITRATE, .set = lp_cli_set_bitrate,
+     .min = 0, .max = 1e15, CLIENT, .flags = LP_CLI_F_BURST, .key = LP_CLI_K_BITRATE,
+     .set = lp_cli_set_bitrate, /* the setter writes the field below, which optdoc.c reads */
+     .store = LP_CLI_STORE_U64, FIELD(spec.rate_bps),
      .help = "target bitrate in bits/sec (0 for unlimited)",
      .man = "Target bitrate per stream in bits/s, with 1000-based K, M, G, T suffixes; 0 "
             "means unlimited. Default: 1 Mbit/s (1048576) for UDP, unlimited for TCP. An "
@@ -242,7 +234,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .key = LP_CLI_K_BLOCKS, .store = LP_CLI_STORE_U64, FIELD(spec.blocks),
      .help = "number of blocks (packets) to transmit (instead of -t or -n)"},
     {.name = "length", .letter = 'l', .arg = LP_CLI_ARG_SIZE, .metavar = "#[KMG]", .min = 1,
-     .max = LP_MAX_BLKSIZE, CLIENT, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
+     .max = LP_MAX_BLKSIZE, .narrow = {LP_CLI_WHEN_UDP, LP_MIN_UDP_BLKSIZE, LP_MAX_UDP_BLKSIZE},
+     CLIENT, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
      FIELD(spec.blksize),
      .help = "length of buffer to read or write (default 128 KB TCP, 1460 UDP)",
      .man = "Length of each write (TCP, 1..1M, default 128K) or datagram (UDP, "
@@ -442,17 +435,77 @@ static void format_bound(char *buf, size_t len, const struct lp_cli_opt *o, doub
         snprintf(buf, len, "%.15g", v);
 }
 
-void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len)
+void lp_cli_options_format(const struct lp_cli_opt *o, double v, char *buf, size_t len)
+{
+    format_bound(buf, len, o, v);
+}
+
+static bool numeric(const struct lp_cli_opt *o)
+{
+    return o->arg == LP_CLI_ARG_INT || o->arg == LP_CLI_ARG_NUM || o->arg == LP_CLI_ARG_SIZE ||
+           o->arg == LP_CLI_ARG_RATE || o->arg == LP_CLI_ARG_SIZE2;
+}
+
+static void range_text(char *buf, size_t len, const struct lp_cli_opt *o, const char *prefix,
+                       double min, double max)
 {
     char lo[32], hi[32];
 
-    if (o->arg != LP_CLI_ARG_INT && o->arg != LP_CLI_ARG_NUM && o->arg != LP_CLI_ARG_SIZE &&
-        o->arg != LP_CLI_ARG_RATE && o->arg != LP_CLI_ARG_SIZE2) {
+    format_bound(lo, sizeof(lo), o, min);
+    format_bound(hi, sizeof(hi), o, max);
+    snprintf(buf, len, "%s%s..%s", prefix, lo, hi);
+}
+
+void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len)
+{
+    if (!numeric(o)) {
         if (len)
             buf[0] = '\0';
         return;
     }
-    format_bound(lo, sizeof(lo), o, o->min);
-    format_bound(hi, sizeof(hi), o, o->max);
-    snprintf(buf, len, "%s%s..%s", (o->flags & LP_CLI_F_ZERO_OK) ? "0 or " : "", lo, hi);
+    range_text(buf, len, o, (o->flags & LP_CLI_F_ZERO_OK) ? "0 or " : "", o->min, o->max);
+}
+
+void lp_cli_options_narrow_range(const struct lp_cli_opt *o, char *buf, size_t len)
+{
+    if (!numeric(o) || o->narrow.when == LP_CLI_WHEN_NEVER) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    range_text(buf, len, o, "", o->narrow.min, o->narrow.max);
+}
+
+const char *lp_cli_options_narrow_case(const struct lp_cli_opt *o)
+{
+    switch (o->narrow.when) {
+    case LP_CLI_WHEN_CLIENT: return " for a client";
+    case LP_CLI_WHEN_UDP: return " for UDP";
+    case LP_CLI_WHEN_NEVER: break;
+    }
+    return "";
+}
+
+const char *lp_cli_options_expects(const struct lp_cli_opt *o)
+{
+    switch (o->arg) {
+    case LP_CLI_ARG_INT:
+        return (o->flags & LP_CLI_F_CPREFIX) ? "an integer (decimal, 0octal or 0xhex)"
+                                             : "an integer";
+    case LP_CLI_ARG_NUM: return "a number";
+    case LP_CLI_ARG_SIZE: return "a size (a number with an optional K, M, G or T suffix)";
+    case LP_CLI_ARG_RATE: return "a rate (a number with an optional K, M, G or T suffix)";
+    case LP_CLI_ARG_SIZE2:
+        return "a number with an optional k, m, g (1000-based) or K, M, G (1024-based) suffix";
+    case LP_CLI_ARG_NONE:
+    case LP_CLI_ARG_STRING:
+    case LP_CLI_ARG_OPTIONAL:
+        break;
+    }
+    return NULL;
+}
+
+void lp_cli_options_burst_range(char *buf, size_t len)
+{
+    snprintf(buf, len, "1..%d", LP_CLI_BURST_MAX);
 }

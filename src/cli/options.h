@@ -47,6 +47,8 @@ enum lp_cli_flag {
                                         * when the client speaks iperf2 */
     LP_CLI_F_PPS = 1u << 10,        /* iperf2 -b: "Npps" form; "MEAN,STDEV" refused clearly */
     LP_CLI_F_NO_RANGE = 1u << 11,   /* iperf2 -p: "m-n" port ranges refused clearly */
+    LP_CLI_F_SHARED = 1u << 12,     /* written once in options_rows.h, placed in both tables:
+                                     * a test tells it from an option written twice */
 };
 
 /* Rows the parser's combination checks look for, whatever the table calls them. */
@@ -81,7 +83,22 @@ enum lp_cli_key {
     LP_CLI_K_PERMIT_KEY_TIMEOUT,
 };
 
-/* How a plain value is stored into struct lp_cli_config (rows with a setter ignore it). */
+/* A case in which a row's range narrows; checks.c knows it once the whole line is read. */
+enum lp_cli_when {
+    LP_CLI_WHEN_NEVER = 0,
+    LP_CLI_WHEN_CLIENT, /* the line runs a client: -p 0 ("any free port") is a server's */
+    LP_CLI_WHEN_UDP,    /* a UDP client: -l is a datagram */
+};
+
+/* The narrower range: what messages, --man and the options document say in that case. */
+struct lp_cli_narrow {
+    enum lp_cli_when when;
+    double min, max;
+};
+
+/* How a plain value is stored into struct lp_cli_config. A row with a setter may name the
+ * field its setter writes too: the parser ignores it, the options document reads the
+ * field's default from it. */
 enum lp_cli_store {
     LP_CLI_STORE_NONE,
     LP_CLI_STORE_TRUE,   /* bool = true */
@@ -114,6 +131,7 @@ struct lp_cli_opt {
     enum lp_cli_arg arg;
     const char *metavar;    /* argument as shown in help/man ("#", "host"), NULL for flags */
     double min, max;        /* numeric range; STRING/OPTIONAL: max = length limit */
+    struct lp_cli_narrow narrow; /* a narrower range in one case (when = NEVER: none) */
     enum lp_cli_mode mode;
     unsigned flags;         /* enum lp_cli_flag */
     enum lp_cli_key key;    /* for combination checks (LP_CLI_K_NONE for most rows) */
@@ -144,9 +162,27 @@ const struct lp_cli_opt *lp_cli_options_prefix(const struct lp_cli_table *t, con
                                                size_t len, bool *ambiguous);
 const struct lp_cli_opt *lp_cli_options_short(const struct lp_cli_table *t, char letter);
 
+/* The words of the parser's value messages, after "option -p/--port: ". The options
+ * document (optdoc.h) hands them to the page, so its own checks say what the CLI says. */
+#define LP_CLI_MSG_OUT_OF_RANGE "%s is out of range (%s)%s"   /* text, range, case */
+#define LP_CLI_MSG_NOT_A "'%s' is not %s"                    /* text, expects() */
+#define LP_CLI_MSG_TOO_LONG "value is too long (at most %.0f characters)"
+#define LP_CLI_MSG_BAD_BURST "'%s' is not a valid burst count"
+#define LP_CLI_MSG_BURST_RANGE "burst %s is out of range (%s)" /* text, burst range */
+
 /* "-P/--parallel" or "--cport": how messages name an option. */
 void lp_cli_options_label(const struct lp_cli_opt *o, char *buf, size_t len);
 /* The valid range as text: "1..128", "0 or 88..9216", "0..512M". Empty for non-numeric. */
 void lp_cli_options_range(const struct lp_cli_opt *o, char *buf, size_t len);
+/* A value of this row as its range prints it ("512M" for -w, "0.1" for -i). */
+void lp_cli_options_format(const struct lp_cli_opt *o, double v, char *buf, size_t len);
+/* The narrower range ("1..65535") and its case as messages end (" for a client");
+ * "" and "" for a row without one. */
+void lp_cli_options_narrow_range(const struct lp_cli_opt *o, char *buf, size_t len);
+const char *lp_cli_options_narrow_case(const struct lp_cli_opt *o);
+/* What a numeric argument must look like ("an integer", "a size (...)"); NULL for others. */
+const char *lp_cli_options_expects(const struct lp_cli_opt *o);
+/* The burst range of a RATE/BURST row ("1..1000"). */
+void lp_cli_options_burst_range(char *buf, size_t len);
 
 #endif

@@ -16,6 +16,11 @@
 #define LP_SPELL_STDIN "-I"
 #define LP_SPELL_COMPAT "-C"
 #define LP_SPELL_IPERF3_AUTH ""
+#define LP_SPELL_SERVER_PORTS "5001 and 5201"
+#define LP_SPELL_CLIENT_PORT "5001"
+#define LP_SPELL_UDP_ON_SERVER "; -u given to it only makes its banner speak of UDP, as " \
+                               "iperf2's does"
+#define LP_SPELL_UDP_SIZE "1470 bytes (1450 for an IPv6 client), as iperf2's"
 #include "cli/options_rows.h"
 
 /* iperf 2.1.8 keeps -l and -w in an int (its byte_atoi, no range check): 2G and more wrap
@@ -55,7 +60,8 @@ static const struct lp_cli_opt iperf2_opts[] = {
             "iperf2, and here too) prints none. iperf2's frame form (-i f) is not "
             "supported."},
     {.name = "len", .letter = 'l', .arg = LP_CLI_ARG_SIZE2, .metavar = "#[kmKM]", .min = 1,
-     .max = IPERF2_INT_MAX, GENERAL, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
+     .max = IPERF2_INT_MAX, .narrow = {LP_CLI_WHEN_UDP, LP_MIN_UDP_BLKSIZE, LP_MAX_UDP_BLKSIZE},
+     GENERAL, .key = LP_CLI_K_LENGTH, .store = LP_CLI_STORE_U32,
      FIELD(spec.blksize),
      .help = "read/write size (TCP 128K, UDP 1470, IPv6 UDP 1450)",
      .man = "Length of each read or write (TCP, default 128K, at most 2G - 1 as in 2.1.8) or "
@@ -70,18 +76,8 @@ static const struct lp_cli_opt iperf2_opts[] = {
      STR(logfile, LP_CLI_PATH_MAX - 1), GENERAL,
      .help = "append the report and error messages to a file",
      .man = "Append the report and error messages to this file instead of the terminal."},
-    {.name = "port", .letter = 'p', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
-     .max = 65535, GENERAL, .flags = LP_CLI_F_NO_RANGE, .key = LP_CLI_K_PORT,
-     .store = LP_CLI_STORE_U16, FIELD(spec.port),
-     .help = "server port to listen on/connect to (default 5001)",
-     .man = "Port to connect to (client, default 5001) or listen on (server). A server "
-            "without -p listens on 5001 and also on 5201, TCP and UDP, serving iperf2 and "
-            "iperf3 clients alike; with -p only on that port (0 = any free port). Port "
-            "ranges (-p 5001-5005) are not supported."},
-    {.name = "udp", .letter = 'u', GENERAL, .key = LP_CLI_K_UDP, .set = lp_cli_set_udp,
-     .help = "use UDP rather than TCP",
-     .man = "Use UDP rather than TCP. A linkperf server serves UDP and TCP either way; -u "
-            "makes its banner speak of UDP, as iperf2's does."},
+    ROW_PORT(LP_CLI_F_NO_RANGE, "server port to listen on/connect to (default 5001)"),
+    ROW_UDP(GENERAL),
     {.name = "window", .letter = 'w', .arg = LP_CLI_ARG_SIZE2, .metavar = "#[KM]", .min = 0,
      .max = IPERF2_INT_MAX, GENERAL, .store = LP_CLI_STORE_INT, FIELD(spec.window_bytes),
      .help = "TCP window size (socket buffer size)"},
@@ -136,7 +132,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
      .man = "With C (or c) print iperf2's comma-separated lines instead of text. "
             "--csv-header adds a first line naming the fields."},
     {.name = "parallel", .letter = 'P', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
-     .max = LP_CLI_MAX_CONNS, GENERAL, .key = LP_CLI_K_PARALLEL, .store = LP_CLI_STORE_UINT,
+     .max = LP_CLI_MAX_CONNS, .narrow = {LP_CLI_WHEN_CLIENT, 1, LP_MAX_STREAMS}, GENERAL, .key = LP_CLI_K_PARALLEL, .store = LP_CLI_STORE_UINT,
      FIELD(spec.streams),
      .help = "number of parallel client threads; server: exit after # tests",
      .man = "Client: number of parallel streams, 1..128. Server: exit after serving this "
@@ -160,9 +156,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
     ROW_HELP("print this message and quit"),
     ROW_VERSION("print version information and quit"),
     ROW_MAN,
-    {.name = "iperf2", GENERAL, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_iperf2,
-     .help = "iperf2 spelling (already on)",
-     .man = "Accepted and ignored: this spelling is already in use."},
+    ROW_IPERF2("iperf2 spelling (already on)"),
     ROW_CSV_HEADER,
     ROW_THREADS,
     ROW_DEBUG(0, LP_CLI_F_LINKPERF, "trace the protocol on standard error"),

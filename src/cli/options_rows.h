@@ -4,9 +4,14 @@
  *
  * A shared row is one option: one argument grammar, range, store and man paragraph. What may
  * differ between spellings is passed in: the short letter (iperf2 has -e, -r, -T where iperf3
- * has none) and the --help line (each spelling's --help keeps its own tool's words). Words
+ * has none), the --help line (each spelling's --help keeps its own tool's words) and, for
+ * a few rows, a flag or the mode (iperf2 refuses -p 5001-5005 by name; its -u is general). Words
  * that name other options in the man text come from the including file's vocabulary
- * (LP_SPELL_*), because the same option is --dual in one spelling and -d in the other. */
+ * (LP_SPELL_*), because the same option is --dual in one spelling and -d in the other.
+ * Every row here carries LP_CLI_F_SHARED: test_cli_options2.c fails when both tables have
+ * a long name for the same option (grammar, range, store, setter) that is not one of these.
+ * Rows that share only a name (-f, -i, -B, -c, -t, -P, -w, -S, --fq-rate: another grammar,
+ * range or setter) stay in their own table. */
 #ifndef LP_CLI_OPTIONS_ROWS_H
 #define LP_CLI_OPTIONS_ROWS_H
 
@@ -20,7 +25,9 @@
     !defined(LP_SPELL_CSV) || !defined(LP_SPELL_LOGFILE) || !defined(LP_SPELL_DUAL) ||     \
     !defined(LP_SPELL_TRADEOFF) ||                                                        \
     !defined(LP_SPELL_FILE) || !defined(LP_SPELL_STDIN) || !defined(LP_SPELL_COMPAT) ||    \
-    !defined(LP_SPELL_IPERF3_AUTH)
+    !defined(LP_SPELL_IPERF3_AUTH) || !defined(LP_SPELL_SERVER_PORTS) ||                   \
+    !defined(LP_SPELL_CLIENT_PORT) || !defined(LP_SPELL_UDP_ON_SERVER) ||                 \
+    !defined(LP_SPELL_UDP_SIZE)
 #error "define the spelling's LP_SPELL_* vocabulary before including cli/options_rows.h"
 #endif
 
@@ -35,8 +42,42 @@
 
 /* ---- Server or client ---- */
 
+/* iperf2 refuses -p 5001-5005 by name (flags_ = LP_CLI_F_NO_RANGE); the default spelling
+ * calls it not an integer, as iperf3 does. */
+#define ROW_PORT(flags_, help_)                                                             \
+    {.name = "port", .letter = 'p', .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,        \
+     .max = 65535, .narrow = {LP_CLI_WHEN_CLIENT, 1, 65535}, GENERAL,                      \
+     .flags = LP_CLI_F_SHARED | (flags_), .key = LP_CLI_K_PORT, .store = LP_CLI_STORE_U16,   \
+     FIELD(spec.port), .help = help_,                                                       \
+     .man = "Server port to listen on (server) or connect to (client). A server without "   \
+            "-p listens on " LP_SPELL_SERVER_PORTS ", TCP and UDP, and tells iperf3 from "  \
+            "iperf2 clients by what they send first; with -p it listens on that port only, " \
+            "and 0 means any free port. A client connects to " LP_SPELL_CLIENT_PORT ". "    \
+            "Port ranges (iperf2's -p 5001-5005) are not supported."}
+
+/* A client option in the default spelling (iperf3 refuses -u on a server); general in
+ * iperf2's, whose server takes -u for its banner. */
+#define ROW_UDP(mode_)                                                                      \
+    {.name = "udp", .letter = 'u', mode_, .flags = LP_CLI_F_SHARED, .key = LP_CLI_K_UDP,    \
+     .set = lp_cli_set_udp,                                                                 \
+     .help = "use UDP rather than TCP",                                                     \
+     .man = "Use UDP rather than TCP. The rate defaults to 1 Mbit/s (1048576 bit/s) and "   \
+            "the datagram size to " LP_SPELL_UDP_SIZE ". A linkperf server serves UDP and " \
+            "TCP either way" LP_SPELL_UDP_ON_SERVER "."}
+
+/* Both tables have it so that the switch parses; in the iperf2 table it changes nothing. */
+#define ROW_IPERF2(help_)                                                                   \
+    {.name = "iperf2", GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF,               \
+     .set = lp_cli_set_iperf2,                                                              \
+     .help = help_,                                                                         \
+     .man = "Read the whole command line with iperf2's option letters and meanings, speak " \
+            "the iperf2 protocol as a client and print iperf2's text layout; see IPERF2 "   \
+            "MODE. It may appear anywhere on the line. Running the program as linkperf2 "   \
+            "does the same; there --iperf2 is accepted and changes nothing."}
+
 #define ROW_DB                                                                              \
     {.name = "db", .metavar = "path", STR(db, LP_CLI_PATH_MAX - 1), GENERAL,                \
+     .flags = LP_CLI_F_SHARED,                                                              \
      .help = "history database (default ~/.local/share/linkperf/history.db)",               \
      .man = "Record the test in this SQLite history database instead of the default "       \
             "$XDG_DATA_HOME/linkperf/history.db (~/.local/share/linkperf/history.db): its " \
@@ -44,14 +85,15 @@
             "lists, overlays and exports. A test cut short is kept, marked incomplete."}
 
 #define ROW_NO_HISTORY                                                                      \
-    {.name = "no-history", FLAG(no_history), GENERAL,                                       \
+    {.name = "no-history", FLAG(no_history), GENERAL, .flags = LP_CLI_F_SHARED,             \
      .help = "do not record the test in the history database",                              \
      .man = "Record nothing in the history database."}
 
 /* iperf3 has --debug (-d); iperf2's -d is the dual test and it has no --debug. */
 #define ROW_DEBUG(letter_, flags_, help_)                                                   \
     {.name = "debug", .letter = (letter_), .arg = LP_CLI_ARG_OPTIONAL, .metavar = "#",      \
-     .min = 1, .max = 4, GENERAL, .flags = (flags_), .set = lp_cli_set_debug,               \
+     .min = 1, .max = 4, GENERAL, .flags = LP_CLI_F_SHARED | (flags_),                      \
+     .set = lp_cli_set_debug,                                                               \
      .help = help_,                                                                         \
      .man = "Trace the control protocol on standard error: connections and how they were "  \
             "classified, every state byte sent and received, the parameter and results "    \
@@ -61,31 +103,34 @@
 
 #define ROW_THREADS                                                                         \
     {.name = "threads", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0, .max = 64,         \
-     GENERAL, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.threads),  \
+     GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF,                                 \
+     .store = LP_CLI_STORE_UINT, FIELD(spec.threads),                                       \
      .help = "worker threads (default 0 = one per CPU core)",                               \
      .man = "Number of worker threads that move data; 0 (the default) starts one per "      \
             "online CPU core."}
 
 #define ROW_VERSION(help_)                                                                  \
-    {.name = "version", .letter = 'v', GENERAL, .flags = LP_CLI_F_STOP,                     \
+    {.name = "version", .letter = 'v', GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_STOP,   \
      .set = lp_cli_set_version, .help = help_}
 
 #define ROW_HELP(help_)                                                                     \
-    {.name = "help", .letter = 'h', GENERAL, .flags = LP_CLI_F_STOP,                        \
+    {.name = "help", .letter = 'h', GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_STOP,      \
      .set = lp_cli_set_help, .help = help_}
 
 #define ROW_MAN                                                                             \
-    {.name = "man", GENERAL, .flags = LP_CLI_F_STOP | LP_CLI_F_LINKPERF,                    \
+    {.name = "man", GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_STOP | LP_CLI_F_LINKPERF,  \
      .set = lp_cli_set_man, .help = "print this manual page (roff) and quit",               \
      .man = "Print this manual page, in roff, generated from the option table, and quit."}
 
 #define ROW_CSV_HEADER                                                                      \
-    {.name = "csv-header", GENERAL, .flags = LP_CLI_F_LINKPERF, .key = LP_CLI_K_CSV_HEADER, \
+    {.name = "csv-header", GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF,           \
+     .key = LP_CLI_K_CSV_HEADER,                                                            \
      FLAG(fmt.csv_header), .help = "with " LP_SPELL_CSV ", first print a line naming the fields", \
      .man = "With " LP_SPELL_CSV ", print a first line naming the fields (iperf2 prints none)."}
 
 #define ROW_ENHANCED(letter_, help_)                                                        \
-    {.name = "enhanced", .letter = (letter_), GENERAL, .set = lp_cli_set_enhanced,          \
+    {.name = "enhanced", .letter = (letter_), GENERAL, .flags = LP_CLI_F_SHARED,            \
+     .set = lp_cli_set_enhanced,                                                            \
      .help = help_,                                                                         \
      .man = "Ask for iperf2's enhanced reports (its -e): more columns in the iperf2 text "  \
             "layout and millisecond timestamps in " LP_SPELL_CSV " lines. Nothing changes " \
@@ -93,7 +138,7 @@
 
 #define ROW_PERMIT_KEY(help_)                                                               \
     {.name = "permit-key", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "value",                  \
-     .max = LP_PERMIT_KEY_MAX, GENERAL, .flags = LP_SPELL_IMPLIES_IPERF2,                   \
+     .max = LP_PERMIT_KEY_MAX, GENERAL, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2, \
      .key = LP_CLI_K_PERMIT_KEY, .set = lp_cli_set_permit_key, .help = help_,               \
      .man = "iperf2's --permit-key (2.1.8's wire format). A client sends value, 4 to 128 "  \
             "characters, after its iperf2 TCP header (not with -u or " LP_SPELL_COMPAT ")." \
@@ -110,28 +155,31 @@
 /* ---- Server ---- */
 
 #define ROW_SERVER                                                                          \
-    {.name = "server", .letter = 's', SERVER, .key = LP_CLI_K_SERVER,                       \
+    {.name = "server", .letter = 's', SERVER, .flags = LP_CLI_F_SHARED,                     \
+     .key = LP_CLI_K_SERVER,                                                                \
      .set = lp_cli_set_server, .help = "run in server mode",                                \
      .man = "Run in server mode. A linkperf server runs many tests at once (see "           \
             "--max-tests), where a stock iperf3 server refuses clients while one test is "  \
             "running."}
 
 #define ROW_DAEMON                                                                          \
-    {.name = "daemon", .letter = 'D', FLAG(daemon), SERVER,                                 \
+    {.name = "daemon", .letter = 'D', FLAG(daemon), SERVER, .flags = LP_CLI_F_SHARED,       \
      .help = "run the server as a daemon",                                                  \
      .man = "Run the server in the background, detached from the terminal. Output goes "    \
             "to " LP_SPELL_LOGFILE ", or nowhere."}
 
 #define ROW_MAX_TESTS                                                                       \
     {.name = "max-tests", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1, .max = 1024,     \
-     SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests), \
+     SERVER, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF,                                  \
+     .store = LP_CLI_STORE_UINT, FIELD(spec.max_tests),                                     \
      .help = "tests the server runs at once (default 64)",                                  \
      .man = "How many tests the server runs at the same time; default 64. An iperf3 "       \
             "client beyond that gets iperf3's busy answer, an iperf2 TCP client a reset."}
 
 #define ROW_TRUST_UDP                                                                       \
     {.name = "trust-udp", .metavar = "list", .arg = LP_CLI_ARG_STRING,                      \
-     .max = LP_ALLOW_MAX - 1, SERVER, .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_trust_udp, \
+     .max = LP_ALLOW_MAX - 1, SERVER, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF,         \
+     .set = lp_cli_set_trust_udp,                                                           \
      .help = "send iperf2 UDP -R/-d/full-duplex tests to these clients without proof",      \
      .man = "Clients (hosts, addresses, CIDRs, as --allow takes them) that an iperf2 UDP "  \
             "test sending to the client (-R, -d, -r, --full-duplex) serves whole at once. " \
@@ -143,7 +191,8 @@
             "only."}
 
 #define ROW_WEB                                                                             \
-    {.name = "web", .metavar = "host:port", STR(web, 127), SERVER, .flags = LP_CLI_F_LINKPERF, \
+    {.name = "web", .metavar = "host:port", STR(web, 127), SERVER,                          \
+     .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF,                                          \
      .help = "also serve the browser page (linkperf ui) on host:port",                      \
      .man = "Also serve linkperf ui's browser page on host:port (127.0.0.1:0 picks a free " \
             "port; the page needs the token printed with the URL), where the tests this "   \
@@ -152,7 +201,8 @@
 
 #define ROW_PERMIT_KEY_TIMEOUT(help_)                                                       \
     {.name = "permit-key-timeout", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 1,         \
-     .max = LP_MAX_DURATION_S, SERVER, .flags = LP_SPELL_IMPLIES_IPERF2 | LP_CLI_F_ZERO_OK, \
+     .max = LP_MAX_DURATION_S, SERVER,                                                      \
+     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2 | LP_CLI_F_ZERO_OK,                 \
      .key = LP_CLI_K_PERMIT_KEY_TIMEOUT, .store = LP_CLI_STORE_DOUBLE,                      \
      FIELD(spec.iperf2.permit_key_timeout_s), .help = help_,                                \
      .man = "With --permit-key: stop accepting tests this many whole seconds after "        \
@@ -163,33 +213,35 @@
 /* ---- Client ---- */
 
 #define ROW_REVERSE(help_)                                                                  \
-    {.name = "reverse", .letter = 'R', CLIENT, .key = LP_CLI_K_REVERSE,                     \
+    {.name = "reverse", .letter = 'R', CLIENT, .flags = LP_CLI_F_SHARED,                    \
+     .key = LP_CLI_K_REVERSE,                                                               \
      .set = lp_cli_set_reverse, .help = help_,                                              \
      .man = "Run in reverse mode: the server sends, the client receives. With the iperf2 "  \
             "dialect this is iperf2's -R (the server sends on the client's connection)."}
 
 #define ROW_FULL_DUPLEX(help_)                                                              \
-    {.name = "full-duplex", CLIENT, .flags = LP_SPELL_IMPLIES_IPERF2,                       \
+    {.name = "full-duplex", CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,     \
      .key = LP_CLI_K_FULL_DUPLEX, .set = lp_cli_set_bidir, .help = help_,                   \
      .man = "iperf2's --full-duplex: client and server both send, on the same "             \
             "connection(s)." LP_SPELL_DIALECT_NOTE " Excludes -R, " LP_SPELL_DUAL " and "   \
             LP_SPELL_TRADEOFF "."}
 
 #define ROW_TRADEOFF(letter_, help_)                                                        \
-    {.name = "tradeoff", .letter = (letter_), CLIENT, .flags = LP_SPELL_IMPLIES_IPERF2,     \
+    {.name = "tradeoff", .letter = (letter_), CLIENT,                                       \
+     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,                                    \
      .key = LP_CLI_K_TRADEOFF, .set = lp_cli_set_tradeoff, .help = help_,                   \
      .man = "iperf2's -r (tradeoff): like " LP_SPELL_DUAL ", but the server sends after "   \
             "the client's test has ended." LP_SPELL_DIALECT_NOTE}
 
 #define ROW_NO_UDP_FIN(help_)                                                               \
-    {.name = "no-udp-fin", CLIENT, .flags = LP_SPELL_IMPLIES_IPERF2,                        \
+    {.name = "no-udp-fin", CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,      \
      .key = LP_CLI_K_NO_UDP_FIN, FLAG(spec.iperf2.no_udp_fin), .help = help_,               \
      .man = "iperf2's --no-udp-fin: end a UDP test without the final exchange with the "    \
             "server, so nothing travels back to the client (and no server report is "       \
             "shown). Needs -u." LP_SPELL_DIALECT_NOTE}
 
 #define ROW_TRIP_TIMES(help_)                                                               \
-    {.name = "trip-times", CLIENT, .flags = LP_SPELL_IMPLIES_IPERF2,                        \
+    {.name = "trip-times", CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,      \
      .key = LP_CLI_K_TRIP_TIMES, FLAG(spec.iperf2.trip_times), .help = help_,               \
      .man = "iperf2's --trip-times: the receiver measures one-way latency from the "        \
             "sender's timestamps, per datagram for UDP, per write for TCP (a 92-byte burst " \
@@ -202,7 +254,8 @@
 
 #define ROW_TTL(letter_, help_)                                                             \
     {.name = "ttl", .letter = (letter_), .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,   \
-     .max = 255, CLIENT, .flags = LP_SPELL_IMPLIES_IPERF2, .store = LP_CLI_STORE_INT,       \
+     .max = 255, CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,                \
+     .store = LP_CLI_STORE_INT,                                                             \
      FIELD(spec.iperf2.mcast_ttl), .help = help_,                                           \
      .man = "iperf2's -T: the time-to-live of UDP datagrams sent to a multicast group "     \
             "(-c 239.1.1.1 -u); the system default is 1." LP_SPELL_DIALECT_NOTE}

@@ -89,7 +89,7 @@ int lp_cli_out_of_range(struct lp_cli_parse_state *st, const struct lp_cli_opt *
     char label[48];
 
     lp_cli_options_label(o, label, sizeof(label));
-    return lp_cli_err_set(st->err, "option %s: %s is out of range (%s)%s", label, text, range,
+    return lp_cli_err_set(st->err, "option %s: " LP_CLI_MSG_OUT_OF_RANGE, label, text, range,
                           suffix);
 }
 
@@ -125,11 +125,13 @@ static int parse_number(struct lp_cli_parse_state *st, const struct lp_cli_opt *
         rate[slash - text] = '\0';
         num = rate;
         if (lp_cli_value_int(slash + 1, false, &burst) < 0)
-            return lp_cli_err_set(st->err, "option %s: '%s' is not a valid burst count",
-                                  label, slash + 1);
-        if (burst < 1 || burst > LP_CLI_BURST_MAX)
-            return lp_cli_err_set(st->err, "option %s: burst %s is out of range (1..%d)",
-                                  label, slash + 1, LP_CLI_BURST_MAX);
+            return lp_cli_err_set(st->err, "option %s: " LP_CLI_MSG_BAD_BURST, label,
+                                  slash + 1);
+        if (burst < 1 || burst > LP_CLI_BURST_MAX) {
+            lp_cli_options_burst_range(range, sizeof(range));
+            return lp_cli_err_set(st->err, "option %s: " LP_CLI_MSG_BURST_RANGE, label,
+                                  slash + 1, range);
+        }
         v->burst = (unsigned)burst;
     }
     switch (o->arg) {
@@ -149,21 +151,9 @@ static int parse_number(struct lp_cli_parse_state *st, const struct lp_cli_opt *
         rc = lp_cli_value_units(num, 1000, &v->num);
         break;
     }
-    if (rc < 0) {
-        static const char *const hint[] = {
-            [LP_CLI_ARG_INT] = "an integer",
-            [LP_CLI_ARG_NUM] = "a number",
-            [LP_CLI_ARG_SIZE] = "a size (a number with an optional K, M, G or T suffix)",
-            [LP_CLI_ARG_RATE] = "a rate (a number with an optional K, M, G or T suffix)",
-            [LP_CLI_ARG_SIZE2] = "a number with an optional k, m, g (1000-based) or K, M, G "
-                                 "(1024-based) suffix",
-        };
-        const char *kind = hint[o->arg];
-        if (o->flags & LP_CLI_F_CPREFIX)
-            kind = "an integer (decimal, 0octal or 0xhex)";
-        return lp_cli_err_set(st->err, "option %s: '%s' is not %s", label,
-                              v->pps ? text : num, kind);
-    }
+    if (rc < 0)
+        return lp_cli_err_set(st->err, "option %s: " LP_CLI_MSG_NOT_A, label,
+                              v->pps ? text : num, lp_cli_options_expects(o));
     if (v->pps) {
         char hi[32];
         if (v->num >= 1 && v->num <= LP_CLI_PPS_MAX)
@@ -238,7 +228,7 @@ static int apply(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, cons
         if (o->arg == LP_CLI_ARG_STRING && !*text)
             return lp_cli_fail(st, o, "needs a non-empty value");
         if (o->max > 0 && (double)strlen(text) > o->max) {
-            snprintf(what, sizeof(what), "value is too long (at most %.0f characters)", o->max);
+            snprintf(what, sizeof(what), LP_CLI_MSG_TOO_LONG, o->max);
             return fail_value(st, o, what);
         }
         break;

@@ -5,14 +5,17 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/config.h"
+#include "cli/optdoc.h"
 #include "web/web.h"
 
 static const char usage[] =
     "Usage: linkperf ui [--listen HOST:PORT] [--token TOKEN] [--db PATH | --no-history]\n"
     "                   [--allow-private-targets]\n"
+    "       linkperf ui --options\n"
     "Serve linkperf's browser GUI (a modern JPerf) and print its URL.\n"
     "  --listen HOST:PORT  address to serve on (default 127.0.0.1:8080, or a free port when\n"
     "                      8080 is taken; port 0 = a free port). A numeric address, [IPv6],\n"
@@ -28,7 +31,24 @@ static const char usage[] =
     "                      192.168/16, 169.254/16, the cloud metadata address, fc00::/7,\n"
     "                      ...): without it, whoever reaches the page cannot aim tests\n"
     "                      into this machine's networks\n"
+    "  --options           print the options document the page reads (GET /api/options:\n"
+    "                      the option table's names, ranges, messages and defaults, JSON)\n"
+    "                      and quit\n"
     "Stop with Ctrl-C (running tests stop and keep their partial results).\n";
+
+/* The document the page reads, for scripts and the page's own tests. */
+static int print_options(void)
+{
+    char *doc = lp_cli_options_json();
+
+    if (!doc) {
+        fprintf(stderr, "linkperf: ui: out of memory\n");
+        return LP_CLI_EXIT_FAIL;
+    }
+    puts(doc);
+    free(doc);
+    return fflush(stdout) == 0 ? LP_CLI_EXIT_OK : LP_CLI_EXIT_FAIL;
+}
 
 int lp_cli_ui_main(int argc, char **argv)
 {
@@ -44,6 +64,8 @@ int lp_cli_ui_main(int argc, char **argv)
             fputs(usage, stdout);
             return LP_CLI_EXIT_OK;
         }
+        if (strcmp(a, "--options") == 0)
+            return print_options();
         if (strcmp(a, "--no-history") == 0) {
             opts.no_history = 1;
             continue;

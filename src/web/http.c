@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cmdline.h"
+#include "cli/optdoc.h"
 #include "linkperf/record.h"
 #include "net/sock.h"
 #include "web/assets.h"
@@ -42,6 +43,7 @@ struct lp_web {
     struct lp_web_runs *runs;
     struct lp_web_gate *gate;         /* who holds the connections (gate.h) */
     struct lp_store *store;           /* NULL with --no-history */
+    char *options;                    /* GET /api/options: made once, it never changes */
     char token[LP_WEB_TOKEN_MAX + 1]; /* "" = none needed */
     char csrf[33];
     char url[LP_WEB_TOKEN_MAX + 96];
@@ -531,11 +533,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             lp_web_gate_proven(w->gate, ci->socket_context);
     }
     if (strcmp(url, "/api/info") == 0 || strcmp(url, "/api/status") == 0 ||
-        strcmp(url, "/api/events") == 0) {
+        strcmp(url, "/api/events") == 0 || strcmp(url, "/api/options") == 0) {
         if (!get)
             return reply_error(c, 405, "method not allowed", NULL);
         if (strcmp(url, "/api/events") == 0)
             return api_events(w, c);
+        if (strcmp(url, "/api/options") == 0) /* the page's fields, ranges and messages */
+            return reply(c, 200, "application/json", w->options, strlen(w->options),
+                         MHD_RESPMEM_PERSISTENT);
         if (strcmp(url, "/api/status") == 0) {
             char *s = lp_web_runs_status(w->runs);
             if (!s)
@@ -735,6 +740,11 @@ struct lp_web *lp_web_start(const struct lp_web_opts *o, char *err, size_t errle
     else
         random_hex(w->token, 16);
     random_hex(w->csrf, 16);
+    w->options = lp_cli_options_json();
+    if (!w->options) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     if (!o->no_history && (w->store = lp_store_open(o->db, err, errlen)) == NULL)
         goto fail;
     w->bus = lp_bus_new();
@@ -827,5 +837,6 @@ void lp_web_free(struct lp_web *w)
     lp_web_gate_free(w->gate); /* after the daemon: its threads call the gate */
     lp_bus_free(w->bus);
     lp_store_close(w->store);
+    free(w->options);
     free(w);
 }

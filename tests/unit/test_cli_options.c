@@ -528,6 +528,9 @@ static void test_table_is_consistent(void **state)
         assert_non_null(o->help);
         assert_true(o->help[0] != '\0');
         assert_true(o->min <= o->max);
+        if (o->narrow.when != LP_CLI_WHEN_NEVER) /* narrower: inside the row's range */
+            assert_true(o->min <= o->narrow.min && o->narrow.min <= o->narrow.max &&
+                        o->narrow.max <= o->max);
         if (o->arg != LP_CLI_ARG_NONE && !(o->flags & LP_CLI_F_UNSUPPORTED))
             assert_non_null(o->metavar);
         if (o->arg == LP_CLI_ARG_NONE)

@@ -561,6 +561,9 @@ static void test_table_is_consistent(void **state)
         assert_non_null(o->help);
         assert_true(o->help[0] != '\0');
         assert_true(o->min <= o->max);
+        if (o->narrow.when != LP_CLI_WHEN_NEVER) /* narrower: inside the row's range */
+            assert_true(o->min <= o->narrow.min && o->narrow.min <= o->narrow.max &&
+                        o->narrow.max <= o->max);
         assert_int_equal(o->flags & (LP_CLI_F_IMPLIES_IPERF2 | LP_CLI_F_NEEDS_IPERF2 |
                                      LP_CLI_F_IPERF3_ONLY), 0);
         if (o->arg != LP_CLI_ARG_NONE && !(o->flags & LP_CLI_F_UNSUPPORTED))
@@ -579,6 +582,38 @@ static void test_table_is_consistent(void **state)
                 assert_true(o->key != t->opts[j].key);
         }
     }
+}
+
+/* The same option in both spellings (same grammar, range, store and setter) is one row of
+ * options_rows.h, so its man text cannot drift; a long name both tables have for two
+ * different options (-f, -t, -P ...) must differ in one of those. */
+static void test_shared_names_are_one_row(void **state)
+{
+    const struct lp_cli_table *t2 = lp_cli_options_iperf2(), *t3 = lp_cli_options_iperf3();
+    size_t i, twice = 0, shared = 0;
+
+    (void)state;
+    for (i = 0; i < t2->count; i++) {
+        const struct lp_cli_opt *o2 = &t2->opts[i];
+        const struct lp_cli_opt *o3 = lp_cli_options_long(t3, o2->name, strlen(o2->name));
+        bool same;
+        if (!o3 || (o2->flags & LP_CLI_F_UNSUPPORTED))
+            continue;
+        same = o2->arg == o3->arg && o2->min == o3->min && o2->max == o3->max &&
+               o2->store == o3->store && o2->off == o3->off && o2->size == o3->size &&
+               o2->set == o3->set && o2->key == o3->key;
+        if ((o2->flags & LP_CLI_F_SHARED) && (o3->flags & LP_CLI_F_SHARED) && same) {
+            shared++;
+            continue;
+        }
+        if (same || ((o2->flags ^ o3->flags) & LP_CLI_F_SHARED)) {
+            print_error("--%s is written in both tables: make it one ROW_* of "
+                        "options_rows.h\n", o2->name);
+            twice++;
+        }
+    }
+    assert_int_equal(twice, 0);
+    assert_true(shared > 0);
 }
 
 static double spelled_value(const struct lp_cli_config *c, enum spell_field f)
@@ -643,6 +678,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_row_has_a_case),
         cmocka_unit_test(test_table_is_consistent),
+        cmocka_unit_test(test_shared_names_are_one_row),
         cmocka_unit_test(test_every_iperf2_letter_is_known),
         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_bad_values),

@@ -1,13 +1,14 @@
 // Node tests of the page's history, profile and server-view logic (src/web/ui/form.js
 // parseArgs/splitCommand, chart.js historyRecords/overlay, hist.js):
-//   node --test tests/web/test_ui_history.mjs
+//   node --test tests/web/test_ui_history.mjs   (LINKPERF=path/to/linkperf, default build/)
 // The stored-run fixtures are what GET /api/history/ID answered for real runs on loopback.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { optionsDoc } from './lpbin.mjs';
 
 const require = createRequire(import.meta.url);
-const F = require('../../src/web/ui/form.js');
+const F = require('../../src/web/ui/form.js').create(optionsDoc());
 const C = require('../../src/web/ui/chart.js');
 const H = require('../../src/web/ui/hist.js');
 

@@ -6,7 +6,9 @@ token, CSRF, Origin, Content-Type, sizes), the CLI's own checks behind /api/chec
 result). The browser side is tested by tests/e2e."""
 
 import http.client
+import json
 import os
+import re
 import socket
 import time
 
@@ -134,6 +136,96 @@ def check_messages():
     _, doc = ui.json("POST", "/api/check", {"args": ["--iperf2", "-c", "h", "-d", "-L",
                                                      "5002"]}, want=200)
     check(doc["ok"] is True, "iperf2 spelling: %s" % doc)
+
+
+def fill(template, *args):
+    """A message template of /api/options filled as the page fills it: each %s (or %.0f)
+    by the next argument."""
+    args = list(args)
+    return re.sub(r"%[-.0-9]*[sdf]", lambda m: str(args.pop(0)), template)
+
+
+def number_text(v):
+    return str(int(v)) if v == int(v) else repr(v)
+
+
+def refusals(o):
+    """(value text, udp, range text, suffix) the parser must refuse for a ranged option:
+    one under and one over its range, between 0 and the range when 0 is allowed, and the
+    edges of its narrower range (a client's -p, a UDP -l)."""
+    lo, hi, out = o["min"], o["max"], []
+    if not (o["zero_ok"] and lo - 1 == 0):
+        out.append((number_text(lo - 1), False, o["range"], ""))
+    out.append((number_text(hi + 1), False, o["range"], ""))
+    between = lo / 2 if o["kind"] == "number" else int(lo / 2)
+    if o["zero_ok"] and between > 0:
+        out.append((number_text(between), False, o["range"], ""))
+    n = o.get("narrow")
+    if n:
+        udp = n["case"] == "udp"
+        for v in (n["min"] - 1, n["max"] + 1):
+            if lo <= v <= hi:
+                out.append((number_text(v), udp, n["range"], n["suffix"]))
+    return out
+
+
+def role_args(o, udp=False):
+    return (["-s"] if o["mode"] == "server" else ["-c", "127.0.0.1"]) + (["-u"] if udp else [])
+
+
+def edges(o):
+    """(args) with each edge of the option's ranges, each where that range applies: the
+    row's on a server when a client's is narrower (-p 0 is a server's any free port)."""
+    n = o.get("narrow")
+    wide = ["-s"] if o["mode"] == "server" or (n and n["case"] == "client") else \
+        ["-c", "127.0.0.1"]
+    out = [wide + ["--%s=%s" % (o["name"], number_text(v))] for v in (o["min"], o["max"])]
+    if n:
+        out += [role_args(o, n["case"] == "udp") + ["--%s=%s" % (o["name"], number_text(v))]
+                for v in (n["min"], n["max"])]
+    return out
+
+
+@suite.case
+def options_document():
+    """GET /api/options is `linkperf ui --options`: the option table's names, ranges,
+    messages and defaults. Every range in it is the parser's: /api/check and the CLI itself
+    refuse the values just outside it with the document's template filled with its range
+    text (the words the page shows), and take its edges."""
+    res = lptest.linkperf("ui", "--options")
+    check(res.rc == 0, "linkperf ui --options: %s" % res.describe())
+    cli = json.loads(res.out)
+    ui = UI()
+    token, ui.token = ui.token, None
+    status, _ = ui.json("GET", "/api/options")
+    check(status == 401, "/api/options without the token: %d" % status)
+    ui.token = token
+    _, doc = ui.json("GET", "/api/options", want=200)
+    check(doc == cli, "GET /api/options differs from linkperf ui --options")
+    status, _ = ui.json("POST", "/api/options", {})
+    check(status == 405, "POST /api/options: %d" % status)
+    ui.login()
+    tpl = doc["messages"]["out_of_range"]
+    ranged = [o for o in doc["options"] if "range" in o]
+    check(len(ranged) > 20 and all(o["range"] for o in ranged), "ranged options: %s" % ranged)
+    for o in ranged:
+        for text, udp, rng, suffix in refusals(o):
+            args = role_args(o, udp) + ["--%s=%s" % (o["name"], text)]
+            want = "option %s: %s" % (o["label"], fill(tpl, text, rng, suffix))
+            _, got = ui.json("POST", "/api/check", {"args": args}, want=200)
+            check(got["ok"] is False and got["error"] == want and got["option"] == o["label"],
+                  "check %s: %s, want %r" % (args, got, want))
+        # the edges are the option's own: whatever else the line lacks, not its range
+        for args in edges(o):
+            _, got = ui.json("POST", "/api/check", {"args": args}, want=200)
+            check(got["ok"] or "out of range" not in got["error"],
+                  "check %s refused its own edge: %s" % (args, got))
+        # and the command line says the same words (hi + 1 always lies outside the range)
+        text = number_text(o["max"] + 1)
+        res = lptest.linkperf(*(role_args(o) + ["--%s=%s" % (o["name"], text)]), timeout=20)
+        want = "linkperf: option %s: %s\n" % (o["label"], fill(tpl, text, o["range"], ""))
+        check(res.rc == 2 and res.err == want, "%s\nwant %r" % (res.describe(), want))
+    check(ui.stop() == 0, "linkperf ui did not exit 0", ui.proc.tail())
 
 
 @suite.case

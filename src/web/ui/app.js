@@ -1,6 +1,7 @@
-/* Browser glue for `linkperf ui`: draws the form from LPForm.FIELDS, shows the command line,
- * talks to the server's JSON/SSE API and draws runs with uPlot. The logic lives in form.js
- * and chart.js; text from the server only ever goes in through textContent. */
+/* Browser glue for `linkperf ui`: reads the options document (GET /api/options) and draws
+ * the form that LPForm.create builds from it, shows the command line, talks to the server's
+ * JSON/SSE API and draws runs with uPlot. The logic lives in form.js and chart.js; text from
+ * the server only ever goes in through textContent. */
 (function () {
   'use strict';
 
@@ -11,7 +12,10 @@
     for (const k of kids || []) e.append(k);
     return e;
   };
-  const F = window.LPForm, C = window.LPChart, H = window.LPHist, P = window.LPPlots;
+  const C = window.LPChart, H = window.LPHist, P = window.LPPlots;
+  // The form: LPForm's pure helpers until init() has the options document, then the fields
+  // LPForm.create builds from it.
+  let F = window.LPForm;
 
   /* ---- API: optional token on every request, CSRF token on every POST ---- */
 
@@ -65,6 +69,7 @@
     const row = el('div', { className: 'field' + (f.kind === 'check' ? ' check' : '') });
     const err = el('div', { className: 'err', id: id + '-err' });
     const hint = el('div', { className: 'hint', textContent: f.hint || '' });
+    if (f.help) row.title = f.flag + ': ' + f.help; // the option's --help line
     let inputs;
     if (f.kind === 'check') {
       const box = el('input', { type: 'checkbox', id, name: f.name });
@@ -799,6 +804,14 @@
   /* ---- start-up ---- */
 
   async function init() {
+    // Every field's option, range and message words come from the binary's option table.
+    const opts = await api('GET', '/api/options');
+    try {
+      F = window.LPForm.create(opts.json);
+    } catch (e) {
+      setCheck('bad', opts.json.error || 'GET /api/options failed (' + opts.status + '): ' + e.message);
+      return;
+    }
     buildForm();
     liveSet = P.createChartSet($('charts'));
     histSet = P.createChartSet($('hist-charts'), { heights: { bps: 280 } });

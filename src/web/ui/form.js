@@ -1,6 +1,11 @@
-/* The linkperf form model: fields, their ranges, validation, the argument list and the
- * shell-quoted command line, and JPerf .jperf import. Pure logic, no DOM, so that Node
- * tests it; app.js draws the fields from FIELDS. Ranges mirror src/cli/options.c. */
+/* The linkperf form model: fields, validation, the argument list and the shell-quoted
+ * command line, its inverse, and JPerf .jperf import. Pure logic, no DOM, so that Node tests
+ * it; app.js draws the fields from FIELDS. Option knowledge is not written here: names,
+ * letters, ranges, their texts, the words of the messages and the defaults come from the
+ * options document the binary makes from its option table (GET /api/options, also
+ * `linkperf ui --options`; src/cli/optdoc.c). create(doc) builds the form from it; what
+ * stays here is the page's own: labels, groups, which fields apply when, placeholders for
+ * "0 = off", the choice lists and the page's rules on combinations. */
 (function (root) {
   'use strict';
 
@@ -35,11 +40,81 @@
     }),
     [['EF', 'EF (46)'], ['VA', 'VA (44)']]);
 
+  const GROUPS = [['quick', 'Quick start'], ['app', 'Application'], ['transport', 'Transport'],
+    ['tcp', 'TCP'], ['udp', 'UDP'], ['ip', 'IP'], ['lp', 'iperf3 / linkperf']];
+
   const isClient = (s) => s.mode === 'client';
   const isServer = (s) => s.mode === 'server';
   const tcpClient = (s) => isClient(s) && s.proto === 'tcp';
   const udpClient = (s) => isClient(s) && s.proto === 'udp';
   const always = () => true;
+
+  /* ---- the fields, grouped like JPerf's panes ----
+   * opt: the option of the options document the field sets (its flag and range come from
+   * there); range: 'narrow' when the option's narrower range applies wherever the field does
+   * (a client's port, a UDP datagram); applies(state): when the field is live (else greyed,
+   * not emitted); zero: the placeholder when the default is 0 or empty ("system"); note:
+   * what the hint adds after the range. */
+  const FIELD_SPECS = [
+    { name: 'mode', group: 'quick', label: 'Mode', kind: 'radio', options: [['client', 'Client'], ['server', 'Server']], applies: always },
+    { name: 'host', group: 'quick', label: 'Server address', kind: 'text', opt: 'client', applies: isClient, check: 'host', hint: 'host name or address (host%dev binds a device)' },
+    { name: 'port', group: 'quick', label: 'Port', kind: 'text', opt: 'port', range: 'narrow', applies: isClient },
+    { name: 'parallel', group: 'quick', label: 'Parallel streams', kind: 'text', opt: 'parallel', applies: isClient },
+    { name: 'listenPort', group: 'quick', label: 'Listen port', kind: 'text', opt: 'port', applies: isServer, note: '(0 = any free port)' },
+    { name: 'allow', group: 'quick', label: 'Client limit', kind: 'text', opt: 'allow', applies: isServer, check: 'allow', hint: 'hosts, addresses or CIDRs, comma-separated', zero: 'any client' },
+    { name: 'maxConns', group: 'quick', label: 'Num connections', kind: 'text', opt: 'max-connections', applies: isServer, note: '(0 = serve forever)' },
+
+    { name: 'dialect', group: 'app', label: 'Dialect', kind: 'select', opt: 'dialect', applies: isClient, options: [['iperf3', 'iperf3'], ['iperf2', 'iperf2 (JPerf, boards)']] },
+    { name: 'transmitUnit', group: 'app', label: 'Transmit', kind: 'radio', applies: isClient, options: [['seconds', 'Seconds'], ['bytes', 'Bytes']] },
+    { name: 'transmit', group: 'app', label: 'Transmit amount', kind: 'text', opt: 'time', applies: isClient },
+    { name: 'format', group: 'app', label: 'Output format', kind: 'select', opt: 'format', applies: always, options: FORMATS },
+    { name: 'interval', group: 'app', label: 'Report interval (s)', kind: 'text', opt: 'interval', applies: always, note: '(0 = no interval reports)' },
+    { name: 'dual', group: 'app', label: 'Dual (iperf2 -d)', kind: 'check', opt: 'dual', applies: isClient },
+    { name: 'tradeoff', group: 'app', label: 'Tradeoff (iperf2 -r)', kind: 'check', opt: 'tradeoff', applies: isClient },
+    { name: 'listenBack', group: 'app', label: 'Listen port for the reverse connection', kind: 'text', opt: 'listen-port', applies: isClient, note: '(0 = the server port)', zero: 'server port' },
+    { name: 'file', group: 'app', label: 'Representative file', kind: 'text', opt: 'file', applies: isClient, hint: 'a path on the machine running linkperf' },
+    { name: 'printMss', group: 'app', label: 'Print MSS', kind: 'check', opt: 'print-mss', applies: always },
+    { name: 'compat', group: 'app', label: 'Compatibility mode (iperf2 -C)', kind: 'check', opt: 'compat', applies: always },
+
+    { name: 'proto', group: 'transport', label: 'Protocol', kind: 'radio', applies: isClient, options: [['tcp', 'TCP'], ['udp', 'UDP']] },
+    { name: 'tcpRate', group: 'tcp', label: 'Rate limit', kind: 'text', opt: 'bitrate', applies: tcpClient, note: 'bits/s per stream', zero: 'unlimited' },
+    { name: 'tcpLen', group: 'tcp', label: 'Buffer length', kind: 'text', opt: 'length', applies: tcpClient },
+    { name: 'tcpWin', group: 'tcp', label: 'Window size', kind: 'text', opt: 'window', applies: tcpClient, zero: 'system' },
+    { name: 'mss', group: 'tcp', label: 'Max segment size', kind: 'text', opt: 'set-mss', applies: tcpClient, note: 'bytes', zero: 'system' },
+    { name: 'noDelay', group: 'tcp', label: 'No delay', kind: 'check', opt: 'no-delay', applies: tcpClient },
+    { name: 'congestion', group: 'tcp', label: 'Congestion control', kind: 'text', opt: 'congestion', applies: tcpClient, check: 'algorithm', hint: 'e.g. cubic, bbr', zero: 'system' },
+    { name: 'bandwidth', group: 'udp', label: 'Bandwidth', kind: 'text', opt: 'bitrate', applies: udpClient, note: (o) => 'bits/s (0 = unlimited), /N: bursts of ' + o.burst.range },
+    { name: 'udpWin', group: 'udp', label: 'Buffer size', kind: 'text', opt: 'window', applies: udpClient, zero: 'system' },
+    { name: 'udpLen', group: 'udp', label: 'Packet size', kind: 'text', opt: 'length', range: 'narrow', applies: udpClient, note: 'bytes' },
+
+    { name: 'ttl', group: 'ip', label: 'TTL (multicast)', kind: 'text', opt: 'ttl', applies: isClient, zero: 'system (1)' },
+    { name: 'tos', group: 'ip', label: 'Type of service', kind: 'select', opt: 'tos', applies: isClient, options: TOS },
+    { name: 'dscp', group: 'ip', label: 'DSCP', kind: 'select', opt: 'dscp', applies: isClient, options: DSCP },
+    { name: 'bind', group: 'ip', label: 'Bind to host', kind: 'text', opt: 'bind', applies: always, check: 'host', hint: 'local address (host%dev binds a device)' },
+    { name: 'ipv6', group: 'ip', label: 'IPv6', kind: 'check', opt: 'version6', applies: always },
+
+    { name: 'reverse', group: 'lp', label: 'Reverse (server sends)', kind: 'check', opt: 'reverse', applies: isClient },
+    { name: 'bidir', group: 'lp', label: 'Bidirectional', kind: 'check', opt: 'bidir', applies: isClient },
+    { name: 'omit', group: 'lp', label: 'Omit first seconds', kind: 'text', opt: 'omit', applies: isClient },
+    { name: 'udp64', group: 'lp', label: '64-bit UDP counters', kind: 'check', opt: 'udp-counters-64bit', applies: udpClient },
+    { name: 'title', group: 'lp', label: 'Title', kind: 'text', opt: 'title', applies: isClient, hint: 'prefix of every output line' },
+  ];
+
+  const DIRECTIONS = ['reverse', 'bidir', 'dual', 'tradeoff']; // at most one (checks.c)
+
+  function defaults() {
+    return Object.assign({}, DEFAULTS);
+  }
+
+  // The state with every value in its expected type, unknown keys dropped.
+  function normalize(state) {
+    const s = defaults();
+    for (const k of Object.keys(s)) {
+      if (!state || !(k in state)) continue;
+      s[k] = typeof s[k] === 'boolean' ? state[k] === true : String(state[k] == null ? '' : state[k]).trim();
+    }
+    return s;
+  }
 
   /* ---- value grammar, as strict as src/cli/values.c ---- */
 
@@ -57,217 +132,15 @@
     return Math.trunc(Number(m[1]) * Math.pow(base, pow));
   }
 
-  const fmtRange = (lo, hi, zeroOk) => (zeroOk ? '0 or ' : '') + lo + '..' + hi;
-
-  // Checkers return an error message or ''. They see trimmed, non-empty text.
-  function intIn(lo, hi, zeroOk) {
-    return (t) => {
-      const v = parseInt10(t);
-      if (Number.isNaN(v)) return "'" + t + "' is not an integer";
-      if (zeroOk && v === 0) return '';
-      return v < lo || v > hi ? t + ' is out of range (' + fmtRange(lo, hi, zeroOk) + ')' : '';
-    };
-  }
-  function numIn(lo, hi, zeroOk) {
-    return (t) => {
-      const v = parseNum(t);
-      if (Number.isNaN(v)) return "'" + t + "' is not a number";
-      if (zeroOk && v === 0) return '';
-      return v < lo || v > hi ? t + ' is out of range (' + fmtRange(lo, hi, zeroOk) + ')' : '';
-    };
-  }
-  function sizeIn(lo, hi, hiText) {
-    return (t) => {
-      const v = parseUnits(t, 1024);
-      if (Number.isNaN(v)) return "'" + t + "' is not a size (a number with an optional K, M, G or T suffix)";
-      return v < lo || v > hi ? t + ' is out of range (' + lo + '..' + hiText + ')' : '';
-    };
-  }
-  function rate(t) {
-    const m = /^([^/]*)(?:\/(.*))?$/.exec(t);
-    const v = parseUnits(m[1], 1000);
-    if (Number.isNaN(v)) return "'" + m[1] + "' is not a rate (a number with an optional K, M, G or T suffix)";
-    if (v > 1e15) return t + ' is out of range (0..1000T)';
-    if (m[2] !== undefined) {
-      const b = parseInt10(m[2]);
-      if (Number.isNaN(b)) return "'" + m[2] + "' is not a burst count";
-      if (b < 1 || b > 1000) return 'burst ' + m[2] + ' is out of range (1..1000)';
-    }
-    return '';
-  }
-  function host(t) {
-    if (/\s/.test(t)) return 'a host name cannot contain spaces';
-    const h = t.split('%')[0];
-    if (!h) return 'the host is empty';
-    if (h.length > 255) return 'the host is too long (at most 255 characters)';
-    return t.includes('%') && !/^%[^%]{1,15}$/.test(t.slice(h.length)) ? 'the device after % must be 1..15 characters' : '';
-  }
-  function allowList(t) {
-    if (t.length > 1023) return 'the list is too long (at most 1023 characters)';
-    const bad = t.split(',').map((x) => x.trim()).find((x) => !/^[0-9A-Za-z.:\-/]+$/.test(x));
-    if (bad === undefined) return '';
-    return bad === '' ? 'empty entry in the list' : "'" + bad + "' is not a host name, address or CIDR block";
-  }
-  const maxLen = (n, re, what) => (t) => (t.length > n ? 'at most ' + n + ' characters' : re && !re.test(t) ? what : '');
-  const oneOf = (list) => (t) => (list.some((o) => o[0] === t) ? '' : "'" + t + "' is not one of the choices");
-
-  /* ---- the fields, grouped like JPerf's panes ----
-   * flag: the option emitted; applies(state): when the field is live (else greyed, not
-   * emitted); check(text, state): its range; hint: the range as shown to the user. */
-  const FIELDS = [
-    { name: 'mode', group: 'quick', label: 'Mode', kind: 'radio', options: [['client', 'Client'], ['server', 'Server']], applies: always },
-    { name: 'host', group: 'quick', label: 'Server address', kind: 'text', flag: '-c', applies: isClient, check: host, hint: 'host name or address (host%dev binds a device)' },
-    { name: 'port', group: 'quick', label: 'Port', kind: 'text', flag: '-p', applies: isClient, check: intIn(1, 65535), hint: '1..65535' },
-    { name: 'parallel', group: 'quick', label: 'Parallel streams', kind: 'text', flag: '-P', applies: isClient, check: intIn(1, 128), hint: '1..128', placeholder: '1' },
-    { name: 'listenPort', group: 'quick', label: 'Listen port', kind: 'text', flag: '-p', applies: isServer, check: intIn(0, 65535), hint: '0..65535 (0 = any free port)', placeholder: '5201 and 5001' },
-    { name: 'allow', group: 'quick', label: 'Client limit', kind: 'text', flag: '--allow', applies: isServer, check: allowList, hint: 'hosts, addresses or CIDRs, comma-separated', placeholder: 'any client' },
-    { name: 'maxConns', group: 'quick', label: 'Num connections', kind: 'text', flag: '--max-connections', applies: isServer, check: intIn(0, 1000000), hint: '0..1000000 (0 = serve forever)', placeholder: '0' },
-
-    { name: 'dialect', group: 'app', label: 'Dialect', kind: 'select', flag: '--dialect', applies: isClient, options: [['iperf3', 'iperf3'], ['iperf2', 'iperf2 (JPerf, boards)']] },
-    { name: 'transmitUnit', group: 'app', label: 'Transmit', kind: 'radio', applies: isClient, options: [['seconds', 'Seconds'], ['bytes', 'Bytes']] },
-    { name: 'transmit', group: 'app', label: 'Transmit amount', kind: 'text', flag: '-t', applies: isClient, placeholder: '10',
-      check: (t, s) => (s.transmitUnit === 'bytes' ? sizeIn(1, 1125899906842624, '1024T')(t) : intIn(0, 86400)(t)),
-      hint: 'seconds 0..86400 (0 = forever), or bytes 1..1024T' },
-    { name: 'format', group: 'app', label: 'Output format', kind: 'select', flag: '-f', applies: always, options: FORMATS },
-    { name: 'interval', group: 'app', label: 'Report interval (s)', kind: 'text', flag: '-i', applies: always, check: numIn(0.1, 60, true), hint: '0 or 0.1..60 (0 = no interval reports)', placeholder: '1' },
-    { name: 'dual', group: 'app', label: 'Dual (iperf2 -d)', kind: 'check', flag: '--dual', applies: isClient },
-    { name: 'tradeoff', group: 'app', label: 'Tradeoff (iperf2 -r)', kind: 'check', flag: '--tradeoff', applies: isClient },
-    { name: 'listenBack', group: 'app', label: 'Listen port for the reverse connection', kind: 'text', flag: '--listen-port', applies: isClient, check: intIn(0, 65535), hint: '0..65535 (0 = the server port)', placeholder: 'server port' },
-    { name: 'file', group: 'app', label: 'Representative file', kind: 'text', flag: '-F', applies: isClient, check: maxLen(4095), hint: 'a path on the machine running linkperf' },
-    { name: 'printMss', group: 'app', label: 'Print MSS', kind: 'check', flag: '--print-mss', applies: always },
-    { name: 'compat', group: 'app', label: 'Compatibility mode (iperf2 -C)', kind: 'check', flag: '--compat', applies: always },
-
-    { name: 'proto', group: 'transport', label: 'Protocol', kind: 'radio', applies: isClient, options: [['tcp', 'TCP'], ['udp', 'UDP']] },
-    { name: 'tcpRate', group: 'tcp', label: 'Rate limit', kind: 'text', flag: '-b', applies: tcpClient, check: rate, hint: 'bits/s per stream, K/M/G/T 1000-based', placeholder: 'unlimited' },
-    { name: 'tcpLen', group: 'tcp', label: 'Buffer length', kind: 'text', flag: '-l', applies: tcpClient, check: sizeIn(1, 1048576, '1M'), hint: '1..1M', placeholder: '128K' },
-    { name: 'tcpWin', group: 'tcp', label: 'Window size', kind: 'text', flag: '-w', applies: tcpClient, check: sizeIn(0, 536870912, '512M'), hint: '0..512M', placeholder: 'system' },
-    { name: 'mss', group: 'tcp', label: 'Max segment size', kind: 'text', flag: '-M', applies: tcpClient, check: intIn(88, 9216, true), hint: '0 or 88..9216 bytes', placeholder: 'system' },
-    { name: 'noDelay', group: 'tcp', label: 'No delay', kind: 'check', flag: '-N', applies: tcpClient },
-    { name: 'congestion', group: 'tcp', label: 'Congestion control', kind: 'text', flag: '-C', applies: tcpClient, check: maxLen(15, /^[A-Za-z0-9_.-]+$/, 'an algorithm name (letters, digits, _ . -)'), hint: 'e.g. cubic, bbr', placeholder: 'system' },
-    { name: 'bandwidth', group: 'udp', label: 'Bandwidth', kind: 'text', flag: '-b', applies: udpClient, check: rate, hint: 'bits/s, K/M/G/T 1000-based, /N bursts; 0 = unlimited', placeholder: '1048576' },
-    { name: 'udpWin', group: 'udp', label: 'Buffer size', kind: 'text', flag: '-w', applies: udpClient, check: sizeIn(0, 536870912, '512M'), hint: '0..512M', placeholder: 'system' },
-    { name: 'udpLen', group: 'udp', label: 'Packet size', kind: 'text', flag: '-l', applies: udpClient, check: sizeIn(16, 65507, '65507'), hint: '16..65507 bytes' },
-
-    { name: 'ttl', group: 'ip', label: 'TTL (multicast)', kind: 'text', flag: '--ttl', applies: isClient, check: intIn(1, 255), hint: '1..255', placeholder: '1' },
-    { name: 'tos', group: 'ip', label: 'Type of service', kind: 'select', flag: '-S', applies: isClient, options: TOS },
-    { name: 'dscp', group: 'ip', label: 'DSCP', kind: 'select', flag: '--dscp', applies: isClient, options: DSCP },
-    { name: 'bind', group: 'ip', label: 'Bind to host', kind: 'text', flag: '-B', applies: always, check: host, hint: 'local address (host%dev binds a device)' },
-    { name: 'ipv6', group: 'ip', label: 'IPv6', kind: 'check', flag: '-6', applies: always },
-
-    { name: 'reverse', group: 'lp', label: 'Reverse (server sends)', kind: 'check', flag: '-R', applies: isClient },
-    { name: 'bidir', group: 'lp', label: 'Bidirectional', kind: 'check', flag: '--bidir', applies: isClient },
-    { name: 'omit', group: 'lp', label: 'Omit first seconds', kind: 'text', flag: '-O', applies: isClient, check: intIn(0, 600), hint: '0..600', placeholder: '0' },
-    { name: 'udp64', group: 'lp', label: '64-bit UDP counters', kind: 'check', flag: '--udp-counters-64bit', applies: udpClient },
-    { name: 'title', group: 'lp', label: 'Title', kind: 'text', flag: '-T', applies: isClient, check: maxLen(255), hint: 'prefix of every output line' },
-  ];
-  const BY_NAME = Object.fromEntries(FIELDS.map((f) => [f.name, f]));
-  for (const f of FIELDS) if (f.kind === 'select' || f.kind === 'radio') f.check = oneOf(f.options);
-
-  const GROUPS = [['quick', 'Quick start'], ['app', 'Application'], ['transport', 'Transport'],
-    ['tcp', 'TCP'], ['udp', 'UDP'], ['ip', 'IP'], ['lp', 'iperf3 / linkperf']];
-
-  const IPERF2_ONLY = ['dual', 'tradeoff', 'listenBack', 'file', 'ttl']; // client side
-  const IPERF3_ONLY = ['omit', 'udp64'];
-  const DIRECTIONS = ['reverse', 'bidir', 'dual', 'tradeoff'];
-
-  function defaults() {
-    return Object.assign({}, DEFAULTS);
+  // A message template of the options document ("%s is out of range (%s)%s"), each %s (or
+  // %.0f) by the next argument: the CLI's printf format, filled the same way.
+  function fill(template, ...args) {
+    let k = 0;
+    return String(template).replace(/%[-.0-9]*[sdf]/g, () => String(k < args.length ? args[k++] : ''));
   }
 
-  // The state with every value in its expected type, unknown keys dropped.
-  function normalize(state) {
-    const s = defaults();
-    for (const k of Object.keys(s)) {
-      if (!state || !(k in state)) continue;
-      s[k] = typeof s[k] === 'boolean' ? state[k] === true : String(state[k] == null ? '' : state[k]).trim();
-    }
-    return s;
-  }
-
-  function applies(name, state) {
-    return BY_NAME[name].applies(state);
-  }
-
-  // Placeholders that depend on other fields: the CLI's defaults change with the dialect.
-  function placeholder(name, state) {
-    const i2 = state.dialect === 'iperf2';
-    if (name === 'port') return i2 ? '5001' : '5201';
-    if (name === 'udpLen') return i2 ? (state.ipv6 ? '1450' : '1470') : '1460';
-    if (name === 'transmit' && state.transmitUnit === 'bytes') return 'e.g. 100M';
-    return BY_NAME[name].placeholder || '';
-  }
-
-  // One message per field; rules that involve two fields are reported on the later one.
-  function validate(input) {
-    const s = normalize(input);
-    const errors = {};
-    const live = (n) => applies(n, s);
-    const on = (n) => live(n) && (s[n] === true || (typeof s[n] === 'string' && s[n] !== ''));
-    for (const f of FIELDS) {
-      if (!f.check || !on(f.name)) continue;
-      const msg = f.check(s[f.name], s);
-      if (msg) errors[f.name] = msg;
-    }
-    const put = (n, msg) => { if (!errors[n]) errors[n] = msg; };
-    if (isClient(s)) {
-      if (s.host === '') put('host', "enter the server's address");
-      if (s.transmitUnit === 'bytes' && s.transmit === '') put('transmit', 'enter the number of bytes to send');
-      const i2 = s.dialect === 'iperf2';
-      for (const n of IPERF2_ONLY) if (on(n) && !i2) put(n, BY_NAME[n].flag + ' needs dialect iperf2');
-      if (on('compat') && !i2) put('compat', '--compat needs dialect iperf2 for a client');
-      for (const n of IPERF3_ONLY) if (on(n) && i2) put(n, BY_NAME[n].flag + ' is an iperf3 protocol feature (dialect iperf3)');
-      const dirs = DIRECTIONS.filter(on);
-      if (dirs.length > 1) put(dirs[1], 'cannot be combined with ' + BY_NAME[dirs[0]].flag);
-      if (dirs.length && on('compat')) put('compat', 'cannot be combined with ' + BY_NAME[dirs[0]].flag);
-      if (i2 && on('congestion') && on('reverse')) put('congestion', 'cannot be combined with -R in dialect iperf2');
-      if (on('tos') && on('dscp')) put('dscp', 'choose a type of service or a DSCP, not both');
-    }
-    return errors;
-  }
-
-  // The linkperf argument list for the state (valid or not: the UI shows it either way).
-  function buildArgs(input) {
-    const s = normalize(input);
-    const args = [];
-    const live = (n) => applies(n, s);
-    const opt = (n, flag) => {
-      if (live(n) && s[n] !== '' && s[n] !== false) args.push(flag || BY_NAME[n].flag, s[n]);
-    };
-    const flag = (n) => { if (live(n) && s[n] === true) args.push(BY_NAME[n].flag); };
-    if (isServer(s)) {
-      args.push('-s');
-      opt('listenPort');
-      opt('allow');
-      opt('maxConns');
-    } else {
-      args.push('-c', s.host);
-      opt('port');
-      if (s.dialect === 'iperf2') args.push('--dialect', 'iperf2');
-      if (s.proto === 'udp') args.push('-u');
-      opt('tcpRate'); opt('bandwidth');
-      opt('transmit', s.transmitUnit === 'bytes' ? '-n' : '-t');
-      opt('parallel');
-      opt('tcpLen'); opt('udpLen');
-      opt('tcpWin'); opt('udpWin');
-      opt('mss');
-      flag('noDelay');
-      opt('congestion');
-      DIRECTIONS.forEach(flag);
-      opt('listenBack');
-      opt('file');
-      opt('omit');
-      flag('udp64');
-      opt('ttl'); opt('tos'); opt('dscp');
-      opt('title');
-    }
-    opt('interval');
-    opt('format');
-    flag('printMss');
-    flag('compat');
-    opt('bind');
-    flag('ipv6');
-    return args;
-  }
+  // The CLI counts a value's bytes (strlen), not its characters.
+  const byteLength = (t) => (typeof TextEncoder !== 'undefined' ? new TextEncoder().encode(t).length : t.length);
 
   // POSIX shell quoting: bare when only safe characters, else single quotes.
   function shellQuote(a) {
@@ -277,136 +150,6 @@
 
   function commandLine(args) {
     return ['linkperf'].concat(args.map(shellQuote)).join(' ');
-  }
-
-  // Which field an option named by the server's /api/check belongs to (-l and -w depend on
-  // the protocol, -p on the mode). Returns '' when none.
-  function fieldForOption(option, input) {
-    const s = normalize(input);
-    const o = String(option || '').split('=')[0];
-    const long = { '--client': '-c', '--port': '-p', '--parallel': '-P', '--time': '-t', '--bytes': '-n',
-      '--bitrate': '-b', '--length': '-l', '--window': '-w', '--set-mss': '-M', '--no-delay': '-N',
-      '--congestion': '-C', '--interval': '-i', '--format': '-f', '--reverse': '-R', '--file': '-F',
-      '--omit': '-O', '--tos': '-S', '--bind': '-B', '--version6': '-6', '--title': '-T',
-      '--udp': '-u', '--server': '-s' };
-    const f = long[o] || o;
-    if (f === '-p') return isServer(s) ? 'listenPort' : 'port';
-    if (f === '-l') return s.proto === 'udp' ? 'udpLen' : 'tcpLen';
-    if (f === '-w') return s.proto === 'udp' ? 'udpWin' : 'tcpWin';
-    if (f === '-b') return s.proto === 'udp' ? 'bandwidth' : 'tcpRate';
-    if (f === '-n' || f === '-t') return 'transmit';
-    if (f === '-u') return 'proto';
-    if (f === '-s') return 'mode';
-    const hit = FIELDS.find((x) => x.flag === f);
-    return hit ? hit.name : '';
-  }
-
-  /* ---- the inverse of buildArgs: an argument list back into a form state ----
-   * For profiles and for "use these settings" on a history run. Options the form has no field
-   * for are returned in `unknown` (with their values), so the caller can say what was dropped. */
-
-  // option spelling -> [canonical flag, takes a value]
-  const ARG_SPEC = {
-    '-s': ['-s', false], '--server': ['-s', false],
-    '-c': ['-c', true], '--client': ['-c', true],
-    '-p': ['-p', true], '--port': ['-p', true],
-    '--allow': ['--allow', true], '--max-connections': ['--max-connections', true],
-    '--dialect': ['--dialect', true],
-    '-u': ['-u', false], '--udp': ['-u', false],
-    '-b': ['-b', true], '--bitrate': ['-b', true], '--bandwidth': ['-b', true],
-    '-t': ['-t', true], '--time': ['-t', true], '-n': ['-n', true], '--bytes': ['-n', true],
-    '-P': ['-P', true], '--parallel': ['-P', true],
-    '-l': ['-l', true], '--length': ['-l', true], '-w': ['-w', true], '--window': ['-w', true],
-    '-M': ['-M', true], '--set-mss': ['-M', true], '--mss': ['-M', true],
-    '-N': ['-N', false], '--no-delay': ['-N', false], '--nodelay': ['-N', false],
-    '-C': ['-C', true], '--congestion': ['-C', true],
-    '-R': ['-R', false], '--reverse': ['-R', false], '--bidir': ['--bidir', false],
-    '--dual': ['--dual', false], '--tradeoff': ['--tradeoff', false],
-    '--listen-port': ['--listen-port', true], '-F': ['-F', true], '--file': ['-F', true],
-    '-O': ['-O', true], '--omit': ['-O', true],
-    '--udp-counters-64bit': ['--udp-counters-64bit', false],
-    '--ttl': ['--ttl', true], '-S': ['-S', true], '--tos': ['-S', true], '--dscp': ['--dscp', true],
-    '-T': ['-T', true], '--title': ['-T', true],
-    '-i': ['-i', true], '--interval': ['-i', true], '-f': ['-f', true], '--format': ['-f', true],
-    '--print-mss': ['--print-mss', false], '--compat': ['--compat', false],
-    '-B': ['-B', true], '--bind': ['-B', true], '-6': ['-6', false], '--version6': ['-6', false],
-  };
-
-  // "-S 16" and "-S 0x10" name the same TOS byte; the form's choices are spelled 0x%02x.
-  function tosText(v) {
-    const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : /^0[0-7]+$/.test(v) ? parseInt(v, 8) : parseInt10(v);
-    if (Number.isNaN(n)) return v;
-    const t = '0x' + n.toString(16).padStart(2, '0');
-    return TOS.some((o) => o[0] === t) ? t : v;
-  }
-
-  function parseArgs(input) {
-    const list = (Array.isArray(input) ? input : []).map(String);
-    if (list[0] === 'linkperf') list.shift();
-    const s = defaults();
-    const unknown = [], seen = [];
-    // Split into [flag, value] pairs first: -b, -l and -w go to different fields by protocol.
-    for (let i = 0; i < list.length; i++) {
-      let a = list[i], val;
-      const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-      if (eq > 0) { val = a.slice(eq + 1); a = a.slice(0, eq); }
-      let spec = ARG_SPEC[a];
-      if (!spec && /^-[A-Za-z6]./.test(a) && ARG_SPEC[a.slice(0, 2)] && ARG_SPEC[a.slice(0, 2)][1]) { // -P2
-        val = a.slice(2);
-        a = a.slice(0, 2);
-        spec = ARG_SPEC[a];
-      }
-      if (!spec) {
-        // an option we cannot show: keep its value with it when the next word is not an option
-        const next = list[i + 1];
-        if (a.startsWith('-') && val === undefined && next !== undefined && !/^-./.test(next)) unknown.push(a + ' ' + next), i++;
-        else unknown.push(val === undefined ? a : a + '=' + val);
-        continue;
-      }
-      if (spec[1] && val === undefined) {
-        if (i + 1 >= list.length) { unknown.push(a); continue; }
-        val = list[++i];
-      }
-      seen.push([spec[0], val]);
-    }
-    const has = (f) => seen.some((x) => x[0] === f);
-    s.mode = has('-s') && !has('-c') ? 'server' : 'client';
-    s.proto = has('-u') ? 'udp' : 'tcp';
-    const udp = s.proto === 'udp';
-    const field = {
-      '-c': 'host', '-P': 'parallel', '--allow': 'allow', '--max-connections': 'maxConns',
-      '-M': 'mss', '-C': 'congestion', '--listen-port': 'listenBack', '-F': 'file', '-O': 'omit',
-      '--ttl': 'ttl', '--dscp': 'dscp', '-T': 'title', '-i': 'interval', '-f': 'format', '-B': 'bind',
-      '-p': s.mode === 'server' ? 'listenPort' : 'port',
-      '-b': udp ? 'bandwidth' : 'tcpRate', '-l': udp ? 'udpLen' : 'tcpLen', '-w': udp ? 'udpWin' : 'tcpWin',
-    };
-    const flags = { '-N': 'noDelay', '-R': 'reverse', '--bidir': 'bidir', '--dual': 'dual', '--tradeoff': 'tradeoff',
-      '--udp-counters-64bit': 'udp64', '--print-mss': 'printMss', '--compat': 'compat', '-6': 'ipv6' };
-    for (const [f, v] of seen) {
-      if (f === '-s' || f === '-u') continue;
-      if (flags[f]) s[flags[f]] = true;
-      else if (f === '--dialect') {
-        if (v === 'iperf2' || v === 'iperf3') s.dialect = v;
-        else unknown.push('--dialect ' + v);
-      } else if (f === '-t' || f === '-n') {
-        s.transmitUnit = f === '-n' ? 'bytes' : 'seconds';
-        s.transmit = v;
-      } else if (f === '-S') s.tos = tosText(v);
-      else if (f === '-c' && s.mode === 'server') unknown.push('-c ' + v);
-      else s[field[f]] = v;
-    }
-    // iperf2-only options imply the dialect, as on the command line
-    if (s.dual || s.tradeoff || (s.compat && s.mode === 'client')) s.dialect = 'iperf2';
-    // options of the other mode (or protocol) that the builder would drop
-    for (const f of FIELDS) {
-      if (f.name === 'mode' || applies(f.name, s)) continue;
-      const v = s[f.name];
-      if (v !== DEFAULTS[f.name] && f.flag) {
-        unknown.push(f.flag + (typeof v === 'boolean' ? '' : ' ' + v) + ' (not used by a ' + (isServer(s) ? 'server' : s.proto.toUpperCase() + ' client') + ')');
-        s[f.name] = DEFAULTS[f.name];
-      }
-    }
-    return { state: s, unknown };
   }
 
   // A command line as the CLI and the history print it (POSIX words: '…', "…", \x) -> words.
@@ -480,115 +223,469 @@
     return v + ['', 'K', 'M', 'G'][i];
   }
 
-  function parseJperf(text) {
-    const props = parseProperties(text);
-    const s = defaults();
-    s.dialect = 'iperf2'; // JPerf drives iperf 2 only
-    const errors = [], notes = [], ignored = [], used = new Set();
-    const raw = (k) => (used.add(k), props.has(k) ? props.get(k).trim() : undefined);
-    const bad = (k, why) => { errors.push({ key: k, value: props.get(k), message: why }); };
-    const given = (k) => { const t = raw(k); return t === undefined || t === '' ? undefined : t; };
+  /* ---- the form, from the options document ---- */
 
-    // Each reader returns undefined when the key is missing or its value is rejected.
-    function int(k) {
-      const t = given(k);
-      if (t !== undefined && Number.isNaN(parseInt10(t))) bad(k, 'expected an integer');
-      return t === undefined || Number.isNaN(parseInt10(t)) ? undefined : parseInt10(t);
+  // Everything that needs option knowledge, built from the document doc (GET /api/options).
+  // Throws when doc lacks an option a field needs: a page that cannot say its ranges must
+  // not guess them.
+  function create(doc) {
+    if (!doc || !Array.isArray(doc.options) || !doc.messages) throw new Error('not an options document');
+    const OPTS = new Map(doc.options.map((o) => [o.name, o]));
+    const MSG = doc.messages;
+    const optOf = (name) => {
+      const o = OPTS.get(name);
+      if (!o) throw new Error('the options document has no --' + name);
+      return o;
+    };
+    // How the page writes an option: its letter when it has one (-p), else --name.
+    const flagOf = (name) => { const o = optOf(name); return o.letter ? '-' + o.letter : '--' + o.name; };
+    // The value the parser leaves for a bare line of this situation (optdoc.c).
+    function defaultOf(name, situation) {
+      const o = optOf(name);
+      return o.defaults && Object.prototype.hasOwnProperty.call(o.defaults, situation) ? o.defaults[situation] : o.default;
     }
-    function bool(k) {
-      const t = given(k);
-      if (t !== undefined && !/^(true|false)$/i.test(t)) bad(k, 'expected true or false');
-      return t === undefined || !/^(true|false)$/i.test(t) ? undefined : t.toLowerCase() === 'true';
+    function situation(s) {
+      if (isServer(s)) return 'server';
+      return s.proto + (s.dialect === 'iperf2' ? '-iperf2' : '') + (s.ipv6 ? '-inet6' : '');
     }
-    function choice(k, map) {
-      const t = given(k);
-      const key = t === undefined ? undefined : Object.keys(map).find((x) => x.toLowerCase() === t.toLowerCase());
-      if (t !== undefined && key === undefined) bad(k, 'expected one of ' + Object.keys(map).join(', '));
-      return key === undefined ? undefined : map[key];
+
+    /* -- checkers: each returns the CLI's words for what it refuses, or ''; they see
+     *    trimmed, non-empty text -- */
+
+    function parseAs(o, t) {
+      if (o.kind === 'int') return parseInt10(t);
+      if (o.kind === 'number') return parseNum(t);
+      return parseUnits(t, o.base);
     }
-    // A size is value + unit + enabled flag; the result is bytes, or undefined when off.
-    function size(k) {
-      const on = bool(k + '-enabled');
-      const unit = choice(k + '-unit', SIZE_UNITS);
-      const t = given(k);
-      if (on !== true || t === undefined) return undefined;
-      const v = parseNum(t);
-      if (Number.isNaN(v) || v <= 0) return bad(k, 'expected a positive number');
-      const bytes = Math.round(v * (unit || 1));
-      if (/BITS$/i.test(props.get(k + '-unit') || '')) {
-        notes.push(k + ': JPerf passed this unit to iperf2 as ' + (unit === 1 ? 'bytes' : '1000-based bytes') + '; imported as ' + bytes + ' bytes');
+    // The ranges in the order the CLI checks them: the row's as the value is read, then the
+    // narrower one once the line is known.
+    function ranges(o, narrow) {
+      const out = [{ min: o.min, max: o.max, zeroOk: o.zero_ok, range: o.range, suffix: '' }];
+      if (narrow && o.narrow) out.push({ min: o.narrow.min, max: o.narrow.max, zeroOk: false, range: o.narrow.range, suffix: o.narrow.suffix });
+      return out;
+    }
+    function numeric(o, narrow) {
+      return (t) => {
+        const v = parseAs(o, t);
+        if (Number.isNaN(v)) return fill(MSG.not_a, t, o.expects);
+        for (const r of ranges(o, narrow)) {
+          if (r.zeroOk && v === 0) continue;
+          if (v < r.min || v > r.max) return fill(MSG.out_of_range, t, r.range, r.suffix);
+        }
+        return '';
+      };
+    }
+    // RATE[/BURST]: the burst is read first, as parse.c does.
+    function rate(o) {
+      const number = numeric(o, false);
+      return (t) => {
+        const slash = t.indexOf('/');
+        if (slash < 0 || !o.burst) return number(t);
+        const b = t.slice(slash + 1), n = parseInt10(b);
+        if (Number.isNaN(n)) return fill(MSG.bad_burst, b);
+        if (n < o.burst.min || n > o.burst.max) return fill(MSG.burst_range, b, o.burst.range);
+        return number(t.slice(0, slash));
+      };
+    }
+    const tooLong = (o, t) => (o.max_length > 0 && byteLength(t) > o.max_length ? fill(MSG.too_long, o.max_length) : '');
+    function text(o) {
+      return (t) => tooLong(o, t);
+    }
+    // host[%dev], as the CLI splits it (setters.c); the device is --bind-dev's length.
+    function host(o) {
+      const dev = optOf('bind-dev').max_length;
+      return (t) => {
+        if (/\s/.test(t)) return 'a host name cannot contain spaces';
+        const long = tooLong(o, t);
+        if (long) return long;
+        const h = t.split('%')[0];
+        if (!h) return 'the host is empty';
+        return t.includes('%') && !new RegExp('^%[^%]{1,' + dev + '}$').test(t.slice(h.length)) ? 'the device after % must be 1..' + dev + ' characters' : '';
+      };
+    }
+    function allowList(o) {
+      return (t) => {
+        const long = tooLong(o, t);
+        if (long) return long;
+        const bad = t.split(',').map((x) => x.trim()).find((x) => !/^[0-9A-Za-z.:\-/]+$/.test(x));
+        if (bad === undefined) return '';
+        return bad === '' ? 'empty entry in the list' : "'" + bad + "' is not a host name, address or CIDR block";
+      };
+    }
+    function algorithm(o) {
+      return (t) => tooLong(o, t) || (/^[A-Za-z0-9_.-]+$/.test(t) ? '' : 'an algorithm name (letters, digits, _ . -)');
+    }
+    const oneOf = (list) => (t) => (list.some((x) => x[0] === t) ? '' : "'" + t + "' is not one of the choices");
+
+    function checkerOf(spec, o) {
+      if (spec.kind === 'select' || spec.kind === 'radio') return oneOf(spec.options);
+      if (spec.kind === 'check' || !o) return null;
+      if (spec.check === 'host') return host(o);
+      if (spec.check === 'allow') return allowList(o);
+      if (spec.check === 'algorithm') return algorithm(o);
+      if (o.kind === 'rate') return rate(o);
+      if (o.range) return numeric(o, spec.range === 'narrow');
+      return text(o);
+    }
+    // The range the field takes, the field's own note, and the unit suffixes' base.
+    function hintOf(spec, o) {
+      if (spec.hint || !o || !o.range || spec.kind !== 'text') return spec.hint || '';
+      const r = spec.range === 'narrow' && o.narrow ? o.narrow.range : o.range;
+      const note = typeof spec.note === 'function' ? spec.note(o) : spec.note;
+      return r + (note ? ' ' + note : '') + (o.base ? ', K/M/G/T ' + o.base + '-based' : '');
+    }
+
+    const FIELDS = FIELD_SPECS.map((spec) => {
+      const o = spec.opt ? optOf(spec.opt) : null;
+      const f = Object.assign({}, spec);
+      if (o) {
+        f.flag = flagOf(spec.opt);
+        f.help = o.help;
       }
-      return bytes;
+      f.check = checkerOf(spec, o);
+      f.hint = hintOf(spec, o);
+      return Object.freeze(f);
+    });
+    const BY_NAME = Object.fromEntries(FIELDS.map((f) => [f.name, f]));
+
+    // -t or -n: the transmit field's option and checker follow its unit.
+    const TRANSMIT = { seconds: 'time', bytes: 'bytes' };
+    const transmitCheck = { seconds: numeric(optOf('time'), false), bytes: numeric(optOf('bytes'), false) };
+    const transmitHint = 'seconds ' + optOf('time').range + ' (0 = forever), or bytes ' + optOf('bytes').range;
+    BY_NAME.transmit = FIELDS[FIELDS.findIndex((f) => f.name === 'transmit')] = Object.freeze(Object.assign({}, BY_NAME.transmit, {
+      check: (t, s) => transmitCheck[s.transmitUnit === 'bytes' ? 'bytes' : 'seconds'](t), hint: transmitHint,
+    }));
+
+    // The page's dialect rules, from the options' flags: a client option that exists only
+    // in iperf2 (or that linkperf has only over iperf2) needs the iperf2 dialect chosen;
+    // iperf3 protocol features refuse it.
+    const fieldsWith = (pred) => FIELDS.filter((f) => f.opt && pred(optOf(f.opt))).map((f) => f.name);
+    const IPERF2_ONLY = fieldsWith((o) => (o.implies_iperf2 || o.needs_iperf2) && o.mode === 'client');
+    const IPERF2_FOR_A_CLIENT = fieldsWith((o) => o.implies_iperf2 && o.mode === 'general');
+    const IPERF3_ONLY = fieldsWith((o) => o.iperf3_only);
+    const IMPLIES_IPERF2 = fieldsWith((o) => o.implies_iperf2);
+
+    function applies(name, state) {
+      return BY_NAME[name].applies(state);
     }
-    // Store text into a field when the field's own range check accepts it.
-    function put(field, k, text) {
-      if (text === undefined) return;
-      const msg = text !== '' && BY_NAME[field].check ? BY_NAME[field].check(text, s) : '';
-      if (msg) bad(k, msg);
-      else s[field] = text;
+
+    // Placeholders: the parser's default for the situation the field is live in (a greyed
+    // UDP field shows the UDP default), or the field's words for a default that means "off".
+    function placeholder(name, state) {
+      const s = normalize(state), f = BY_NAME[name];
+      if (name === 'transmit' && s.transmitUnit === 'bytes') return 'e.g. 100M';
+      if (name === 'listenPort') return (doc.server_ports || []).join(' and ');
+      if (!f.opt) return '';
+      const where = [s, Object.assign({}, s, { proto: 'udp' }), Object.assign({}, s, { proto: 'tcp' }),
+        Object.assign({}, s, { mode: 'client' }), Object.assign({}, s, { mode: 'client', proto: 'udp' }),
+        Object.assign({}, s, { mode: 'server' })].find((x) => f.applies(x)) || s;
+      const d = defaultOf(name === 'transmit' ? TRANSMIT.seconds : f.opt, situation(where));
+      if (d === undefined) return f.zero || '';
+      return (d === '' || d === '0') && f.zero ? f.zero : d;
     }
-    const asText = (v) => (v === undefined ? undefined : String(v));
-    const blankIf = (def) => (v) => (v === def ? '' : asText(v)); // JPerf's value = linkperf's default
-    const flag = (field, k) => { const v = bool(k); if (v !== undefined) s[field] = v; };
 
-    put('mode', 'mode', choice('mode', { client: 'client', server: 'server' }));
-    put('host', 'server-address', given('server-address'));
-    put('port', 'server-port', blankIf(5001)(int('server-port')));
-    put('parallel', 'serverside-parallel-streams', blankIf(1)(int('serverside-parallel-streams')));
-    put('listenPort', 'listen-port', asText(int('listen-port')));
-    const limitOn = bool('client-limit-enabled'), limit = given('client-limit');
-    if (limitOn !== false) put('allow', 'client-limit', limit);
-    put('maxConns', 'clientside-parallel-streams', blankIf(0)(int('clientside-parallel-streams')));
-
-    flag('compat', 'compatibility-mode-enabled');
-    put('transmitUnit', 'transmit-unit', choice('transmit-unit', { seconds: 'seconds', bytes: 'bytes' }));
-    put('transmit', 'transmit-value', (s.transmitUnit === 'bytes' ? asText : blankIf(10))(int('transmit-value')));
-    const fmt = given('output-format');
-    if (fmt !== undefined && /^(BITS|BYTES)$/i.test(fmt)) notes.push('output-format ' + fmt + ': linkperf has no plain bits/Bytes format; adaptive is used');
-    else put('format', 'output-format', choice('output-format', OUTPUT_FORMATS));
-    put('interval', 'report-interval', blankIf(1)(int('report-interval')));
-    flag('dual', 'test-mode-dual-enabled');
-    flag('tradeoff', 'test-mode-trade-enabled');
-    const back = int('test-mode-port');
-    if (s.dual || s.tradeoff) put('listenBack', 'test-mode-port', asText(back)); // JPerf sent -L only then
-    flag('printMss', 'print-mss-enabled');
-
-    put('proto', 'transport-protocol', choice('transport-protocol', { tcp: 'tcp', udp: 'udp' }));
-    const bytes = (v) => (v === undefined ? undefined : sizeText(v));
-    put('tcpLen', 'tcp-buffer-length', bytes(size('tcp-buffer-length')));
-    put('tcpWin', 'tcp-window-size', bytes(size('tcp-window-size')));
-    put('mss', 'tcp-mss', asText(size('tcp-mss')));
-    flag('noDelay', 'tcp-no-delay-enabled');
-    // iperf2 reads -b 1M as 1048576 bit/s (its K and M are 1024-based); linkperf's own UDP
-    // default is that same 1048576, so JPerf's default leaves the field blank.
-    const bwUnit = choice('udp-bandwidth-unit', { KILOBITS_PERSEC: 1024, MEGABITS_PERSEC: 1048576 });
-    const bw = given('udp-bandwidth');
-    if (bw !== undefined && (Number.isNaN(parseNum(bw)) || parseNum(bw) < 0)) bad('udp-bandwidth', 'expected a number');
-    else if (bw !== undefined) {
-      const bps = Math.round(parseNum(bw) * (bwUnit || 1048576));
-      const text = bps === 1048576 ? '' : bps % 1e6 === 0 ? bps / 1e6 + 'M' : bps % 1e3 === 0 ? bps / 1e3 + 'K' : String(bps);
-      put('bandwidth', 'udp-bandwidth', text);
+    // One message per field; rules that involve two fields are reported on the later one.
+    function validate(input) {
+      const s = normalize(input);
+      const errors = {};
+      const live = (n) => applies(n, s);
+      const on = (n) => live(n) && (s[n] === true || (typeof s[n] === 'string' && s[n] !== ''));
+      for (const f of FIELDS) {
+        if (!f.check || !on(f.name)) continue;
+        const msg = f.check(s[f.name], s);
+        if (msg) errors[f.name] = msg;
+      }
+      const put = (n, msg) => { if (!errors[n]) errors[n] = msg; };
+      if (isClient(s)) {
+        if (s.host === '') put('host', "enter the server's address");
+        if (s.transmitUnit === 'bytes' && s.transmit === '') put('transmit', 'enter the number of bytes to send');
+        const i2 = s.dialect === 'iperf2';
+        for (const n of IPERF2_ONLY) if (on(n) && !i2) put(n, BY_NAME[n].flag + ' needs dialect iperf2');
+        for (const n of IPERF2_FOR_A_CLIENT) if (on(n) && !i2) put(n, BY_NAME[n].flag + ' needs dialect iperf2 for a client');
+        for (const n of IPERF3_ONLY) if (on(n) && i2) put(n, BY_NAME[n].flag + ' is an iperf3 protocol feature (dialect iperf3)');
+        const dirs = DIRECTIONS.filter(on);
+        if (dirs.length > 1) put(dirs[1], 'cannot be combined with ' + BY_NAME[dirs[0]].flag);
+        if (dirs.length && on('compat')) put('compat', 'cannot be combined with ' + BY_NAME[dirs[0]].flag);
+        if (i2 && on('congestion') && on('reverse')) put('congestion', 'cannot be combined with ' + BY_NAME.reverse.flag + ' in dialect iperf2');
+        if (on('tos') && on('dscp')) put('dscp', 'choose a type of service or a DSCP, not both');
+      }
+      return errors;
     }
-    put('udpWin', 'udp-buffer-size', bytes(size('udp-buffer-size')));
-    put('udpLen', 'udp-packet-size', asText(size('udp-packet-size')));
-    if (Number(s.udpLen) > 1472) notes.push('udp-packet-size ' + s.udpLen + ': datagrams over 1472 bytes do not fit a 1500-byte MTU over IPv4');
 
-    put('ttl', 'ttl', blankIf(1)(int('ttl')));
-    const tos = choice('tos', JPERF_TOS);
-    if (tos) {
-      s.tos = tos[0];
-      if (tos[1]) notes.push(tos[1]);
+    // The linkperf argument list for the state (valid or not: the UI shows it either way).
+    function buildArgs(input) {
+      const s = normalize(input);
+      const args = [];
+      const live = (n) => applies(n, s);
+      const opt = (n, flag) => {
+        if (live(n) && s[n] !== '' && s[n] !== false) args.push(flag || BY_NAME[n].flag, s[n]);
+      };
+      const flag = (n) => { if (live(n) && s[n] === true) args.push(BY_NAME[n].flag); };
+      if (isServer(s)) {
+        args.push(flagOf('server'));
+        opt('listenPort');
+        opt('allow');
+        opt('maxConns');
+      } else {
+        args.push(BY_NAME.host.flag, s.host);
+        opt('port');
+        if (s.dialect === 'iperf2') args.push(BY_NAME.dialect.flag, 'iperf2');
+        if (s.proto === 'udp') args.push(flagOf('udp'));
+        opt('tcpRate'); opt('bandwidth');
+        opt('transmit', flagOf(TRANSMIT[s.transmitUnit === 'bytes' ? 'bytes' : 'seconds']));
+        opt('parallel');
+        opt('tcpLen'); opt('udpLen');
+        opt('tcpWin'); opt('udpWin');
+        opt('mss');
+        flag('noDelay');
+        opt('congestion');
+        DIRECTIONS.forEach(flag);
+        opt('listenBack');
+        opt('file');
+        opt('omit');
+        flag('udp64');
+        opt('ttl'); opt('tos'); opt('dscp');
+        opt('title');
+      }
+      opt('interval');
+      opt('format');
+      flag('printMss');
+      flag('compat');
+      opt('bind');
+      flag('ipv6');
+      return args;
     }
-    put('bind', 'bind-to-host', given('bind-to-host'));
-    flag('ipv6', 'ipv6-enabled');
 
-    for (const k of props.keys()) if (!used.has(k)) ignored.push(k);
-    return { state: s, errors, notes, ignored };
+    /* -- the option spellings the page reads back: every field's option, and the role,
+     *    protocol and transmit options, by letter and by long name -- */
+
+    const SPELLINGS = new Map(); // "-p", "--port" -> [canonical flag, takes a value]
+    for (const name of new Set(FIELDS.filter((f) => f.opt).map((f) => f.opt).concat(['server', 'udp', 'time', 'bytes']))) {
+      const o = optOf(name), entry = [flagOf(name), o.kind !== 'flag'];
+      if (o.letter) SPELLINGS.set('-' + o.letter, entry);
+      SPELLINGS.set('--' + o.name, entry);
+    }
+    // "-t/--time" (how the server names an option), "--time", "-t", "--time=5" -> "-t"
+    function canonical(option) {
+      const o = String(option || '').split('=')[0];
+      for (const part of o.split('/')) {
+        const hit = SPELLINGS.get(part);
+        if (hit) return hit[0];
+      }
+      return o;
+    }
+    const FLAG_FIELDS = {}; // canonical flag -> the fields it sets
+    for (const f of FIELDS) if (f.flag) (FLAG_FIELDS[f.flag] = FLAG_FIELDS[f.flag] || []).push(f);
+    FLAG_FIELDS[flagOf('bytes')] = [BY_NAME.transmit];
+    // Of the fields one option sets (-p, -b, -l, -w), the one live in s; for a server, the
+    // client's by protocol, so that what it drops is named as before.
+    function fieldFor(flag, s) {
+      const fs = FLAG_FIELDS[flag] || [];
+      return fs.find((f) => f.applies(s)) || fs.find((f) => f.applies(Object.assign({}, s, { mode: 'client' }))) || fs[0];
+    }
+
+    // Which field an option named by the server's /api/check belongs to (-l and -w depend on
+    // the protocol, -p on the mode). Returns '' when none.
+    function fieldForOption(option, input) {
+      const s = normalize(input);
+      const f = canonical(option);
+      if (f === flagOf('udp')) return 'proto';
+      if (f === flagOf('server')) return 'mode';
+      const hit = fieldFor(f, s);
+      return hit ? hit.name : '';
+    }
+
+    /* ---- the inverse of buildArgs: an argument list back into a form state ----
+     * For profiles and for "use these settings" on a history run. Options the form has no
+     * field for are returned in `unknown` (with their values), so the caller can say what
+     * was dropped. */
+
+    // "-S 16" and "-S 0x10" name the same TOS byte; the form's choices are spelled 0x%02x.
+    function tosText(v) {
+      const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : /^0[0-7]+$/.test(v) ? parseInt(v, 8) : parseInt10(v);
+      if (Number.isNaN(n)) return v;
+      const t = '0x' + n.toString(16).padStart(2, '0');
+      return TOS.some((o) => o[0] === t) ? t : v;
+    }
+
+    function parseArgs(input) {
+      const list = (Array.isArray(input) ? input : []).map(String);
+      if (list[0] === 'linkperf') list.shift();
+      const s = defaults();
+      const unknown = [], seen = [];
+      // Split into [flag, value] pairs first: -b, -l and -w go to different fields by protocol.
+      for (let i = 0; i < list.length; i++) {
+        let a = list[i], val;
+        const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+        if (eq > 0) { val = a.slice(eq + 1); a = a.slice(0, eq); }
+        let spec = SPELLINGS.get(a);
+        const short = SPELLINGS.get(a.slice(0, 2));
+        if (!spec && /^-[A-Za-z0-9]./.test(a) && short && short[1]) { // -P2
+          val = a.slice(2);
+          a = a.slice(0, 2);
+          spec = short;
+        }
+        if (!spec) {
+          // an option we cannot show: keep its value with it when the next word is not an option
+          const next = list[i + 1];
+          if (a.startsWith('-') && val === undefined && next !== undefined && !/^-./.test(next)) unknown.push(a + ' ' + next), i++;
+          else unknown.push(val === undefined ? a : a + '=' + val);
+          continue;
+        }
+        if (spec[1] && val === undefined) {
+          if (i + 1 >= list.length) { unknown.push(a); continue; }
+          val = list[++i];
+        }
+        seen.push([spec[0], val]);
+      }
+      const has = (f) => seen.some((x) => x[0] === f);
+      const SERVER = flagOf('server'), CLIENT = BY_NAME.host.flag, UDP = flagOf('udp');
+      s.mode = has(SERVER) && !has(CLIENT) ? 'server' : 'client';
+      s.proto = has(UDP) ? 'udp' : 'tcp';
+      for (const [f, v] of seen) {
+        if (f === SERVER || f === UDP) continue;
+        const field = fieldFor(f, s);
+        if (field.kind === 'check') s[field.name] = true;
+        else if (field.name === 'dialect') {
+          if (v === 'iperf2' || v === 'iperf3') s.dialect = v;
+          else unknown.push(f + ' ' + v);
+        } else if (field.name === 'transmit') {
+          s.transmitUnit = f === flagOf('bytes') ? 'bytes' : 'seconds';
+          s.transmit = v;
+        } else if (field.name === 'tos') s.tos = tosText(v);
+        else if (field.name === 'host' && s.mode === 'server') unknown.push(f + ' ' + v);
+        else s[field.name] = v;
+      }
+      // iperf2-only options imply the dialect, as on the command line (a server has none)
+      if (isClient(s) && IMPLIES_IPERF2.some((n) => s[n] !== DEFAULTS[n])) s.dialect = 'iperf2';
+      // options of the other mode (or protocol) that the builder would drop
+      for (const f of FIELDS) {
+        if (f.name === 'mode' || applies(f.name, s)) continue;
+        const v = s[f.name];
+        if (v !== DEFAULTS[f.name] && f.flag) {
+          unknown.push(f.flag + (typeof v === 'boolean' ? '' : ' ' + v) + ' (not used by a ' + (isServer(s) ? 'server' : s.proto.toUpperCase() + ' client') + ')');
+          s[f.name] = DEFAULTS[f.name];
+        }
+      }
+      return { state: s, unknown };
+    }
+
+    function parseJperf(text) {
+      const props = parseProperties(text);
+      const s = defaults();
+      s.dialect = 'iperf2'; // JPerf drives iperf 2 only
+      const errors = [], notes = [], ignored = [], used = new Set();
+      const raw = (k) => (used.add(k), props.has(k) ? props.get(k).trim() : undefined);
+      const bad = (k, why) => { errors.push({ key: k, value: props.get(k), message: why }); };
+      const given = (k) => { const t = raw(k); return t === undefined || t === '' ? undefined : t; };
+
+      // Each reader returns undefined when the key is missing or its value is rejected.
+      function int(k) {
+        const t = given(k);
+        if (t !== undefined && Number.isNaN(parseInt10(t))) bad(k, 'expected an integer');
+        return t === undefined || Number.isNaN(parseInt10(t)) ? undefined : parseInt10(t);
+      }
+      function bool(k) {
+        const t = given(k);
+        if (t !== undefined && !/^(true|false)$/i.test(t)) bad(k, 'expected true or false');
+        return t === undefined || !/^(true|false)$/i.test(t) ? undefined : t.toLowerCase() === 'true';
+      }
+      function choice(k, map) {
+        const t = given(k);
+        const key = t === undefined ? undefined : Object.keys(map).find((x) => x.toLowerCase() === t.toLowerCase());
+        if (t !== undefined && key === undefined) bad(k, 'expected one of ' + Object.keys(map).join(', '));
+        return key === undefined ? undefined : map[key];
+      }
+      // A size is value + unit + enabled flag; the result is bytes, or undefined when off.
+      function size(k) {
+        const on = bool(k + '-enabled');
+        const unit = choice(k + '-unit', SIZE_UNITS);
+        const t = given(k);
+        if (on !== true || t === undefined) return undefined;
+        const v = parseNum(t);
+        if (Number.isNaN(v) || v <= 0) return bad(k, 'expected a positive number');
+        const bytes = Math.round(v * (unit || 1));
+        if (/BITS$/i.test(props.get(k + '-unit') || '')) {
+          notes.push(k + ': JPerf passed this unit to iperf2 as ' + (unit === 1 ? 'bytes' : '1000-based bytes') + '; imported as ' + bytes + ' bytes');
+        }
+        return bytes;
+      }
+      // Store text into a field when the field's own range check accepts it.
+      function put(field, k, text) {
+        if (text === undefined) return;
+        const msg = text !== '' && BY_NAME[field].check ? BY_NAME[field].check(text, s) : '';
+        if (msg) bad(k, msg);
+        else s[field] = text;
+      }
+      const asText = (v) => (v === undefined ? undefined : String(v));
+      const blankIf = (def) => (v) => (v === def ? '' : asText(v)); // JPerf's value = linkperf's default
+      const flag = (field, k) => { const v = bool(k); if (v !== undefined) s[field] = v; };
+
+      put('mode', 'mode', choice('mode', { client: 'client', server: 'server' }));
+      put('host', 'server-address', given('server-address'));
+      // JPerf drives iperf2: its defaults are linkperf's for a client speaking iperf2
+      put('port', 'server-port', blankIf(Number(defaultOf('port', 'tcp-iperf2')))(int('server-port')));
+      put('parallel', 'serverside-parallel-streams', blankIf(Number(defaultOf('parallel', 'tcp-iperf2')))(int('serverside-parallel-streams')));
+      put('listenPort', 'listen-port', asText(int('listen-port')));
+      const limitOn = bool('client-limit-enabled'), limit = given('client-limit');
+      if (limitOn !== false) put('allow', 'client-limit', limit);
+      put('maxConns', 'clientside-parallel-streams', blankIf(Number(defaultOf('max-connections', 'server')))(int('clientside-parallel-streams')));
+
+      flag('compat', 'compatibility-mode-enabled');
+      put('transmitUnit', 'transmit-unit', choice('transmit-unit', { seconds: 'seconds', bytes: 'bytes' }));
+      put('transmit', 'transmit-value', (s.transmitUnit === 'bytes' ? asText : blankIf(Number(defaultOf('time', 'tcp-iperf2'))))(int('transmit-value')));
+      const fmt = given('output-format');
+      if (fmt !== undefined && /^(BITS|BYTES)$/i.test(fmt)) notes.push('output-format ' + fmt + ': linkperf has no plain bits/Bytes format; adaptive is used');
+      else put('format', 'output-format', choice('output-format', OUTPUT_FORMATS));
+      put('interval', 'report-interval', blankIf(Number(defaultOf('interval', 'tcp-iperf2')))(int('report-interval')));
+      flag('dual', 'test-mode-dual-enabled');
+      flag('tradeoff', 'test-mode-trade-enabled');
+      const back = int('test-mode-port');
+      if (s.dual || s.tradeoff) put('listenBack', 'test-mode-port', asText(back)); // JPerf sent -L only then
+      flag('printMss', 'print-mss-enabled');
+
+      put('proto', 'transport-protocol', choice('transport-protocol', { tcp: 'tcp', udp: 'udp' }));
+      const bytes = (v) => (v === undefined ? undefined : sizeText(v));
+      put('tcpLen', 'tcp-buffer-length', bytes(size('tcp-buffer-length')));
+      put('tcpWin', 'tcp-window-size', bytes(size('tcp-window-size')));
+      put('mss', 'tcp-mss', asText(size('tcp-mss')));
+      flag('noDelay', 'tcp-no-delay-enabled');
+      // iperf2 reads -b 1M as 1048576 bit/s (its K and M are 1024-based); linkperf's own UDP
+      // default is that same 1048576, so JPerf's default leaves the field blank.
+      const bwUnit = choice('udp-bandwidth-unit', { KILOBITS_PERSEC: 1024, MEGABITS_PERSEC: 1048576 });
+      const bw = given('udp-bandwidth');
+      if (bw !== undefined && (Number.isNaN(parseNum(bw)) || parseNum(bw) < 0)) bad('udp-bandwidth', 'expected a number');
+      else if (bw !== undefined) {
+        const bps = Math.round(parseNum(bw) * (bwUnit || 1048576));
+        const text = String(bps) === defaultOf('bitrate', 'udp-iperf2') ? '' : bps % 1e6 === 0 ? bps / 1e6 + 'M' : bps % 1e3 === 0 ? bps / 1e3 + 'K' : String(bps);
+        put('bandwidth', 'udp-bandwidth', text);
+      }
+      put('udpWin', 'udp-buffer-size', bytes(size('udp-buffer-size')));
+      put('udpLen', 'udp-packet-size', asText(size('udp-packet-size')));
+      if (Number(s.udpLen) > 1472) notes.push('udp-packet-size ' + s.udpLen + ': datagrams over 1472 bytes do not fit a 1500-byte MTU over IPv4');
+
+      put('ttl', 'ttl', blankIf(1)(int('ttl'))); // 1: the system's multicast TTL, linkperf's 0
+      const tos = choice('tos', JPERF_TOS);
+      if (tos) {
+        s.tos = tos[0];
+        if (tos[1]) notes.push(tos[1]);
+      }
+      put('bind', 'bind-to-host', given('bind-to-host'));
+      flag('ipv6', 'ipv6-enabled');
+
+      for (const k of props.keys()) if (!used.has(k)) ignored.push(k);
+      return { state: s, errors, notes, ignored };
+    }
+
+    return Object.assign({}, STATIC, {
+      FIELDS, applies, placeholder, validate, buildArgs, fieldForOption, parseArgs, parseJperf,
+      situation, defaultOf,
+    });
   }
 
-  const api = { DEFAULTS, FIELDS, GROUPS, FORMATS, TOS, DSCP, defaults, normalize, applies,
-    placeholder, validate, buildArgs, shellQuote, commandLine, fieldForOption,
-    parseProperties, parseJperf, parseUnits, parseArgs, splitCommand };
+  const STATIC = { DEFAULTS, GROUPS, FORMATS, TOS, DSCP, defaults, normalize, shellQuote,
+    commandLine, parseProperties, parseUnits, splitCommand, fill };
+  const api = Object.assign({ create }, STATIC);
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.LPForm = api;
 })(typeof window !== 'undefined' ? window : globalThis);
