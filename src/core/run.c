@@ -297,10 +297,7 @@ void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs)
     rs->settled = false;
     rs->attached = true;
     rs->joined = true;
-    if (lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers)) < 0) {
-        rs->settled = true;
-        rs->attached = false;
-    }
+    lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers));
 }
 
 void lp_run_report_partial(struct lp_run *r)
@@ -634,9 +631,10 @@ void lp_run_quiesce(struct lp_run *r)
         struct lp_run_stream *rs = &r->streams[i];
         if (!rs->attached)
             continue;
-        int err = rs->conn.sid.sender ? lp_stream_detach(rs->ds) : lp_stream_freeze(rs->ds);
-        if (err < 0)
-            rs->settled = true; /* could not post: treat as gone rather than wait forever */
+        if (rs->conn.sid.sender)
+            lp_stream_detach(rs->ds);
+        else
+            lp_stream_freeze(rs->ds);
     }
 }
 
@@ -707,8 +705,8 @@ void lp_run_detach_all(struct lp_run *r)
 {
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
-        if (rs->attached && lp_stream_detach(rs->ds) < 0)
-            rs->settled = true;
+        if (rs->attached)
+            lp_stream_detach(rs->ds);
     }
 }
 

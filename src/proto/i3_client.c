@@ -594,6 +594,9 @@ void i3c_free(struct i3client *c)
         return;
     if (c->ctrl_open)
         lp_ctrl_close(&c->ctrl);
+    /* Workers first: until they stop, one may still hold a stream (and its queue nodes). */
+    if (c->eng_ok)
+        lp_workers_stop(&c->eng.workers);
     lp_run_release(&c->run);
     lp_peer_results_release(&c->peer);
     if (c->eng_ok)

@@ -30,6 +30,7 @@ struct pending {
     uint64_t seq;
     bool dead;
     struct pending *prev, *next;
+    struct lp_post reap;        /* frees it after the event batch that dropped it */
 };
 
 /* ---- tests ---- */
@@ -118,9 +119,9 @@ void srv_test_link(struct lp_server *s, struct srv_test *t, enum lp_dialect d, c
     lp_engine_emit(&s->eng, &rec);
 }
 
-static void destroy_test(void *arg)
+static void destroy_test(struct lp_post *p)
 {
-    struct srv_test *t = arg;
+    struct srv_test *t = lp_container_of(p, struct srv_test, reap);
     t->destroy(t);
 }
 
@@ -141,7 +142,8 @@ void srv_test_unlink(struct srv_test *t)
         t->next->prev = t->prev;
     s->ntests--;
     s->tests_done++;
-    lp_loop_defer(&s->eng.loop, destroy_test, t);
+    lp_post_init(&t->reap, destroy_test);
+    lp_loop_defer(&s->eng.loop, &t->reap);
     /* iperf3 prints its banner again when it is free; with tests running concurrently
      * that is when the last of them ends. */
     if (s->ntests == 0 && !served_enough(s))
@@ -195,9 +197,9 @@ int srv_udp_flow_socket(const struct srv_listener *l, const struct sockaddr_stor
 
 /* ---- classification of new TCP connections ---- */
 
-static void pending_free(void *arg)
+static void pending_free(struct lp_post *node)
 {
-    free(arg);
+    free(lp_container_of(node, struct pending, reap));
 }
 
 static void pending_drop(struct pending *p, bool close_fd)
@@ -217,7 +219,8 @@ static void pending_drop(struct pending *p, bool close_fd)
     if (p->next)
         p->next->prev = p->prev;
     s->npending--;
-    lp_loop_defer(&s->eng.loop, pending_free, p);
+    lp_post_init(&p->reap, pending_free);
+    lp_loop_defer(&s->eng.loop, &p->reap);
 }
 
 static bool cookie_char(uint8_t c)
