@@ -686,17 +686,19 @@ static void on_wake(void *arg)
     finish(c, LP_ECANCEL);
 }
 
-struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink)
+struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink, char *err, size_t errlen)
 {
     struct i2client *c = calloc(1, sizeof(*c));
-    if (!c)
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
         return NULL;
+    }
     c->spec = *spec;
     c->spec.role = LP_ROLE_CLIENT;
     c->udp = spec->proto == LP_PROTO_UDP;
     c->file_fd = -1;
     c->lis_fd = -1;
-    if (lp_engine_init(&c->eng, sink, spec->threads) < 0) {
+    if (lp_engine_init(&c->eng, sink, spec->threads, err, errlen) < 0) {
         free(c);
         return NULL;
     }

@@ -694,9 +694,7 @@ struct lp_server *lp_server_new(const struct lp_spec *spec, const struct lp_sink
         free(s);
         return NULL;
     }
-    int rc = lp_engine_init(&s->eng, sink, spec->threads);
-    if (rc < 0) {
-        snprintf(err, errlen, "cannot start worker threads: %s", strerror(-rc));
+    if (lp_engine_init(&s->eng, sink, spec->threads, err, errlen) < 0) {
         free(s);
         return NULL;
     }
