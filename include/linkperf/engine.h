@@ -8,7 +8,10 @@
 #include "linkperf/record.h"
 #include "linkperf/spec.h"
 
-/* Error values returned by engine calls (negative errno values are used as well). */
+/* Engine calls return 0 or a negative error: one of these, or a negative errno. The text
+ * that explains it is written once, where it happens: into the caller's err buffer
+ * (lp_client_new, lp_server_new) or as an LP_REC_ERROR record during a test
+ * (docs/internals/engine.md, Errors). */
 enum {
     LP_OK = 0,
     LP_EINVAL = -1000,   /* bad spec */

@@ -348,19 +348,28 @@ static void reap_zerocopy(struct lp_stream *s)
 }
 
 /* -F: the file's content, from the kernel's page cache straight to the socket; a test
- * longer than the file starts it over. An empty file ends the test at once. */
+ * longer than the file starts it over. Returns the bytes sent or a negative errno; an empty
+ * file is -ENODATA (the test ends at once). */
 static ssize_t send_file(struct lp_stream *s, size_t n)
 {
     ssize_t w = sendfile(s->h.fd, s->cfg.file_fd, &s->file_off, n);
     if (w == 0) {
         s->file_off = 0;
         w = sendfile(s->h.fd, s->cfg.file_fd, &s->file_off, n);
-        if (w == 0) {
-            errno = ENODATA;
-            return -1;
-        }
+        if (w == 0)
+            return -ENODATA;
     }
-    return w;
+    return w < 0 ? -errno : w;
+}
+
+/* One TCP write of n bytes from `from` (or the -F file). Returns the bytes sent or a
+ * negative errno. */
+static ssize_t tcp_write(struct lp_stream *s, const uint8_t *from, size_t n)
+{
+    if (s->cfg.has_file)
+        return send_file(s, n);
+    ssize_t w = send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+    return w < 0 ? -errno : w;
 }
 
 /* --trip-times sender: stamp the header of the next burst. A burst is burst_size bytes,
@@ -477,8 +486,8 @@ static void tcp_send(struct lp_stream *s)
         if (s->burst_size && s->burst_off == 0)
             burst_begin(s, n);
         const uint8_t *from = s->payload + (s->burst_size ? s->burst_off : 0);
-        ssize_t w = s->cfg.has_file ? send_file(s, n) : send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
-        int err = w < 0 ? errno : 0; /* before anything else can change errno */
+        ssize_t w = tcp_write(s, from, n);
+        int err = w < 0 ? (int)-w : 0;
         tcp_unsent(s, n, w, blocks);
         if (w < 0) {
             if (err == ENOBUFS && s->send_flags) { /* too many completions pending */

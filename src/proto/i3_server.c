@@ -336,9 +336,10 @@ static bool handle_params(struct stest *t)
     spec.title[0] = spec.extra_data[0] = spec.congestion[0] = '\0';
     spec.report.get_server_output = false;
     t->peer_version = lp_i3_params_client_version(body, len); /* before any refusal */
-    int code = lp_i3_params_decode(body, len, &spec, token, sizeof(token), err, sizeof(err));
+    int code = 0;
+    rc = lp_i3_params_decode(body, len, &spec, token, sizeof(token), &code, err, sizeof(err));
     lp_ctrl_consume_frame(&t->ctrl, len);
-    if (code) {
+    if (rc < 0) {
         test_fail(t, code, true, "parameters from %s rejected: %s", t->base.run.ctrl_peer.host, err);
         return false;
     }
