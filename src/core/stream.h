@@ -161,7 +161,7 @@ struct lp_stream {
     struct lp_post req_attach, req_freeze, req_detach;
     /* What the worker sends back, each at most once per stream: the receive target (one
      * stream of a run reaches it), the answer to a freeze, the stream's own end (FINISHED,
-     * EOF or ERROR: it ends only while attached, and attaching ends it), the answer to a
+     * EOF or ERROR: only while attached, or when attaching fails), the answer to a
      * detach. An end and a detach answer can be in flight together, hence two nodes. */
     struct lp_stream_msg msg_target, msg_frozen, msg_end, msg_detached;
 
