@@ -8,7 +8,10 @@
 #include "linkperf/record.h"
 #include "linkperf/spec.h"
 
-/* Error values returned by engine calls (negative errno values are used as well). */
+/* Engine calls return 0 or a negative error: one of these, or a negative errno. The text
+ * that explains it is written once, where it happens: into the caller's err buffer
+ * (lp_client_new, lp_server_new) or as an LP_REC_ERROR record during a test
+ * (docs/internals/engine.md, Errors). */
 enum {
     LP_OK = 0,
     LP_EINVAL = -1000,   /* bad spec */
@@ -33,16 +36,20 @@ struct lp_sink {
 struct lp_client;
 struct lp_server;
 
-/* Client: one test against spec->host. lp_client_run blocks until the test is over and
- * returns 0 or a negative error (an LP_REC_ERROR record carries the message). */
-struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink *sink);
+/* Client: one test against spec->host. lp_client_new returns NULL with the reason in err
+ * (always set then). lp_client_run blocks until the test is over and returns 0 or a negative
+ * error (an LP_REC_ERROR record carries the message). */
+struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink *sink,
+                                char *err, size_t errlen);
 int lp_client_run(struct lp_client *c);
 /* Ask a running client to stop: it reports partial results and tells the server.
  * Async-signal-safe. */
 void lp_client_stop(struct lp_client *c);
 void lp_client_free(struct lp_client *c);
 
-/* Server: serves many tests at once until stopped (or after one test with one_off). */
+/* Server: serves many tests at once until stopped (or after one test with one_off).
+ * lp_server_new returns NULL with the reason in err (always set then); lp_server_run
+ * returns 0 or a negative error. */
 struct lp_server *lp_server_new(const struct lp_spec *spec, const struct lp_sink *sink,
                                 char *err, size_t errlen);
 int lp_server_run(struct lp_server *s);

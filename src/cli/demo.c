@@ -73,6 +73,7 @@ static int run_client(const struct lp_cli_config *cfg, struct lp_cli_output *out
     struct lp_spec spec = cfg->spec;
     struct lp_sink sink;
     struct lp_client *c;
+    char err[256] = "";
     int rc;
 
     spec.role = LP_ROLE_CLIENT;
@@ -88,9 +89,9 @@ static int run_client(const struct lp_cli_config *cfg, struct lp_cli_output *out
                          udp ? "UDP" : "TCP", LP_CLI_DEMO_SECONDS,
                          udp ? " at 100 Mbit/s" : "", port);
     lp_cli_output_sink(out, &sink);
-    c = lp_client_new(&spec, &sink);
+    c = lp_client_new(&spec, &sink, err, sizeof(err));
     if (!c) {
-        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: cannot start the client\n");
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: demo client: %s\n", err);
         return -1;
     }
     lp_cli_signals_target(sig, c, NULL);

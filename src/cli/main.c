@@ -136,14 +136,15 @@ static int run_client(const struct lp_cli_config *cfg, struct lp_cli_output *out
     struct lp_i3auth_client *auth;
     struct lp_sink sink;
     struct lp_client *c;
+    char err[256] = "";
     int rc;
 
     if (client_auth(cfg, out, &auth) < 0)
         return LP_CLI_EXIT_FAIL;
     sink_of(out, tap, NULL, &sink);
-    c = lp_client_new(&cfg->spec, &sink);
+    c = lp_client_new(&cfg->spec, &sink, err, sizeof(err));
     if (!c) {
-        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: cannot start the client\n");
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s\n", err);
         lp_i3auth_client_free(auth);
         return LP_CLI_EXIT_FAIL;
     }

@@ -9,7 +9,7 @@
 #include "core/clock.h"
 #include "core/engine.h"
 
-int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads)
+int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads, char *err, size_t errlen)
 {
     memset(e, 0, sizeof(*e));
     e->sink = *sink;
@@ -20,13 +20,16 @@ int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned thr
         snprintf(line, sizeof(line), "%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version, u.machine);
         snprintf(e->system_info, sizeof(e->system_info), "%.*s", (int)sizeof(e->system_info) - 1, line);
     }
-    int err = lp_loop_init(&e->loop);
-    if (err < 0)
-        return err;
-    err = lp_workers_start(&e->workers, threads);
-    if (err < 0) {
+    int rc = lp_loop_init(&e->loop);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot create the event loop: %s", strerror(-rc));
+        return rc;
+    }
+    rc = lp_workers_start(&e->workers, threads);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot start worker threads: %s", strerror(-rc));
         lp_loop_destroy(&e->loop);
-        return err;
+        return rc;
     }
     return 0;
 }

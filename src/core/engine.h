@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/loop.h"
 #include "core/worker.h"
@@ -21,7 +22,8 @@ struct lp_engine {
     unsigned debug;          /* emit LP_REC_DEBUG records (-d) */
 };
 
-int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads);
+/* Returns 0, or a negative errno with the reason in err. */
+int lp_engine_init(struct lp_engine *e, const struct lp_sink *sink, unsigned threads, char *err, size_t errlen);
 void lp_engine_fini(struct lp_engine *e);
 /* Stamp and deliver a record. */
 void lp_engine_emit(struct lp_engine *e, struct lp_record *rec);

@@ -1,20 +1,13 @@
-/* Event loop implementation: epoll + timer heap + posted functions (see loop.h).
- * No I/O policy here: handlers decide what to read or write. */
+/* Event loop implementation: epoll + timer heap + posted work (see loop.h).
+ * No I/O policy here: handlers decide what to read or write; no allocation after init. */
 #include "core/loop.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
-
-struct lp_post {
-    struct lp_post *next;
-    void (*fn)(void *arg);
-    void *arg;
-};
 
 static void on_wakefd(struct lp_handler *h, uint32_t events);
 static void on_timerfd(struct lp_handler *h, uint32_t events);
@@ -25,8 +18,9 @@ int lp_loop_init(struct lp_loop *loop)
     memset(loop, 0, sizeof(*loop));
     loop->epfd = loop->wakefd = loop->timerfd = -1;
     atomic_init(&loop->stop_requested, false);
-    if (pthread_mutex_init(&loop->mu, NULL) != 0)
-        return -ENOMEM;
+    int rc = pthread_mutex_init(&loop->mu, NULL);
+    if (rc != 0)
+        return -rc;
     loop->epfd = epoll_create1(EPOLL_CLOEXEC);
     loop->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     loop->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -48,12 +42,8 @@ fail: {
 
 void lp_loop_destroy(struct lp_loop *loop)
 {
-    struct lp_post *p = loop->head;
-    while (p) {
-        struct lp_post *n = p->next;
-        free(p);
-        p = n;
-    }
+    /* Queued posts are dropped unseen: their owners may be gone already (a worker stopped
+     * with requests still queued), so not even their flags are reset. */
     loop->head = loop->tail = NULL;
     run_deferred(loop);
     if (loop->epfd >= 0)
@@ -63,9 +53,8 @@ void lp_loop_destroy(struct lp_loop *loop)
     if (loop->timerfd >= 0)
         close(loop->timerfd);
     loop->epfd = loop->wakefd = loop->timerfd = -1;
-    free(loop->heap);
-    loop->heap = NULL;
-    loop->nheap = loop->capheap = 0;
+    loop->troot = NULL;
+    loop->ntimers = 0;
     pthread_mutex_destroy(&loop->mu);
 }
 
@@ -87,67 +76,92 @@ void lp_loop_del(struct lp_loop *loop, struct lp_handler *h)
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, h->fd, NULL);
 }
 
-/* ---- timers: binary min-heap ordered by (deadline, seq) ---- */
+/* ---- timers: an intrusive pairing heap ordered by (deadline, seq) ----
+ * The nodes live in their owners, so arming allocates nothing. Insert is O(1); removing the
+ * earliest or any armed timer is O(log n) amortized (Fredman, Sedgewick, Sleator and Tarjan,
+ * 1986), which suits pacing timers that move on every send. */
 
 static bool timer_before(const struct lp_timer *a, const struct lp_timer *b)
 {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
 
-static void heap_swap(struct lp_loop *loop, size_t i, size_t j)
+/* Join two heaps whose roots have no siblings: the later root becomes the earlier one's
+ * first child. */
+static struct lp_timer *heap_meld(struct lp_timer *a, struct lp_timer *b)
 {
-    struct lp_timer *t = loop->heap[i];
-    loop->heap[i] = loop->heap[j];
-    loop->heap[j] = t;
-    loop->heap[i]->idx = i;
-    loop->heap[j]->idx = j;
-}
-
-static void heap_up(struct lp_loop *loop, size_t i)
-{
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!timer_before(loop->heap[i], loop->heap[parent]))
-            break;
-        heap_swap(loop, i, parent);
-        i = parent;
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    if (timer_before(b, a)) {
+        struct lp_timer *t = a;
+        a = b;
+        b = t;
     }
+    b->next = a->child;
+    if (a->child)
+        a->child->prev = b;
+    b->prev = a;
+    a->child = b;
+    return a;
 }
 
-static void heap_down(struct lp_loop *loop, size_t i)
+/* One heap from a list of sibling subtrees: meld them in pairs left to right, then the
+ * pairs right to left (the two passes are what bound the cost). */
+static struct lp_timer *heap_merge_pairs(struct lp_timer *first)
 {
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < loop->nheap && timer_before(loop->heap[l], loop->heap[m]))
-            m = l;
-        if (r < loop->nheap && timer_before(loop->heap[r], loop->heap[m]))
-            m = r;
-        if (m == i)
-            return;
-        heap_swap(loop, i, m);
-        i = m;
+    struct lp_timer *pairs = NULL; /* melded pairs, the last first, linked by next */
+    while (first) {
+        struct lp_timer *a = first, *b = first->next;
+        first = b ? b->next : NULL;
+        a->next = a->prev = NULL;
+        if (b)
+            b->next = b->prev = NULL;
+        struct lp_timer *m = heap_meld(a, b);
+        m->next = pairs;
+        pairs = m;
     }
+    struct lp_timer *root = NULL;
+    while (pairs) {
+        struct lp_timer *n = pairs->next;
+        pairs->next = NULL;
+        root = heap_meld(root, pairs);
+        pairs = n;
+    }
+    return root;
 }
 
-static void heap_remove(struct lp_loop *loop, size_t i)
+static void heap_insert(struct lp_loop *loop, struct lp_timer *t)
 {
-    size_t last = loop->nheap - 1;
-    loop->heap[i]->idx = LP_TIMER_IDLE;
-    if (i != last) {
-        loop->heap[i] = loop->heap[last];
-        loop->heap[i]->idx = i;
-        loop->nheap--;
-        heap_down(loop, i);
-        heap_up(loop, i);
+    t->child = t->next = t->prev = NULL;
+    loop->troot = heap_meld(loop->troot, t);
+    loop->ntimers++;
+    t->armed = true;
+}
+
+static void heap_remove(struct lp_loop *loop, struct lp_timer *t)
+{
+    if (t == loop->troot) {
+        loop->troot = heap_merge_pairs(t->child);
     } else {
-        loop->nheap--;
+        if (t->prev->child == t) /* a first child: prev is its parent */
+            t->prev->child = t->next;
+        else
+            t->prev->next = t->next;
+        if (t->next)
+            t->next->prev = t->prev;
+        loop->troot = heap_meld(loop->troot, heap_merge_pairs(t->child));
     }
+    t->child = t->next = t->prev = NULL;
+    t->armed = false;
+    loop->ntimers--;
 }
 
 /* Keep the timerfd armed for the earliest deadline. */
 static void rearm(struct lp_loop *loop)
 {
-    uint64_t want = loop->nheap ? loop->heap[0]->deadline_ns : 0;
+    uint64_t want = loop->troot ? loop->troot->deadline_ns : 0;
     if (want == loop->armed_ns)
         return;
     struct itimerspec its = {0};
@@ -166,34 +180,23 @@ void lp_timer_init(struct lp_timer *t, void (*fn)(struct lp_timer *t))
 {
     memset(t, 0, sizeof(*t));
     t->fn = fn;
-    t->idx = LP_TIMER_IDLE;
 }
 
 void lp_timer_arm(struct lp_loop *loop, struct lp_timer *t, uint64_t deadline_ns)
 {
-    if (t->idx != LP_TIMER_IDLE)
-        heap_remove(loop, t->idx);
-    if (loop->nheap == loop->capheap) {
-        size_t cap = loop->capheap ? loop->capheap * 2 : 16;
-        struct lp_timer **h = realloc(loop->heap, cap * sizeof(*h));
-        if (!h)
-            abort(); /* timers are few and small; running out of memory here is not recoverable */
-        loop->heap = h;
-        loop->capheap = cap;
-    }
+    if (t->armed)
+        heap_remove(loop, t);
     t->deadline_ns = deadline_ns;
     t->seq = ++loop->timer_seq;
-    t->idx = loop->nheap;
-    loop->heap[loop->nheap++] = t;
-    heap_up(loop, t->idx);
+    heap_insert(loop, t);
     rearm(loop);
 }
 
 void lp_timer_cancel(struct lp_loop *loop, struct lp_timer *t)
 {
-    if (t->idx == LP_TIMER_IDLE)
+    if (!t->armed)
         return;
-    heap_remove(loop, t->idx);
+    heap_remove(loop, t);
     rearm(loop);
 }
 
@@ -203,10 +206,9 @@ static void run_timers(struct lp_loop *loop)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     /* Fire only timers due at entry, so a timer re-arming itself for "now" cannot spin. */
-    for (size_t budget = loop->nheap; budget > 0 && loop->nheap && loop->heap[0]->deadline_ns <= now;
-         budget--) {
-        struct lp_timer *t = loop->heap[0];
-        heap_remove(loop, 0);
+    for (size_t budget = loop->ntimers; budget > 0 && loop->troot && loop->troot->deadline_ns <= now; budget--) {
+        struct lp_timer *t = loop->troot;
+        heap_remove(loop, t);
         t->fn(t);
     }
     loop->armed_ns = (uint64_t)-1; /* force a re-arm: the timerfd has expired */
@@ -223,25 +225,32 @@ static void on_timerfd(struct lp_handler *h, uint32_t events)
     run_timers(loop);
 }
 
-/* ---- cross-thread posts ---- */
+/* ---- posted and deferred work ---- */
 
-int lp_loop_post(struct lp_loop *loop, void (*fn)(void *arg), void *arg)
+void lp_post_init(struct lp_post *p, void (*fn)(struct lp_post *p))
 {
-    struct lp_post *p = malloc(sizeof(*p));
-    if (!p)
-        return -ENOMEM;
-    p->next = NULL;
     p->fn = fn;
-    p->arg = arg;
+    p->next = NULL;
+    p->queued = false;
+}
+
+bool lp_loop_post(struct lp_loop *loop, struct lp_post *p)
+{
     pthread_mutex_lock(&loop->mu);
-    if (loop->tail)
-        loop->tail->next = p;
-    else
-        loop->head = p;
-    loop->tail = p;
+    bool fresh = !p->queued;
+    if (fresh) {
+        p->queued = true;
+        p->next = NULL;
+        if (loop->tail)
+            loop->tail->next = p;
+        else
+            loop->head = p;
+        loop->tail = p;
+    }
     pthread_mutex_unlock(&loop->mu);
-    lp_loop_wake(loop);
-    return 0;
+    if (fresh)
+        lp_loop_wake(loop);
+    return fresh;
 }
 
 void lp_loop_wake(struct lp_loop *loop)
@@ -257,6 +266,41 @@ void lp_loop_stop(struct lp_loop *loop)
     lp_loop_wake(loop);
 }
 
+/* Take the first queued post (the queue is not empty). From here its node may be posted
+ * again, by any thread. */
+static struct lp_post *pop_post(struct lp_loop *loop)
+{
+    pthread_mutex_lock(&loop->mu);
+    struct lp_post *p = loop->head;
+    loop->head = p->next;
+    if (!loop->head)
+        loop->tail = NULL;
+    p->next = NULL;
+    p->queued = false;
+    pthread_mutex_unlock(&loop->mu);
+    return p;
+}
+
+/* Run the posts queued at entry, one node at a time: a function may post its own node again
+ * or free it, so nothing is read from a node after its function ran. Posts queued meanwhile
+ * wait for the next wake-up (their post wrote the eventfd), so a node that re-posts itself
+ * cannot keep the loop here. */
+static void run_posts(struct lp_loop *loop)
+{
+    pthread_mutex_lock(&loop->mu);
+    const struct lp_post *last = loop->tail;
+    pthread_mutex_unlock(&loop->mu);
+    if (!last)
+        return;
+    for (;;) {
+        struct lp_post *p = pop_post(loop);
+        bool was_last = p == last;
+        p->fn(p);
+        if (was_last)
+            return;
+    }
+}
+
 static void on_wakefd(struct lp_handler *h, uint32_t events)
 {
     (void)events;
@@ -264,34 +308,24 @@ static void on_wakefd(struct lp_handler *h, uint32_t events)
     uint64_t n;
     while (read(loop->wakefd, &n, sizeof(n)) > 0) {
     }
-    pthread_mutex_lock(&loop->mu);
-    struct lp_post *p = loop->head;
-    loop->head = loop->tail = NULL;
-    pthread_mutex_unlock(&loop->mu);
-    while (p) {
-        struct lp_post *next = p->next;
-        p->fn(p->arg);
-        free(p);
-        p = next;
-    }
+    run_posts(loop);
     if (loop->on_wake)
         loop->on_wake(loop->on_wake_arg);
 }
 
-int lp_loop_defer(struct lp_loop *loop, void (*fn)(void *arg), void *arg)
+bool lp_loop_defer(struct lp_loop *loop, struct lp_post *p)
 {
-    struct lp_post *p = malloc(sizeof(*p));
-    if (!p)
-        return -ENOMEM;
-    p->fn = fn;
-    p->arg = arg;
+    if (p->queued)
+        return false;
+    p->queued = true;
     p->next = NULL;
     /* In order: a stream's events must reach the control thread in the order they arose. */
-    struct lp_post **tail = &loop->deferred;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = p;
-    return 0;
+    if (loop->deferred_tail)
+        loop->deferred_tail->next = p;
+    else
+        loop->deferred = p;
+    loop->deferred_tail = p;
+    return true;
 }
 
 static void run_deferred(struct lp_loop *loop)
@@ -299,8 +333,11 @@ static void run_deferred(struct lp_loop *loop)
     while (loop->deferred) {
         struct lp_post *p = loop->deferred;
         loop->deferred = p->next;
-        p->fn(p->arg);
-        free(p);
+        if (!loop->deferred)
+            loop->deferred_tail = NULL;
+        p->next = NULL;
+        p->queued = false;
+        p->fn(p);
     }
 }
 

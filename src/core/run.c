@@ -2,6 +2,7 @@
  * Dialect-neutral: iperf3 (and later iperf2) control code drives it. */
 #include "core/run.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -39,7 +40,11 @@ void lp_run_release(struct lp_run *r)
     for (unsigned i = 0; i < r->nstreams; i++)
         lp_stream_free(r->streams[i].ds);
     free(r->streams);
+    free(r->conns);
+    free(r->ends);
     r->streams = NULL;
+    r->conns = NULL;
+    r->ends = NULL;
     r->nstreams = r->cap = 0;
 }
 
@@ -74,16 +79,31 @@ static void stream_event(struct lp_stream *s, enum lp_stream_event ev)
     }
 }
 
+/* Room for more streams and for their rows in the records (lp_run.conns, lp_run.ends). An
+ * array that grew stays grown: cap counts what all three hold. */
+static int grow_streams(struct lp_run *r)
+{
+    unsigned cap = r->cap ? r->cap * 2 : 4;
+    struct lp_run_stream *st = realloc(r->streams, cap * sizeof(*st));
+    if (!st)
+        return -ENOMEM;
+    r->streams = st;
+    struct lp_stream_conn *conns = realloc(r->conns, cap * sizeof(*conns));
+    if (!conns)
+        return -ENOMEM;
+    r->conns = conns;
+    struct lp_stream_end *ends = realloc(r->ends, cap * sizeof(*ends));
+    if (!ends)
+        return -ENOMEM;
+    r->ends = ends;
+    r->cap = cap;
+    return 0;
+}
+
 struct lp_run_stream *lp_run_add_stream(struct lp_run *r, int fd, uint64_t order)
 {
-    if (r->nstreams == r->cap) {
-        unsigned cap = r->cap ? r->cap * 2 : 4;
-        struct lp_run_stream *n = realloc(r->streams, cap * sizeof(*n));
-        if (!n)
-            return NULL;
-        r->streams = n;
-        r->cap = cap;
-    }
+    if (r->nstreams == r->cap && grow_streams(r) < 0)
+        return NULL;
     struct lp_run_stream *rs = &r->streams[r->nstreams];
     memset(rs, 0, sizeof(*rs));
     rs->order = order;
@@ -184,7 +204,7 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
     rs->ds = lp_stream_new(&cfg);
     if (!rs->ds) {
         close(fd);
-        return -1;
+        return -ENOMEM;
     }
     rs->conn.sid.id = role->id;
     rs->conn.sid.socket = fd;
@@ -219,8 +239,9 @@ int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n))
         struct lp_run_role role = {.id = stream_id(i), .file_fd = -1,
                                    .initiator = r->spec.role == LP_ROLE_CLIENT};
         role.sends = lp_run_stream_sends(&r->spec, r->spec.role, i, &role.reverse);
-        if (lp_run_setup_stream(r, &r->streams[i], &role) < 0)
-            return -1;
+        int rc = lp_run_setup_stream(r, &r->streams[i], &role);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
@@ -296,10 +317,7 @@ void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs)
     rs->settled = false;
     rs->attached = true;
     rs->joined = true;
-    if (lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers)) < 0) {
-        rs->settled = true;
-        rs->attached = false;
-    }
+    lp_stream_attach(rs->ds, lp_workers_pick(&r->eng->workers));
 }
 
 void lp_run_report_partial(struct lp_run *r)
@@ -318,8 +336,9 @@ void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind)
 
 void lp_run_emit_start(struct lp_run *r)
 {
-    struct lp_stream_conn *conns = calloc(r->nstreams ? r->nstreams : 1, sizeof(*conns));
-    for (unsigned i = 0; conns && i < r->nstreams; i++)
+    struct lp_stream_conn none = {0};
+    struct lp_stream_conn *conns = r->conns ? r->conns : &none;
+    for (unsigned i = 0; i < r->nstreams; i++)
         conns[i] = r->streams[i].conn;
     struct lp_record rec = {.kind = LP_REC_START, .role = r->spec.role, .test_id = r->id};
     struct lp_rec_start *st = &rec.u.start;
@@ -335,10 +354,9 @@ void lp_run_emit_start(struct lp_run *r)
     st->sock_bufsize = r->spec.window_bytes;
     st->sndbuf_actual = r->sndbuf;
     st->rcvbuf_actual = r->rcvbuf;
-    st->nstreams = conns ? r->nstreams : 0;
+    st->nstreams = r->nstreams;
     st->streams = conns;
     lp_engine_emit(r->eng, &rec);
-    free(conns);
 }
 
 
@@ -552,9 +570,10 @@ void lp_run_quiesce(struct lp_run *r)
         struct lp_run_stream *rs = &r->streams[i];
         if (!rs->attached)
             continue;
-        int err = rs->conn.sid.sender ? lp_stream_detach(rs->ds) : lp_stream_freeze(rs->ds);
-        if (err < 0)
-            rs->settled = true; /* could not post: treat as gone rather than wait forever */
+        if (rs->conn.sid.sender)
+            lp_stream_detach(rs->ds);
+        else
+            lp_stream_freeze(rs->ds);
     }
 }
 
@@ -625,8 +644,8 @@ void lp_run_detach_all(struct lp_run *r)
 {
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
-        if (rs->attached && lp_stream_detach(rs->ds) < 0)
-            rs->settled = true;
+        if (rs->attached)
+            lp_stream_detach(rs->ds);
     }
 }
 
@@ -802,14 +821,24 @@ void lp_run_local_results(const struct lp_run *r, struct lp_peer_results *out)
     out->sender_has_retransmits = !sends ? -1 : (!udp && retr) ? 1 : 0;
 }
 
+/* The END / LEG_END rows, zeroed: storage that grew with the streams (lp_run.ends), or one
+ * row on the stack for a run without streams. */
+static struct lp_stream_end *end_rows(struct lp_run *r, struct lp_stream_end *none)
+{
+    memset(none, 0, sizeof(*none));
+    if (!r->nstreams)
+        return none;
+    memset(r->ends, 0, r->nstreams * sizeof(*r->ends));
+    return r->ends;
+}
+
 void lp_run_emit_leg_end(struct lp_run *r, const struct lp_peer_results *peer)
 {
-    struct lp_stream_end *se = calloc(r->nstreams ? r->nstreams : 1, sizeof(*se));
+    struct lp_stream_end none;
+    struct lp_stream_end *se = end_rows(r, &none);
     struct lp_record rec = {.kind = LP_REC_LEG_END, .role = r->spec.role, .test_id = r->id};
     unsigned n = 0;
     uint64_t iv = interval_ns(r), now = lp_now_ns();
-    if (!se)
-        return;
     /* The leg's last interval row first (to its end, on the boundary it passed), as 2.1.8
      * prints it before the leg's summary. */
     if (iv && r->started && !r->finished && !r->leg_ns && now > r->last_cut_ns)
@@ -841,15 +870,13 @@ void lp_run_emit_leg_end(struct lp_run *r, const struct lp_peer_results *peer)
     lp_totals_own(se, n, &rec.u.end.own);
     if (n)
         lp_engine_emit(r->eng, &rec);
-    free(se);
 }
 
 void lp_run_emit_end(struct lp_run *r, const struct lp_peer_results *peer, bool partial,
                      const char *server_output_text, const char *server_output_json)
 {
-    struct lp_stream_end *se = calloc(r->nstreams ? r->nstreams : 1, sizeof(*se));
-    if (!se)
-        return;
+    struct lp_stream_end none;
+    struct lp_stream_end *se = end_rows(r, &none);
     struct lp_record rec = {.kind = LP_REC_END, .role = r->spec.role, .test_id = r->id};
     struct lp_rec_end *end = &rec.u.end;
     unsigned jit[2][2] = {{0}}; /* [direction][sent/received] */
@@ -909,5 +936,4 @@ void lp_run_emit_end(struct lp_run *r, const struct lp_peer_results *peer, bool 
     end->server_output_json = server_output_json;
     r->end_emitted = true;
     lp_engine_emit(r->eng, &rec);
-    free(se);
 }

@@ -54,6 +54,11 @@ struct lp_run {
 
     struct lp_run_stream *streams;
     unsigned nstreams, cap;
+    /* Rows of the records that list every stream, cap of each, grown with streams (where a
+     * failure is reported as the stream's): START's connections, END's and LEG_END's
+     * totals. Emitting a record then needs no memory, so no record is ever dropped. */
+    struct lp_stream_conn *conns;
+    struct lp_stream_end *ends;
     struct lp_stream_budget budget;
     lp_run_event_fn on_event;
     void *owner;
@@ -84,7 +89,8 @@ unsigned lp_run_expected(const struct lp_spec *spec);
 /* Whether the local end sends on the n-th stream (creation order) of role's side. */
 bool lp_run_stream_sends(const struct lp_spec *spec, enum lp_role role, unsigned n, bool *reverse);
 
-/* Add a connected data socket (takes ownership of fd). Returns NULL on allocation failure. */
+/* Add a connected data socket (takes ownership of fd). Returns NULL only when out of memory
+ * (fd is then still the caller's). */
 struct lp_run_stream *lp_run_add_stream(struct lp_run *r, int fd, uint64_t order);
 /* How one stream takes part in the test, as the control dialect decides it. */
 struct lp_run_role {
@@ -109,10 +115,11 @@ struct lp_run_role {
 
 /* Set the -n/-k budget from the spec (before streams start). */
 void lp_run_prepare_budget(struct lp_run *r);
-/* Turn an added stream into a data-path stream with the given role. */
+/* Turn an added stream into a data-path stream with the given role. Returns 0 or -ENOMEM
+ * (its socket is then closed). */
 int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_run_role *role);
 /* Sort by arrival order, then give the n-th stream the id stream_id(n) (the dialect's
- * numbering: iperf3's 1,3,4,...), its role and its endpoints. */
+ * numbering: iperf3's 1,3,4,...), its role and its endpoints. Returns 0 or -ENOMEM. */
 int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n));
 /* Attach a stream set up after the run began (iperf2 streams arrive one by one). */
 void lp_run_attach_stream(struct lp_run *r, struct lp_run_stream *rs);

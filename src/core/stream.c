@@ -27,49 +27,46 @@
 #define LP_UDP_RCVBUF (4 * 1024 * 1024)
 #define LP_MIN_PACE_NS (20u * 1000u) /* do not wake more often than every 20 us */
 
-struct lp_post_ev {
-    struct lp_stream *s;
-    enum lp_stream_event ev;
-};
+static void do_attach(struct lp_post *p);
+static void do_freeze(struct lp_post *p);
+static void do_detach(struct lp_post *p);
 
-static void deliver_event(void *arg)
+static void msg_deliver(struct lp_post *p)
 {
-    struct lp_post_ev *pe = arg;
-    pe->s->cfg.notify(pe->s, pe->ev);
-    free(pe);
+    struct lp_stream_msg *m = lp_container_of(p, struct lp_stream_msg, post);
+    m->s->cfg.notify(m->s, m->ev);
 }
 
-static void post_event(struct lp_stream *s, enum lp_stream_event ev)
+/* The worker's batch is over: the terminal event may leave. The control thread may free
+ * the stream as soon as it is posted, so nothing is touched after that. */
+static void msg_send(struct lp_post *p)
 {
-    struct lp_post_ev *pe = malloc(sizeof(*pe));
-    if (!pe)
-        abort(); /* a lost event would leak the stream forever; tiny allocation */
-    pe->s = s;
-    pe->ev = ev;
-    if (lp_loop_post(s->cfg.ctrl_loop, deliver_event, pe) < 0)
-        abort();
+    struct lp_stream_msg *m = lp_container_of(p, struct lp_stream_msg, defer);
+    lp_loop_post(m->s->cfg.ctrl_loop, &m->post);
+}
+
+static void msg_init(struct lp_stream *s, struct lp_stream_msg *m)
+{
+    m->s = s;
+    lp_post_init(&m->post, msg_deliver);
+    lp_post_init(&m->defer, msg_send);
+}
+
+/* A non-terminal event (RX_TARGET, FROZEN): the stream stays attached, so it may leave now. */
+static void post_event(struct lp_stream *s, struct lp_stream_msg *m, enum lp_stream_event ev)
+{
+    m->ev = ev;
+    lp_loop_post(s->cfg.ctrl_loop, &m->post);
 }
 
 /* A terminal event tells the control thread it may free the stream. The worker may still
  * hold an epoll event for the stream's descriptor in the batch it is handling, so the event
  * leaves only after that batch (lp_loop_defer): otherwise the stale event would run through
  * freed memory (seen once in ~150 runs as a jump to a heap address). */
-static void post_terminal(void *arg)
+static void post_event_after_batch(struct lp_stream *s, struct lp_stream_msg *m, enum lp_stream_event ev)
 {
-    struct lp_post_ev *pe = arg;
-    if (lp_loop_post(pe->s->cfg.ctrl_loop, deliver_event, pe) < 0)
-        abort();
-}
-
-static void post_event_after_batch(struct lp_stream *s, enum lp_stream_event ev)
-{
-    struct lp_post_ev *pe = malloc(sizeof(*pe));
-    if (!pe)
-        abort();
-    pe->s = s;
-    pe->ev = ev;
-    if (lp_loop_defer(&s->worker->loop, post_terminal, pe) < 0)
-        abort();
+    m->ev = ev;
+    lp_loop_defer(&s->worker->loop, &m->defer);
 }
 
 /* Bytes at the front of each datagram that change per datagram. */
@@ -120,6 +117,13 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         return NULL;
     s->cfg = *cfg;
     s->h.fd = cfg->fd;
+    lp_post_init(&s->req_attach, do_attach);
+    lp_post_init(&s->req_freeze, do_freeze);
+    lp_post_init(&s->req_detach, do_detach);
+    msg_init(s, &s->msg_target);
+    msg_init(s, &s->msg_frozen);
+    msg_init(s, &s->msg_end);
+    msg_init(s, &s->msg_detached);
     lp_timer_init(&s->pace_timer, NULL);
     lp_udp_rx_init(&s->rx);
     lp_latency_init(&s->lat);
@@ -194,7 +198,8 @@ bool lp_stream_settle(struct lp_stream *s, enum lp_stream_event ev)
     case LP_SEV_RX_TARGET:
         break;
     }
-    return s->off_worker && (!s->detach_requested || s->detach_replied);
+    /* A pending answer is a node of s still queued on a loop: wait for it too. */
+    return s->off_worker && (!s->detach_requested || s->detach_replied) && (!s->freeze_requested || s->frozen);
 }
 
 
@@ -232,7 +237,7 @@ static void worker_detach(struct lp_stream *s, enum lp_stream_event why)
     lp_loop_del(&s->worker->loop, &s->h);
     lp_timer_cancel(&s->worker->loop, &s->pace_timer);
     s->attached = false;
-    post_event_after_batch(s, why);
+    post_event_after_batch(s, &s->msg_end, why);
 }
 
 static void fail(struct lp_stream *s, int err)
@@ -289,7 +294,7 @@ static void note_rx(struct lp_stream *s, uint64_t n)
         return;
     uint64_t total = atomic_fetch_add(&b->rx_total, n) + n;
     if (total >= b->rx_target && !atomic_exchange(&b->rx_target_hit, true))
-        post_event(s, LP_SEV_RX_TARGET);
+        post_event(s, &s->msg_target, LP_SEV_RX_TARGET);
 }
 
 /* How many of n datagrams of blk bytes the test's credit allows now (n without credit).
@@ -343,19 +348,28 @@ static void reap_zerocopy(struct lp_stream *s)
 }
 
 /* -F: the file's content, from the kernel's page cache straight to the socket; a test
- * longer than the file starts it over. An empty file ends the test at once. */
+ * longer than the file starts it over. Returns the bytes sent or a negative errno; an empty
+ * file is -ENODATA (the test ends at once). */
 static ssize_t send_file(struct lp_stream *s, size_t n)
 {
     ssize_t w = sendfile(s->h.fd, s->cfg.file_fd, &s->file_off, n);
     if (w == 0) {
         s->file_off = 0;
         w = sendfile(s->h.fd, s->cfg.file_fd, &s->file_off, n);
-        if (w == 0) {
-            errno = ENODATA;
-            return -1;
-        }
+        if (w == 0)
+            return -ENODATA;
     }
-    return w;
+    return w < 0 ? -errno : w;
+}
+
+/* One TCP write of n bytes from `from` (or the -F file). Returns the bytes sent or a
+ * negative errno. */
+static ssize_t tcp_write(struct lp_stream *s, const uint8_t *from, size_t n)
+{
+    if (s->cfg.has_file)
+        return send_file(s, n);
+    ssize_t w = send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+    return w < 0 ? -errno : w;
 }
 
 /* --trip-times sender: stamp the header of the next burst. A burst is burst_size bytes,
@@ -472,8 +486,8 @@ static void tcp_send(struct lp_stream *s)
         if (s->burst_size && s->burst_off == 0)
             burst_begin(s, n);
         const uint8_t *from = s->payload + (s->burst_size ? s->burst_off : 0);
-        ssize_t w = s->cfg.has_file ? send_file(s, n) : send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
-        int err = w < 0 ? errno : 0; /* before anything else can change errno */
+        ssize_t w = tcp_write(s, from, n);
+        int err = w < 0 ? (int)-w : 0;
         tcp_unsent(s, n, w, blocks);
         if (w < 0) {
             if (err == ENOBUFS && s->send_flags) { /* too many completions pending */
@@ -1061,9 +1075,9 @@ static void udp_batch_setup(struct lp_stream *s)
         s->gso_segs = segs;
 }
 
-static void do_attach(void *arg)
+static void do_attach(struct lp_post *p)
 {
-    struct lp_stream *s = arg;
+    struct lp_stream *s = lp_container_of(p, struct lp_stream, req_attach);
     uint32_t ev = (s->cfg.kind == LP_STREAM_TCP_RECV || s->cfg.kind == LP_STREAM_UDP_RECV) ? EPOLLIN : EPOLLOUT;
     s->h.fn = on_io;
     s->pace_timer.fn = on_pace;
@@ -1097,7 +1111,7 @@ static void do_attach(void *arg)
     int err = lp_loop_add(&s->worker->loop, &s->h, ev);
     if (err < 0) {
         atomic_store(&s->error, err);
-        post_event_after_batch(s, LP_SEV_ERROR);
+        post_event_after_batch(s, &s->msg_end, LP_SEV_ERROR);
         return;
     }
     s->attached = true;
@@ -1128,44 +1142,48 @@ static void drain(struct lp_stream *s)
     }
 }
 
-static void do_freeze(void *arg)
+static void do_freeze(struct lp_post *p)
 {
-    struct lp_stream *s = arg;
+    struct lp_stream *s = lp_container_of(p, struct lp_stream, req_freeze);
     drain(s);
     atomic_store_explicit(&s->counting, false, memory_order_relaxed);
-    post_event(s, LP_SEV_FROZEN);
+    post_event(s, &s->msg_frozen, LP_SEV_FROZEN);
 }
 
-static void do_detach(void *arg)
+static void do_detach(struct lp_post *p)
 {
-    struct lp_stream *s = arg;
+    struct lp_stream *s = lp_container_of(p, struct lp_stream, req_detach);
     drain(s);
     if (s->attached) {
         lp_loop_del(&s->worker->loop, &s->h);
         lp_timer_cancel(&s->worker->loop, &s->pace_timer);
         s->attached = false;
     }
-    post_event_after_batch(s, LP_SEV_DETACHED); /* always answered: the control thread counts on it */
+    /* always answered: the control thread counts on it */
+    post_event_after_batch(s, &s->msg_detached, LP_SEV_DETACHED);
 }
 
-int lp_stream_attach(struct lp_stream *s, struct lp_worker *w)
+void lp_stream_attach(struct lp_stream *s, struct lp_worker *w)
 {
+    if (s->attach_requested)
+        return;
+    s->attach_requested = true;
     s->worker = w;
-    return lp_loop_post(&w->loop, do_attach, s);
+    lp_loop_post(&w->loop, &s->req_attach);
 }
 
-int lp_stream_freeze(struct lp_stream *s)
+void lp_stream_freeze(struct lp_stream *s)
 {
     if (!s->worker || s->freeze_requested || s->detach_requested)
-        return 0;
+        return;
     s->freeze_requested = true;
-    return lp_loop_post(&s->worker->loop, do_freeze, s);
+    lp_loop_post(&s->worker->loop, &s->req_freeze);
 }
 
-int lp_stream_detach(struct lp_stream *s)
+void lp_stream_detach(struct lp_stream *s)
 {
     if (!s->worker || s->detach_requested)
-        return 0;
+        return;
     s->detach_requested = true;
-    return lp_loop_post(&s->worker->loop, do_detach, s);
+    lp_loop_post(&s->worker->loop, &s->req_detach);
 }

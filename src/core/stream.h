@@ -56,6 +56,16 @@ struct lp_stream_budget {
 struct lp_stream;
 typedef void (*lp_stream_notify_fn)(struct lp_stream *s, enum lp_stream_event ev);
 
+/* One event the worker sends the control thread about its stream. Embedded in the stream,
+ * one per kind of event that can be in flight at a time, so sending allocates nothing and
+ * cannot fail. `post` travels on the control loop; a terminal event first waits on the
+ * worker's loop (`defer`) until the epoll batch that produced it is over. Borrows s. */
+struct lp_stream_msg {
+    struct lp_post post, defer;
+    struct lp_stream *s;
+    enum lp_stream_event ev;
+};
+
 struct lp_stream_config {
     enum lp_stream_kind kind;
     int fd;
@@ -99,6 +109,9 @@ struct lp_stream_counters {
     uint64_t last_rx_ns;
 };
 
+/* Owns its descriptor, payload and batch buffers, and the queue nodes below (which the loops
+ * borrow while they are queued: a stream is freed only once settled, when no request or
+ * event of it can still be queued). Borrows cfg's budget, loop and owner, and its worker. */
 struct lp_stream {
     struct lp_handler h;
     struct lp_stream_config cfg;
@@ -146,21 +159,35 @@ struct lp_stream {
     atomic_int error;          /* negative errno of the first socket error */
     struct lp_latency lat;     /* cfg.latency: published per batch */
 
-    /* control-thread bookkeeping: safe to free once both are settled */
+    /* Requests the control thread posts to the worker, each at most once per stream. */
+    struct lp_post req_attach, req_freeze, req_detach;
+    /* What the worker sends back, each at most once per stream: the receive target (one
+     * stream of a run reaches it), the answer to a freeze, the stream's own end (FINISHED,
+     * EOF or ERROR: only while attached, or when attaching fails), the answer to a
+     * detach. An end and a detach answer can be in flight together, hence two nodes. */
+    struct lp_stream_msg msg_target, msg_frozen, msg_end, msg_detached;
+
+    /* control-thread bookkeeping: safe to free once every request is answered and the
+     * stream is off its worker (lp_stream_settle) */
+    bool attach_requested;
     bool detach_requested;     /* a detach request was posted (it always gets a reply) */
     bool detach_replied;
     bool off_worker;           /* a terminal event arrived */
-    bool freeze_requested, frozen;
+    bool freeze_requested, frozen; /* a freeze always gets a reply too */
 };
 
+/* NULL only when out of memory. */
 struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg);
-/* Post the stream to worker w; I/O starts there. */
-int lp_stream_attach(struct lp_stream *s, struct lp_worker *w);
-/* Post a detach; LP_SEV_DETACHED follows (unless the stream already detached itself). */
-int lp_stream_detach(struct lp_stream *s);
+/* Post the stream to worker w; I/O starts there. Once per stream; cannot fail (a failure on
+ * the worker comes back as LP_SEV_ERROR). */
+void lp_stream_attach(struct lp_stream *s, struct lp_worker *w);
+/* Post a detach; LP_SEV_DETACHED follows (also when the stream already detached itself).
+ * A no-op before attach or after an earlier detach. */
+void lp_stream_detach(struct lp_stream *s);
 /* Receivers: count what is already queued, then stop counting (keep draining). Answered
- * with LP_SEV_FROZEN. Detaching a receiver also counts what is queued first. */
-int lp_stream_freeze(struct lp_stream *s);
+ * with LP_SEV_FROZEN. Detaching a receiver also counts what is queued first. A no-op before
+ * attach, after a detach request or after an earlier freeze. */
+void lp_stream_freeze(struct lp_stream *s);
 void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c);
 /* Account one received datagram (iperf2 server: the first datagram of a flow arrives on the
  * shared socket). Only before the stream is attached, or on its worker. Returns true if it
@@ -177,7 +204,8 @@ void lp_stream_add_rx_bytes(struct lp_stream *s, uint64_t n);
 void lp_stream_add_tx(struct lp_stream *s, uint64_t bytes, uint64_t packets);
 /* The next sequence number a UDP sender would use (read it once the stream is settled). */
 static inline uint64_t lp_stream_next_seq(const struct lp_stream *s) { return s->next_seq; }
-/* Control thread: account for an event; true once the worker will never touch s again. */
+/* Control thread: account for an event; true once the worker will never touch s again and
+ * no request or event of s is queued anywhere. */
 bool lp_stream_settle(struct lp_stream *s, enum lp_stream_event ev);
 /* Control thread, only once settled (or never attached): close the descriptor and free. */
 void lp_stream_free(struct lp_stream *s);

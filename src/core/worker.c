@@ -34,9 +34,10 @@ int lp_workers_start(struct lp_workers *ws, unsigned n)
         w->scratch_len = LP_WORKER_SCRATCH;
         w->scratch = malloc(w->scratch_len);
         int err = w->scratch ? lp_loop_init(&w->loop) : -ENOMEM;
-        if (err == 0 && pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        int rc = err == 0 ? pthread_create(&w->thread, NULL, worker_main, w) : 0;
+        if (rc != 0) { /* pthread_create returns a positive error number */
             lp_loop_destroy(&w->loop);
-            err = -EAGAIN;
+            err = -rc;
         }
         if (err < 0) {
             free(w->scratch);

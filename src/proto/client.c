@@ -1,5 +1,6 @@
 /* lp_client_*: one test against a server, in the dialect the spec names (iperf3 by default,
  * iperf2 for --iperf2 / linkperf2 / iperf2-only options). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "proto/client.h"
@@ -9,15 +10,17 @@ struct lp_client {
     struct i2client *i2;
 };
 
-struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink *sink)
+struct lp_client *lp_client_new(const struct lp_spec *spec, const struct lp_sink *sink, char *err, size_t errlen)
 {
     struct lp_client *c = calloc(1, sizeof(*c));
-    if (!c)
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
         return NULL;
+    }
     if (spec->dialect == LP_DIALECT_IPERF2)
-        c->i2 = i2c_new(spec, sink);
+        c->i2 = i2c_new(spec, sink, err, errlen);
     else
-        c->i3 = i3c_new(spec, sink);
+        c->i3 = i3c_new(spec, sink, err, errlen);
     if (!c->i2 && !c->i3) {
         free(c);
         return NULL;

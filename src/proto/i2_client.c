@@ -279,8 +279,8 @@ static void on_end_timer(struct lp_timer *t)
     struct i2client *c = lp_container_of(t, struct i2client, end_timer);
     for (unsigned i = 0; i < c->nflows; i++) {
         struct i2flow *f = c->flows[i];
-        if (f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) < 0)
-            sender_ended(f);
+        if (f->sends && !f->done)
+            lp_stream_detach(rs_of(f)->ds);
     }
 }
 
@@ -325,8 +325,8 @@ static void on_guard(struct lp_timer *t)
     /* The server should have stopped sending by now: stop waiting for its EOF or FIN. */
     for (unsigned i = 0; i < c->nflows; i++) {
         struct i2flow *f = c->flows[i];
-        if (!f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) < 0)
-            receiver_ended(f);
+        if (!f->sends && !f->done)
+            lp_stream_detach(rs_of(f)->ds);
     }
 }
 
@@ -686,17 +686,19 @@ static void on_wake(void *arg)
     finish(c, LP_ECANCEL);
 }
 
-struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink)
+struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink, char *err, size_t errlen)
 {
     struct i2client *c = calloc(1, sizeof(*c));
-    if (!c)
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
         return NULL;
+    }
     c->spec = *spec;
     c->spec.role = LP_ROLE_CLIENT;
     c->udp = spec->proto == LP_PROTO_UDP;
     c->file_fd = -1;
     c->lis_fd = -1;
-    if (lp_engine_init(&c->eng, sink, spec->threads) < 0) {
+    if (lp_engine_init(&c->eng, sink, spec->threads, err, errlen) < 0) {
         free(c);
         return NULL;
     }
@@ -853,6 +855,9 @@ void i2c_free(struct i2client *c)
 {
     if (!c)
         return;
+    /* Workers first: until they stop, one may still hold a stream (and its queue nodes). */
+    if (c->eng_ok)
+        lp_workers_stop(&c->eng.workers);
     lp_run_release(&c->run);
     for (unsigned i = 0; i < c->nflows; i++) {
         free(c->flows[i]->dgram);

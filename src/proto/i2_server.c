@@ -279,8 +279,8 @@ static void on_send_deadline(struct lp_timer *tm)
     struct i2test *t = lp_container_of(tm, struct i2test, send_timer);
     for (unsigned i = 0; i < t->nflows; i++) {
         struct i2flow *f = t->flows[i];
-        if (f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) < 0)
-            sender_ended(f);
+        if (f->sends && !f->done)
+            lp_stream_detach(rs_of(f)->ds);
     }
 }
 
@@ -421,8 +421,10 @@ static void credit_used_up(struct i2test *t)
     bool stopped = false;
     for (unsigned i = 0; i < t->nflows; i++) {
         struct i2flow *f = t->flows[i];
-        if (f->sends && !f->done && lp_stream_detach(rs_of(f)->ds) == 0)
+        if (f->sends && !f->done) {
+            lp_stream_detach(rs_of(f)->ds);
             stopped = true;
+        }
     }
     if (stopped)
         lp_engine_error(&t->base.srv->eng, LP_ROLE_SERVER, t->base.run.id, 0, false,

@@ -501,14 +501,16 @@ void i3c_set_auth(struct i3client *c, const struct lp_i3auth_client *a)
     c->auth = a;
 }
 
-struct i3client *i3c_new(const struct lp_spec *spec, const struct lp_sink *sink)
+struct i3client *i3c_new(const struct lp_spec *spec, const struct lp_sink *sink, char *err, size_t errlen)
 {
     struct i3client *c = calloc(1, sizeof(*c));
-    if (!c)
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
         return NULL;
+    }
     c->spec = *spec;
     c->spec.role = LP_ROLE_CLIENT;
-    if (lp_engine_init(&c->eng, sink, spec->threads) < 0) {
+    if (lp_engine_init(&c->eng, sink, spec->threads, err, errlen) < 0) {
         free(c);
         return NULL;
     }
@@ -594,6 +596,9 @@ void i3c_free(struct i3client *c)
         return;
     if (c->ctrl_open)
         lp_ctrl_close(&c->ctrl);
+    /* Workers first: until they stop, one may still hold a stream (and its queue nodes). */
+    if (c->eng_ok)
+        lp_workers_stop(&c->eng.workers);
     lp_run_release(&c->run);
     lp_peer_results_release(&c->peer);
     if (c->eng_ok)

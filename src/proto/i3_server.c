@@ -336,9 +336,10 @@ static bool handle_params(struct stest *t)
     spec.title[0] = spec.extra_data[0] = spec.congestion[0] = '\0';
     spec.report.get_server_output = false;
     t->peer_version = lp_i3_params_client_version(body, len); /* before any refusal */
-    int code = lp_i3_params_decode(body, len, &spec, token, sizeof(token), err, sizeof(err));
+    int code = 0;
+    rc = lp_i3_params_decode(body, len, &spec, token, sizeof(token), &code, err, sizeof(err));
     lp_ctrl_consume_frame(&t->ctrl, len);
-    if (code) {
+    if (rc < 0) {
         test_fail(t, code, true, "parameters from %s rejected: %s", t->base.run.ctrl_peer.host, err);
         return false;
     }
@@ -418,8 +419,8 @@ static void test_stop(struct stest *t)
     lp_timer_cancel(&t->base.srv->eng.loop, &t->grace_timer);
     for (unsigned i = 0; i < t->base.run.nstreams; i++) {
         struct lp_run_stream *rs = &t->base.run.streams[i];
-        if (rs->attached && !tcp_receiver(rs) && lp_stream_detach(rs->ds) < 0)
-            rs->settled = true;
+        if (rs->attached && !tcp_receiver(rs))
+            lp_stream_detach(rs->ds);
     }
     bool any;
     t->tail_bytes = tcp_rx_bytes(t, &any);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linkperf/engine.h"
 #include "wire/iperf3.h"
 
 /* ---- parameters ---- */
@@ -110,8 +111,9 @@ static bool get_str(const cJSON *o, const char *key, char *dst, size_t dstlen, c
     return true;
 }
 
-int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *token,
-                        size_t tokenlen, char *err, size_t errlen)
+/* The decoding proper: 0, or the iperf3 error number for what was refused (> 0). */
+static int params_decode(const char *json, size_t len, struct lp_spec *out, char *token, size_t tokenlen,
+                         char *err, size_t errlen)
 {
     cJSON *o = cJSON_ParseWithLength(json, len);
     int code = LP_I3E_RECVPARAMS;
@@ -218,6 +220,15 @@ int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char 
 fail:
     cJSON_Delete(o);
     return code;
+}
+
+int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *token,
+                        size_t tokenlen, int *i3_code, char *err, size_t errlen)
+{
+    int code = params_decode(json, len, out, token, tokenlen, err, errlen);
+    if (i3_code)
+        *i3_code = code;
+    return code ? LP_EPEER : 0;
 }
 
 unsigned lp_i3_params_client_version(const char *json, size_t len)
@@ -373,5 +384,5 @@ int lp_i3_results_decode(const char *json, size_t len, struct lp_peer_results *r
     return 0;
 fail:
     cJSON_Delete(o);
-    return -1;
+    return LP_EPEER;
 }

@@ -17,10 +17,11 @@ char *lp_i3_params_encode(const struct lp_spec *spec, const char *authtoken,
                           const char *client_version);
 
 /* Decode a client's parameters onto *out (which holds the server's settings: port, limits,
- * threads ...). Returns 0, or an iperf3 i_errno (> 0) with a message in err. token (may be
- * NULL): receives the "authtoken" string ("" when there is none). */
+ * threads ...). Returns 0, or LP_EPEER with a message in err and, in *i3_code (may be NULL),
+ * the iperf3 error number to send the client (wire data: LP_I3E_*). token (may be NULL):
+ * receives the "authtoken" string ("" when there is none). */
 int lp_i3_params_decode(const char *json, size_t len, struct lp_spec *out, char *token,
-                        size_t tokenlen, char *err, size_t errlen);
+                        size_t tokenlen, int *i3_code, char *err, size_t errlen);
 /* The parameters' "client_version" (every iperf3 since 3.1 sends one) as lp_i3_version_parse
  * reads it, 0 when absent: which error numbers the client knows, also when the rest of the
  * parameters is refused. */
@@ -29,7 +30,7 @@ unsigned lp_i3_params_client_version(const char *json, size_t len);
 /* Encode (compact). server_output_json, if set, must be a JSON document: it is embedded as
  * an object. Returns malloc'd text or NULL. */
 char *lp_i3_results_encode(const struct lp_peer_results *r);
-/* Returns 0 or -1 with a message in err. Frees nothing in *r first: start from zeroed. */
+/* Returns 0 or LP_EPEER with a message in err. Frees nothing in *r first: start from zeroed. */
 int lp_i3_results_decode(const char *json, size_t len, struct lp_peer_results *r, char *err, size_t errlen);
 
 #endif

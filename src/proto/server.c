@@ -31,6 +31,7 @@ struct pending {
     uint64_t seq;
     bool dead;
     struct pending *prev, *next;
+    struct lp_post reap;        /* frees it after the event batch that dropped it */
 };
 
 /* ---- tests ---- */
@@ -119,9 +120,9 @@ void srv_test_link(struct lp_server *s, struct srv_test *t, enum lp_dialect d, c
     lp_engine_emit(&s->eng, &rec);
 }
 
-static void destroy_test(void *arg)
+static void destroy_test(struct lp_post *p)
 {
-    struct srv_test *t = arg;
+    struct srv_test *t = lp_container_of(p, struct srv_test, reap);
     t->destroy(t);
 }
 
@@ -142,7 +143,8 @@ void srv_test_unlink(struct srv_test *t)
         t->next->prev = t->prev;
     s->ntests--;
     s->tests_done++;
-    lp_loop_defer(&s->eng.loop, destroy_test, t);
+    lp_post_init(&t->reap, destroy_test);
+    lp_loop_defer(&s->eng.loop, &t->reap);
     /* iperf3 prints its banner again when it is free; with tests running concurrently
      * that is when the last of them ends. */
     if (s->ntests == 0 && !served_enough(s))
@@ -196,9 +198,9 @@ int srv_udp_flow_socket(const struct srv_listener *l, const struct sockaddr_stor
 
 /* ---- classification of new TCP connections ---- */
 
-static void pending_free(void *arg)
+static void pending_free(struct lp_post *node)
 {
-    free(arg);
+    free(lp_container_of(node, struct pending, reap));
 }
 
 static void pending_drop(struct pending *p, bool close_fd)
@@ -218,7 +220,8 @@ static void pending_drop(struct pending *p, bool close_fd)
     if (p->next)
         p->next->prev = p->prev;
     s->npending--;
-    lp_loop_defer(&s->eng.loop, pending_free, p);
+    lp_post_init(&p->reap, pending_free);
+    lp_loop_defer(&s->eng.loop, &p->reap);
 }
 
 /* An iperf3 client at a server that requires an iperf2 permit key: refused (iperf3 has no
@@ -686,9 +689,7 @@ struct lp_server *lp_server_new(const struct lp_spec *spec, const struct lp_sink
         free(s);
         return NULL;
     }
-    int rc = lp_engine_init(&s->eng, sink, spec->threads);
-    if (rc < 0) {
-        snprintf(err, errlen, "cannot start worker threads: %s", strerror(-rc));
+    if (lp_engine_init(&s->eng, sink, spec->threads, err, errlen) < 0) {
         free(s);
         return NULL;
     }

@@ -51,8 +51,9 @@ struct srv_test {
     struct srv_test *prev, *next;
     /* The server is stopping: end the test now (partial results, tell the peer). */
     void (*interrupt)(struct srv_test *t);
-    /* Free the dialect state; runs after the event batch (deferred). */
+    /* Free the dialect state; runs after the event batch (deferred through reap). */
     void (*destroy)(struct srv_test *t);
+    struct lp_post reap;
 };
 
 struct i3_state {

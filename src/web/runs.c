@@ -398,12 +398,10 @@ static void *run_main(void *arg)
         engine_set(r, NULL, NULL);
         lp_server_free(s);
     } else {
-        struct lp_client *c = lp_client_new(&r->cfg.spec, &sink);
+        struct lp_client *c = lp_client_new(&r->cfg.spec, &sink, err, sizeof(err));
         engine_set(r, c, NULL);
         if (c)
             rc = lp_client_run(c);
-        else
-            snprintf(err, sizeof(err), "cannot start the client");
         engine_set(r, NULL, NULL);
         lp_client_free(c);
     }

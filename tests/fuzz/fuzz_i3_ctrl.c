@@ -63,7 +63,7 @@ static void as_server(struct lp_ctrl *c)
     struct lp_spec spec;
     char err[200];
     lp_spec_init(&spec, LP_ROLE_SERVER);
-    if (lp_i3_params_decode(body, len, &spec, NULL, 0, err, sizeof(err)) == 0)
+    if (lp_i3_params_decode(body, len, &spec, NULL, 0, NULL, err, sizeof(err)) == 0)
         (void)lp_run_expected(&spec);
     lp_ctrl_consume_frame(c, len);
     const uint8_t *p;

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct lp_spec spec;
     char err[200];
     lp_spec_init(&spec, LP_ROLE_SERVER);
-    if (lp_i3_params_decode((const char *)data, size, &spec, NULL, 0, err, sizeof(err)) != 0)
+    if (lp_i3_params_decode((const char *)data, size, &spec, NULL, 0, NULL, err, sizeof(err)) != 0)
         return 0;
     (void)lp_run_expected(&spec);
     (void)lp_spec_blksize(&spec);

@@ -130,6 +130,41 @@ def valid_line_still_runs():
         lst.close()
 
 
+def check_start_failure(extra):
+    """A client that cannot start (no descriptor left for its event loop or its workers'
+    loops: RLIMIT_NOFILE 4 leaves one above stdio, which the dynamic loader needs) says why,
+    in the engine's words with the system's reason, not "cannot start the client"."""
+    import errno
+    import os
+    lst = Listener()
+    try:
+        argv = [LINKPERF, "-c", LOOP4, "-p", str(lst.port), "-t", "1", "--no-history"] + extra
+        r = run(["sh", "-c", 'ulimit -n 4 && exec "$0" "$@"'] + argv, timeout=10)
+        eq(r.rc, 1, "exit status of a client that cannot start", r.describe())
+        lines = [ln for ln in r.err.splitlines() if ln.strip()]
+        eq(len(lines), 1, "stderr lines", r.describe())
+        reason = os.strerror(errno.EMFILE)
+        check(lines[0] in ("linkperf: cannot create the event loop: " + reason,
+                           "linkperf: cannot start worker threads: " + reason),
+              "the line names what failed and why: %r" % lines[0], r.describe())
+        eq(lst.count, 0, "connections made by a client that could not start")
+    finally:
+        lst.close()
+
+
+@suite.case
+def client_start_failure_says_why():
+    """linkperf -c with no descriptors to spare: exit 1 and one line with the engine's
+    reason (lp_client_new's error text), iperf3 dialect."""
+    check_start_failure([])
+
+
+@suite.case
+def client_start_failure_says_why_iperf2():
+    """The same with --iperf2 (the iperf2 client's constructor)."""
+    check_start_failure(["--iperf2"])
+
+
 @suite.case
 def lwip_tune_prints_lwipopts():
     """linkperf lwip-tune --rate 100M --rtt 2ms --ram 64K: lwipopts.h lines whose numbers

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "evidence.h"
+#include "linkperf/engine.h"
 #include "proto/i3json.h"
 
 static const char *evidence_files[] = {
@@ -40,7 +41,7 @@ static void check_json_line(const char *line, void *arg)
     if (strstr(json, "\"tcp\":true") || strstr(json, "\"udp\":true")) {
         struct lp_spec s = server_defaults();
         char token[4096];
-        int code = lp_i3_params_decode(json, len, &s, token, sizeof(token), err, sizeof(err));
+        int code = lp_i3_params_decode(json, len, &s, token, sizeof(token), NULL, err, sizeof(err));
         assert_int_equal(code, 0);
         if (token[0]) /* 3.12's token for a 2048-bit key: 256 bytes in base64 */
             assert_int_equal(strlen(token), 344), t->auth++;
@@ -89,7 +90,7 @@ static void params_map_to_spec(void **state)
                     "\"dont_fragment\":1,\"bidirectional\":true,\"client_version\":\"3.12\"}";
     struct lp_spec s = server_defaults();
     char err[200];
-    assert_int_equal(lp_i3_params_decode(j, strlen(j), &s, NULL, 0, err, sizeof(err)), 0);
+    assert_int_equal(lp_i3_params_decode(j, strlen(j), &s, NULL, 0, NULL, err, sizeof(err)), 0);
     assert_int_equal(s.proto, LP_PROTO_UDP);
     assert_int_equal(s.dir, LP_DIR_BIDIR);
     assert_true(s.blocks == 100);
@@ -123,9 +124,12 @@ static void hostile_params_are_refused(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct lp_spec s = server_defaults();
         char err[200] = "";
-        int code = lp_i3_params_decode(bad[i], strlen(bad[i]), &s, NULL, 0, err, sizeof(err));
-        if (code == 0)
+        int i3_code = 0;
+        int rc = lp_i3_params_decode(bad[i], strlen(bad[i]), &s, NULL, 0, &i3_code, err, sizeof(err));
+        if (rc == 0)
             fail_msg("accepted hostile parameters #%zu: %s", i, bad[i]);
+        assert_int_equal(rc, LP_EPEER);  /* the return convention: a negative code */
+        assert_true(i3_code > 0);        /* what goes to the client: iperf3's number */
         assert_true(err[0] != '\0');
     }
     /* An over-long title is refused rather than truncated silently. */
@@ -135,7 +139,7 @@ static void hostile_params_are_refused(void **state)
     strcpy(big + n + 300, "\"}");
     struct lp_spec s = server_defaults();
     char err[200];
-    assert_int_not_equal(lp_i3_params_decode(big, strlen(big), &s, NULL, 0, err, sizeof(err)), 0);
+    assert_int_equal(lp_i3_params_decode(big, strlen(big), &s, NULL, 0, NULL, err, sizeof(err)), LP_EPEER);
 }
 
 static void hostile_results_are_refused(void **state)
