@@ -41,9 +41,11 @@ void lp_run_release(struct lp_run *r)
         lp_stream_free(r->streams[i].ds);
     free(r->streams);
     free(r->conns);
+    free(r->samples);
     free(r->ends);
     r->streams = NULL;
     r->conns = NULL;
+    r->samples = NULL;
     r->ends = NULL;
     r->nstreams = r->cap = 0;
 }
@@ -79,8 +81,8 @@ static void stream_event(struct lp_stream *s, enum lp_stream_event ev)
     }
 }
 
-/* Room for more streams and for their rows in the records (lp_run.conns, lp_run.ends). An
- * array that grew stays grown: cap counts what all three hold. */
+/* Room for more streams and for their rows in the records (lp_run.conns, .samples, .ends).
+ * An array that grew stays grown: cap counts what all four hold. */
 static int grow_streams(struct lp_run *r)
 {
     unsigned cap = r->cap ? r->cap * 2 : 4;
@@ -92,6 +94,10 @@ static int grow_streams(struct lp_run *r)
     if (!conns)
         return -ENOMEM;
     r->conns = conns;
+    struct lp_sample *samples = realloc(r->samples, cap * sizeof(*samples));
+    if (!samples)
+        return -ENOMEM;
+    r->samples = samples;
     struct lp_stream_end *ends = realloc(r->ends, cap * sizeof(*ends));
     if (!ends)
         return -ENOMEM;
@@ -461,9 +467,8 @@ static void cut(struct lp_run *r, uint64_t now, uint64_t end_k)
 {
     if (r->nstreams == 0)
         return;
-    struct lp_sample *smp = calloc(r->nstreams, sizeof(*smp));
-    if (!smp)
-        return;
+    struct lp_sample *smp = r->samples;
+    memset(smp, 0, r->nstreams * sizeof(*smp));
     struct lp_record rec = {.kind = LP_REC_INTERVAL, .role = r->spec.role, .test_id = r->id};
     struct lp_rec_interval *iv = &rec.u.interval;
     unsigned jf = 0, jr = 0, jb = 0, n = 0;
@@ -501,14 +506,11 @@ static void cut(struct lp_run *r, uint64_t now, uint64_t end_k)
     r->last_cut_ns = now;
     if (end_k > r->cut_k)
         r->cut_k = end_k;
-    if (n == 0) { /* every stream had ended before it: nothing to report */
-        free(smp);
+    if (n == 0) /* every stream had ended before it: nothing to report */
         return;
-    }
     iv->nstreams = n;
     iv->streams = smp;
     lp_engine_emit(r->eng, &rec);
-    free(smp);
 }
 
 /* Where the last interval ends: iperf2 streams record when they ended

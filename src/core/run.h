@@ -55,9 +55,11 @@ struct lp_run {
     struct lp_run_stream *streams;
     unsigned nstreams, cap;
     /* Rows of the records that list every stream, cap of each, grown with streams (where a
-     * failure is reported as the stream's): START's connections, END's and LEG_END's
-     * totals. Emitting a record then needs no memory, so no record is ever dropped. */
+     * failure is reported as the stream's): START's connections, INTERVAL's samples, END's
+     * and LEG_END's totals. Emitting a record then needs no memory, so no record is ever
+     * dropped. */
     struct lp_stream_conn *conns;
+    struct lp_sample *samples;
     struct lp_stream_end *ends;
     struct lp_stream_budget budget;
     lp_run_event_fn on_event;
