@@ -18,6 +18,7 @@ stream must pass, in every JPerf mode, also with the machine busy.
   letters, -P on the server, -L for Dual/Trade) start and print data rows."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -134,11 +135,16 @@ def dual_and_trade():
                       "after the second leg's rows" % kind, r.describe())
 
 
+SUM_SPAN = re.compile(r"^\[SUM\]\s+(\d+\.\d+)-\s*(\d+\.\d+) sec", re.M)
+
+
 @suite.case
 def sums_as_stock():
     """[SUM] rows as a stock 2.1.8 client prints them, against a stock server: -d makes none
     with one stream each way, --full-duplex only the final one and none with -i, -P 2 -d one
-    per interval and a final one. Counted for stock and for linkperf in the same run."""
+    per interval and a final one. Counted for stock and for linkperf in the same run: the
+    final [SUM]s exactly, the interval ones as none or some (how many intervals a loaded
+    stock client closes with a [SUM] varies: CI saw it print 1 of 2 for -d -P 2 -i 1)."""
     for args in (["-d", "-t", "1"], ["-d", "-t", "2", "-i", "1"], ["--full-duplex", "-t", "1"],
                  ["--full-duplex", "-t", "2", "-i", "1"], ["-d", "-P", "2", "-t", "2", "-i", "1"]):
         counts = {}
@@ -150,10 +156,13 @@ def sums_as_stock():
             r = run([exe, "-c", lptest.LOOP4, "-p", srv.port, "-f", "m"] + args + extra,
                     timeout=30)
             check(r.rc == 0, "%s %s failed" % (exe, args), r.describe())
-            counts[exe] = sum(1 for l in r.out.splitlines() if l.startswith("[SUM]"))
+            sums = [(float(a), float(b)) for a, b in SUM_SPAN.findall(r.out)]
+            last = max((b for _, b in sums), default=0.0)
+            finals = sum(1 for a, b in sums if a == 0.0 and b > last - 0.5)
+            counts[exe] = (finals, len(sums) > finals)
             srv.proc.kill()
-        eq(counts[jperf_iperf()], counts[i2.IPERF2], "[SUM] rows for %s (linkperf vs stock)"
-           % " ".join(args))
+        eq(counts[jperf_iperf()], counts[i2.IPERF2], "([SUM] rows from 0.0, any interval [SUM]) "
+           "for %s (linkperf vs stock)" % " ".join(args))
 
 
 class Hogs:
