@@ -324,8 +324,10 @@ def render(results, ref, sources, ram, meta, problems):
     w("- Flags: `%s`" % " ".join(CFLAGS))
     w("- lwIP: %s (headers from `%s`), port and lwipopts.h: `agent/port/cortex-m4/`"
       % (meta["lwip_version"], "src/include"))
-    w("- Sources: every file of LPA_FILES plus the back end's, as listed in %s (files of "
-      "options that are off compile to nothing)" % meta["origin"])
+    w("- Sources: every file of LPA_FILES plus the back end's, as listed in %s (the agent's "
+      "files of options that are off compile to nothing; the codec it shares with the host, "
+      "wire/iperf2.c, always compiles, and the link drops what a configuration does not call)"
+      % meta["origin"])
     w("- Agent options per row as `-D` (see `agent/include/lpa_opts.h`); everything else at its "
       "default (LPA_MAX_SESSIONS, LPA_MAX_STREAMS, LPA_MAX_CONNS, buffer sizes).")
     w("")
