@@ -4,6 +4,10 @@
 # checks that both name the same files.
 #
 #   LPA_CORE_FILES     sessions, flows, reports (always)
+#   LPA_WIRE_FILES     the iperf2 and iperf3 byte formats (always): the codecs the linkperf host
+#                      program uses too, in its src/wire/, one level above this directory. The
+#                      iperf3 ones the agent calls are inline (wire/iperf3.h); wire/iperf3.c and
+#                      wire/iperf2_extras.c hold what only the host uses
 #   LPA_IPERF2_FILES   the iperf2 protocol (LPA_IPERF2)
 #   LPA_IPERF3_FILES   the iperf3 protocol and its JSON reader/writer (LPA_IPERF3)
 #   LPA_CONSOLE_FILES  lpa_command() and the text formatter (LPA_CONSOLE, LPA_FORMAT)
@@ -13,7 +17,8 @@
 #   LPA_LWIP_HOOK_FILES  lwIP hooks a server wants (lpa_lwip_hooks.h: a client reusing a port
 #                      held in TIME_WAIT connects); compile them with lwIP and set the hook
 #                      macros in lwipopts.h as that header shows
-#   LPA_INCLUDE_DIRS   public headers (include/) and the internal ones (src/); LPA_CFLAGS has
+#   LPA_INCLUDE_DIRS   public headers (include/), the internal ones (src/) and the directory
+#                      that holds wire/ (LPA_WIRE_INCLUDE_DIR, default ../src); LPA_CFLAGS has
 #                      them as -I flags
 
 LPA_DIR ?= $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
@@ -21,6 +26,8 @@ LPA_DIR ?= $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 LPA_CORE_FILES = \
 	$(LPA_DIR)/src/lpa_core.c \
 	$(LPA_DIR)/src/lpa_flow.c
+LPA_WIRE_FILES = \
+	$(LPA_DIR)/../src/wire/iperf2.c
 LPA_IPERF2_FILES = \
 	$(LPA_DIR)/src/lpa_iperf2.c \
 	$(LPA_DIR)/src/lpa_iperf2_udp.c
@@ -31,12 +38,15 @@ LPA_IPERF3_FILES = \
 LPA_CONSOLE_FILES = \
 	$(LPA_DIR)/src/lpa_cmd.c \
 	$(LPA_DIR)/src/lpa_format.c
-LPA_FILES = $(LPA_CORE_FILES) $(LPA_IPERF2_FILES) $(LPA_IPERF3_FILES) $(LPA_CONSOLE_FILES)
+LPA_FILES = $(LPA_CORE_FILES) $(LPA_WIRE_FILES) $(LPA_IPERF2_FILES) $(LPA_IPERF3_FILES) \
+	$(LPA_CONSOLE_FILES)
 
 LPA_RAW_FILES = $(LPA_DIR)/src/lpa_raw.c
 LPA_NETCONN_FILES = $(LPA_DIR)/src/lpa_netconn.c
 LPA_SOCKET_FILES = $(LPA_DIR)/src/lpa_socket.c
 LPA_LWIP_HOOK_FILES = $(LPA_DIR)/src/lpa_lwip_hooks.c
 
-LPA_INCLUDE_DIRS = $(LPA_DIR)/include $(LPA_DIR)/src
+# The agent includes wire/ headers as "wire/iperf2.h"; of the host's src/ it needs nothing else.
+LPA_WIRE_INCLUDE_DIR ?= $(LPA_DIR)/../src
+LPA_INCLUDE_DIRS = $(LPA_DIR)/include $(LPA_DIR)/src $(LPA_WIRE_INCLUDE_DIR)
 LPA_CFLAGS = $(addprefix -I,$(LPA_INCLUDE_DIRS))

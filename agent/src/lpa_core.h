@@ -143,15 +143,4 @@ void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t end);
 int lpa_iperf2_start(struct lpa_session *s);
 int lpa_iperf3_start(struct lpa_session *s);
 
-/* Big-endian helpers for the wire formats. */
-static inline uint32_t lpa_get32(const uint8_t *p) {
-  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-static inline void lpa_put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24);
-  p[1] = (uint8_t)(v >> 16);
-  p[2] = (uint8_t)(v >> 8);
-  p[3] = (uint8_t)v;
-}
-
 #endif

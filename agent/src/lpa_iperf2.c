@@ -13,51 +13,14 @@ struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 #define BACK_RETRY_MS 50u
 #define BACK_SLOP_MS 3000u       /* how long a -d/-r client waits for the connection back */
 
-/* The header as 15 big-endian words: flags, numThreads, port, buffer length, winband, amount,
- * then the 2.1 extension (type, length, upper flags, version, reserved, rate low, rate high).
- * Built and read as host-order words in one loop each (smaller than a call per field). */
-void lpa_i2_put_request(uint8_t *h, const struct i2_request *rq) {
-  uint32_t w[I2_TCP_HDR_LEN / 4];
-  int i;
-  memset(w, 0, sizeof(w));
-  w[0] = rq->flags;
-  w[1] = 1;                        /* numThreads */
-  w[2] = rq->back_port;
-  w[3] = rq->buf_len;
-  w[5] = (uint32_t)rq->amount;
-  w[8] = (uint32_t)rq->upper << 16; /* extension: upper flags */
-  w[9] = 0x00020001u;              /* speaks as 2.1.8: what peers check features by */
-  w[10] = 0x00080003u;
-  w[12] = (uint32_t)rq->rate_bps;
-  w[13] = (uint32_t)(rq->rate_bps >> 32) << 8;
-  for (i = 0; i < I2_TCP_HDR_LEN / 4; i++) lpa_put32(h + 4 * i, w[i]);
-}
-
-void lpa_i2_get_request(const uint8_t *h, size_t len, struct i2_request *rq) {
-  uint32_t w[I2_TCP_HDR_LEN / 4];
-  size_t i;
-  memset(w, 0, sizeof(w));
-  memset(rq, 0, sizeof(*rq));
-  if (len < 24) return;
-  for (i = 0; i < I2_TCP_HDR_LEN / 4 && 4 * i + 4 <= len; i++) w[i] = lpa_get32(h + 4 * i);
-  rq->flags = w[0];
-  rq->back_port = (uint16_t)w[2];
-  rq->buf_len = w[3];
-  rq->amount = (int32_t)w[5];
-  if ((rq->flags & I2_EXTEND) && len >= I2_TCP_HDR_LEN) {
-    rq->upper = (uint16_t)(w[8] >> 16);
-    rq->rate_bps = w[12] | ((uint64_t)(w[13] >> 8) << 32);
-  }
-}
-
-void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq) {
+void lpa_i2_sender_limits(struct lpa_flow *f, const struct lp_i2_header *rq) {
   /* amount < 0: a time in 10 ms units, up to 2^31 of them (kept below 2^32 ms) */
   uint32_t cs = (uint32_t)(-(int64_t)rq->amount);
   if (rq->amount < 0) f->limit_ms = cs > 429496729u ? 0xFFFFFFFFu : cs * 10u;
   else f->amount = (uint64_t)rq->amount;
   if (f->amount == 0 && f->limit_ms == 0) f->limit_ms = 10000u;
   f->rate_bps = rq->rate_bps;
-  f->len = rq->buf_len;
+  f->len = rq->buflen;
 }
 
 /* A session's iperf2 state, cleared. Its timers start as "now" (times compare modulo 2^32:
@@ -71,26 +34,29 @@ static struct i2_state *state_new(struct lpa_session *s) {
 }
 
 #if LPA_CLIENT
-/* Client: the test header for s->cfg into t->hdr (flags: the protocol's own bits) and the
- * forward flow on t->conn with the config's limits. */
-static void client_setup(struct lpa_session *s, uint32_t flags, lpa_ms_t now) {
+/* Client: the test header for s->cfg into t->hdr and the forward flow on t->conn with the
+ * config's limits. */
+static void client_setup(struct lpa_session *s, int udp, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct i2_request *rq = &t->req;
+  struct lp_i2_header *rq = &t->req;
   const struct lpa_config *cfg = &s->cfg;
   struct lpa_flow *f = &t->fwd;
-  if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_DUAL) flags |= I2_VERSION1 | I2_RUN_NOW;
-  if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_TRADEOFF) flags |= I2_VERSION1;
+  uint32_t flags = 0;
+  if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_DUAL) flags = LP_I2_VERSION1 | LP_I2_RUN_NOW;
+  if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_TRADEOFF) flags = LP_I2_VERSION1;
   if (LPA_IPERF2_BIDIR && cfg->mode == LPA_MODE_REVERSE) {
-    flags |= I2_VERSION2;
-    rq->upper = I2_UPPER_REVERSE;
+    /* UDPTESTS with -R: the upper flags are meaningful. */
+    flags = LP_I2_VERSION2 | (udp ? LP_I2_UDPTESTS : 0);
+    rq->upper = LP_I2_UP_REVERSE;
   }
   rq->flags = flags;
-  rq->back_port = cfg->back_port;
-  rq->buf_len = cfg->len;
+  rq->num_threads = 1;
+  rq->mport = cfg->back_port;
+  rq->buflen = cfg->len;
   rq->amount = cfg->amount_bytes != 0 ? (int32_t)(cfg->amount_bytes & 0x7FFFFFFFu)
                                       : -(int32_t)((cfg->duration_ms + 9u) / 10u);
   rq->rate_bps = cfg->rate_bps;
-  lpa_i2_put_request(t->hdr, rq);
+  lp_i2_header_encode_plain(t->hdr, rq, udp != 0);
   lpa_flow_init(f, t->conn, LPA_DIR_TX, cfg->proto);
   f->amount = cfg->amount_bytes;
   if (f->amount == 0) f->limit_ms = cfg->duration_ms;
@@ -186,7 +152,7 @@ static void pump(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
 
 static void tcp_test_connect_back(struct lpa_session *s) {
   struct i2_state *t = I2(s);
-  t->back = lpa_net_tcp_connect(&s->peer, t->req.back_port, s);
+  t->back = lpa_net_tcp_connect(&s->peer, (uint16_t)t->req.mport, s);
   if (t->back == NULL) lpa_i2_fail(s, LPA_ERR_BACK_CONNECT);
   else t->phase = TT_BACK_PENDING;
 }
@@ -195,7 +161,7 @@ static void tcp_test_connect_back(struct lpa_session *s) {
 static void tcp_test_send(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   /* Only -R sends alone; -d/-r and --full-duplex have a forward flow with its own lines. */
-  uint8_t second = c != t->conn || (t->req.upper & I2_UPPER_FULLDUPLEX) ? LPA_SECOND : 0;
+  uint8_t second = c != t->conn || (t->req.upper & LP_I2_UP_FULLDUPLEX) ? LPA_SECOND : 0;
   lpa_flow_open(s, &t->rev, c, LPA_DIR_TX | second, LPA_PROTO_TCP, now);
   lpa_i2_sender_limits(&t->rev, &t->req);
   pump(s, &t->rev, now);
@@ -204,18 +170,16 @@ static void tcp_test_send(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t no
 /* The whole header is in: decide what the test is and answer it. */
 static void tcp_test_begin(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct i2_request *rq = &t->req;
-  lpa_i2_get_request(t->hdr, t->hdr_seen < I2_HDR_KEEP ? t->hdr_seen : I2_HDR_KEEP, rq);
+  struct lp_i2_header *rq = &t->req;
   t->phase = TT_RUN;
-  if (((rq->flags & I2_EXTEND) && !(rq->flags & I2_VERSION2)) || (rq->flags & I2_PEERDETECT)) {
-    static const uint8_t ack[28] = {0, 0, 0, 2, 0, 0, 0, 28, 0, 0, 0, 0, 0, 2, 0, 1, 0, 8, 0, 3};
-    (void)lpa_net_tcp_send(t->conn, ack, sizeof(ack), 0);
-  }
-  if (!LPA_IPERF2_BIDIR) return;
-  if ((rq->flags & I2_VERSION2) && (rq->upper & (I2_UPPER_REVERSE | I2_UPPER_FULLDUPLEX))) {
-    if (rq->upper & I2_UPPER_REVERSE) t->fwd.state = LPA_FLOW_DONE; /* nothing comes our way */
+  if (lp_i2_ack_wanted(lp_wire_get32(t->hdr)))
+    (void)lpa_net_tcp_send(t->conn, lp_i2_ack, LP_I2_ACK_LEN, 0);
+  if (!LPA_IPERF2_BIDIR) return; /* the rest of the header is for a flow of ours */
+  (void)lp_i2_header_decode_core(t->hdr, t->hdr_seen < I2_HDR_KEEP ? t->hdr_seen : I2_HDR_KEEP, rq);
+  if ((rq->flags & LP_I2_VERSION2) && (rq->upper & (LP_I2_UP_REVERSE | LP_I2_UP_FULLDUPLEX))) {
+    if (rq->upper & LP_I2_UP_REVERSE) t->fwd.state = LPA_FLOW_DONE; /* nothing comes our way */
     tcp_test_send(s, t->conn, now);
-  } else if ((rq->flags & I2_VERSION1) && (rq->flags & I2_RUN_NOW)) {
+  } else if ((rq->flags & LP_I2_VERSION1) && (rq->flags & LP_I2_RUN_NOW)) {
     tcp_test_connect_back(s);
   }
 }
@@ -223,7 +187,8 @@ static void tcp_test_begin(struct lpa_session *s, lpa_ms_t now) {
 static void tcp_test_end_forward(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   lpa_flow_finish(s, &t->fwd, now);
-  if (LPA_IPERF2_BIDIR && t->phase == TT_RUN && (t->req.flags & I2_VERSION1) && !(t->req.flags & I2_RUN_NOW) &&
+  if (LPA_IPERF2_BIDIR && t->phase == TT_RUN && (t->req.flags & LP_I2_VERSION1) &&
+      !(t->req.flags & LP_I2_RUN_NOW) &&
       t->back == NULL && t->rev.state == LPA_FLOW_IDLE) {
     close_conn(&t->conn);
     tcp_test_connect_back(s); /* tradeoff: our turn now */
@@ -251,7 +216,7 @@ static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8
     if (!LPA_IPERF2_BIDIR || t->rev.conn != c || t->rev.state != LPA_FLOW_RUNNING)
       close_conn(&t->conn);
     if (LPA_IPERF2_BIDIR && t->rev.conn == c && t->rev.state == LPA_FLOW_RUNNING &&
-        (t->req.upper & I2_UPPER_REVERSE))
+        (t->req.upper & LP_I2_UP_REVERSE))
       lpa_flow_finish(s, &t->rev, now); /* -R: the client hung up, we are done sending */
     tcp_test_maybe_end(s);
     return;
@@ -264,16 +229,13 @@ static void tcp_test_recv(struct lpa_session *s, struct lpa_conn *c, const uint8
     d++;
     n--;
     if (t->hdr_seen == 4) {
-      uint32_t fl = lpa_get32(t->hdr);
-      if (!(fl & (I2_VERSION1 | I2_VERSION2 | I2_EXTEND)) || (fl & I2_BOUNCEBACK)) {
-        lpa_flow_rx(&t->fwd, 4, now); /* no header: the four bytes were data */
+      /* No header (or one this agent does not parse): the four bytes were data. */
+      int need = lp_i2_tcp_header_len(lp_wire_get32(t->hdr));
+      if (need <= 0) {
+        lpa_flow_rx(&t->fwd, 4, now);
         t->phase = TT_RUN;
-      } else if (fl & I2_LEN_BIT) {
-        t->hdr_need = (uint16_t)((fl & 0x1FEu) >> 1);
-        if (t->hdr_need < 24) t->hdr_need = 24;
       } else {
-        t->hdr_need = (uint16_t)(((fl & (I2_VERSION1 | I2_EXTEND)) ? 24 : 0) +
-                                 ((fl & (I2_VERSION2 | I2_EXTEND)) ? 36 : 0));
+        t->hdr_need = (uint16_t)need;
       }
     }
     if (t->hdr_seen == t->hdr_need) tcp_test_begin(s, now);
@@ -404,7 +366,8 @@ static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int 
   t->phase = TC_RUN;
   /* The header goes first and is not data; it fits any empty send buffer. With -R only the
    * header goes out, and the data comes back on this connection. */
-  if (lpa_net_tcp_send(c, t->hdr, I2_TCP_HDR_LEN, reverse ? 0 : LPA_SEND_MORE) != I2_TCP_HDR_LEN) {
+  if (lpa_net_tcp_send(c, t->hdr, LP_I2_TCP_HDR_LEN, reverse ? 0 : LPA_SEND_MORE) !=
+      (long)LP_I2_TCP_HDR_LEN) {
     lpa_i2_fail(s, LPA_ERR_SEND_HEADER);
     return;
   }
@@ -413,7 +376,7 @@ static void tcp_client_connected(struct lpa_session *s, struct lpa_conn *c, int 
     lpa_flow_open(s, &t->rev, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
     return;
   }
-  t->fwd.head_sent = I2_TCP_HDR_LEN;
+  t->fwd.head_sent = LP_I2_TCP_HDR_LEN;
   lpa_report_start(s, LPA_DIR_TX);
   lpa_flow_start(s, &t->fwd, now);
   tcp_client_pump(s, now);
@@ -628,11 +591,7 @@ int lpa_iperf2_start(struct lpa_session *s) {
       return LPA_ENET;
     }
     t->kind = udp ? I2_UDP_CLIENT : I2_TCP_CLIENT;
-    /* UDPTESTS with -R: the upper flags are meaningful. */
-    client_setup(s, udp ? I2_EXTEND | I2_SEQNO64B | I2_LEN_BIT | (I2_UDP_HDR_LEN << 1) |
-                              (s->cfg.mode == LPA_MODE_REVERSE ? 0x20000000u : 0)
-                        : I2_EXTEND | I2_LEN_BIT | (I2_TCP_HDR_LEN << 1),
-                 lpa_now_ms());
+    client_setup(s, udp, lpa_now_ms());
 #if LPA_UDP
     if (udp) lpa_i2_udp_client_start(s);
 #endif

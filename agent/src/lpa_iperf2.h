@@ -4,62 +4,42 @@
 #define LPA_IPERF2_H
 
 #include "lpa_core.h"
+#include "wire/bytes.h"
+#include "wire/iperf2.h"
 
-/* Flags word (first word of the client header). */
-#define I2_VERSION1 0x80000000u  /* -d/-r: the server connects back */
-#define I2_EXTEND 0x40000000u    /* extension block present */
-#define I2_SEQNO64B 0x08000000u  /* UDP: 64-bit sequence numbers */
-#define I2_VERSION2 0x04000000u  /* 2.1 role request (-R, --full-duplex) */
-#define I2_PEERDETECT 0x02000000u
-#define I2_BOUNCEBACK 0x00800000u
-#define I2_LEN_BIT 0x00010000u
-#define I2_RUN_NOW 0x00000001u   /* with VERSION1: dual, else tradeoff */
-#define I2_UPPER_REVERSE 0x0400u
-#define I2_UPPER_FULLDUPLEX 0x0800u
-
-#define I2_TCP_HDR_LEN 60        /* v1 header + 2.1 extension block */
-#define I2_UDP_PREFIX 16
-#define I2_UDP_HDR_LEN 76        /* prefix + v1 header + extension */
-#define I2_UDP_MIN_LEN 40        /* prefix + v1 header: smaller datagrams cannot carry a test */
-#define I2_REPORT_LEN 128
-#define I2_HDR_KEEP 60           /* header bytes kept for parsing; longer headers are skipped */
-
-/* What a client asks for, read from (or written into) the header. */
-struct i2_request {
-  uint32_t flags;
-  uint16_t upper;
-  uint16_t back_port;
-  uint32_t buf_len;  /* 0: the receiver's default */
-  int32_t amount;    /* < 0: -amount x 10 ms; > 0: bytes */
-  uint64_t rate_bps; /* 0: unlimited (TCP) */
-};
+/* Header bytes a server keeps for parsing: the 2.1 header (v1 + extension); longer headers
+ * are read to their end and the rest skipped. The client builds its header here too. */
+#define I2_HDR_KEEP LP_I2_TCP_HDR_LEN
+/* A datagram shorter than the prefix and the v1 header cannot start a test. */
+#define I2_UDP_MIN_LEN (LP_I2_UDP_PREFIX + LP_I2_V1_LEN)
 
 enum i2_kind { I2_LISTENER = 1, I2_TCP_TEST, I2_UDP_TEST, I2_TCP_CLIENT, I2_UDP_CLIENT };
 
+/* Small fields first: the ones every handler touches sit at offsets a Thumb load or store
+ * reaches in 16 bits; the buffers go last. */
 struct i2_state {
   uint8_t kind;       /* enum i2_kind */
   uint8_t phase;      /* per kind, see the .c files */
-  uint16_t hdr_need;  /* header length once the flags word is in */
-  uint16_t hdr_seen;
-  uint8_t hdr[I2_HDR_KEEP];
-  struct i2_request req;
-  struct lpa_session *parent;  /* the listener a test came from */
-  struct lpa_conn *conn;       /* TCP test connection / UDP client endpoint */
-  struct lpa_conn *back;       /* -d/-r second connection, or the client's listener */
-  struct lpa_conn *tcp_listen, *udp_listen;
-  struct lpa_flow fwd;         /* client to server */
-  struct lpa_flow rev;         /* server to client (-d, -r, -R) */
-  lpa_ms_t deadline;           /* the current phase gives up at this time */
-  /* UDP end of test: a receiver answers FINs with its report for a while; a sender repeats its
-   * FIN until a report comes back. */
+  /* UDP end of test: a receiver answers FINs with its report (built from the finished flow)
+   * for a while; a sender repeats its FIN until a report comes back. */
   uint8_t use64;           /* the sender numbers datagrams with 64 bits */
   uint8_t rx_reports;      /* reports sent */
   uint8_t tx_fins;         /* FINs sent */
   uint8_t back_tries;      /* TCP -d/-r: connections back refused so far */
   uint8_t tx_done;         /* the FIN exchange of our sending flow is over */
+  uint16_t hdr_need;  /* header length once the flags word is in */
+  uint16_t hdr_seen;
+  struct lpa_session *parent;  /* the listener a test came from */
+  struct lpa_conn *conn;       /* TCP test connection / UDP client endpoint */
+  struct lpa_conn *back;       /* -d/-r second connection, or the client's listener */
+  struct lpa_conn *tcp_listen, *udp_listen;
+  lpa_ms_t deadline;           /* the current phase gives up at this time */
   lpa_ms_t rx_linger;      /* keep answering FINs until then */
   lpa_ms_t tx_fin_next;
-  uint8_t report[I2_REPORT_LEN];
+  struct lp_i2_header req;     /* what the client asks for: read from hdr, or written into it */
+  struct lpa_flow fwd;         /* client to server */
+  struct lpa_flow rev;         /* server to client (-d, -r, -R) */
+  uint8_t hdr[I2_HDR_KEEP];
 };
 
 extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
@@ -67,10 +47,8 @@ extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 /* The flow back runs (never in a build without two-way tests: the test folds away). */
 #define I2_REV_RUNNING(t) (LPA_IPERF2_BIDIR && (t)->rev.state == LPA_FLOW_RUNNING)
 
-void lpa_i2_put_request(uint8_t *hdr, const struct i2_request *rq);
-void lpa_i2_get_request(const uint8_t *hdr, size_t len, struct i2_request *rq);
-/* Sender limits from a request (server side) or the config (client side). */
-void lpa_i2_sender_limits(struct lpa_flow *f, const struct i2_request *rq);
+/* Sender limits from a request (server side). */
+void lpa_i2_sender_limits(struct lpa_flow *f, const struct lp_i2_header *rq);
 /* Ends a session whose flows are all done: closes what is open, reports DONE. */
 void lpa_i2_close_all(struct lpa_session *s);
 struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind);

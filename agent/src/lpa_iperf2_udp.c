@@ -14,77 +14,42 @@
 #define REPORTS_MAX 9
 #define UDP_IDLE_MS 30000u
 
-/* Sequence number of a datagram; returns 1 for a FIN (negative number, absolute value in seq). */
-static int parse_seq(int use64, const uint8_t *d, uint64_t *seq) {
-  uint32_t id = lpa_get32(d), id2 = lpa_get32(d + 12);
-  int64_t v = id2 == 0xFFFFFFFFu || use64 ? (int64_t)(((uint64_t)id2 << 32) | id)
-                                           : (int64_t)(int32_t)id;
-  *seq = (uint64_t)(v < 0 ? -v : v);
-  return v < 0;
-}
-
-static size_t put_prefix(uint8_t *h, int64_t seq) {
+static void put_prefix(uint8_t *h, int64_t seq) {
   uint64_t now = LPA_WALL_US();
-  lpa_put32(h, (uint32_t)seq);
-  lpa_put32(h + 4, (uint32_t)(now / 1000000u));
-  lpa_put32(h + 8, (uint32_t)(now % 1000000u));
-  lpa_put32(h + 12, (uint32_t)((uint64_t)seq >> 32));
-  return I2_UDP_PREFIX;
+  lp_i2_udp_prefix_put(h, seq, (uint32_t)(now / 1000000u), (uint32_t)(now % 1000000u));
 }
 
-/* The server report, built as host-order words and written big-endian in one loop (smaller
- * than a store per field). */
-static void report_build(uint8_t *r, const struct lpa_flow *f) {
-  uint32_t w[I2_REPORT_LEN / 4];
+/* The server report on flow f, our receiving flow, finished. */
+static void report_build(uint8_t *out, const struct lpa_flow *f) {
+  struct lp_i2_report r;
   uint32_t dur = f->last_ms - f->start_ms; /* ms */
-  uint64_t lost = lpa_udp_lost(&f->rx), pkts = f->rx.max_seq, ooo = f->rx.out_of_order;
   uint32_t j = f->rx.jitter_us16 / 16;
-  int i;
-  memset(w, 0, sizeof(w));
-  w[4] = I2_VERSION1 | I2_SEQNO64B;
-  w[5] = (uint32_t)(f->bytes >> 32);
-  w[6] = (uint32_t)f->bytes;
-  w[7] = dur / 1000u;
-  w[8] = dur % 1000u * 1000u;
-  w[9] = (uint32_t)lost;
-  w[10] = (uint32_t)ooo;
-  w[11] = (uint32_t)pkts;
-  w[12] = j / 1000000u;
-  w[13] = j % 1000000u;
-  /* Six (s, us) transit pairs fill words 14..25 (zero: no trip-times), so cntTransit is word
-   * 26 (byte 104), cntIPG 27, IPGsum 28 and the high words 29..31 (bytes 116..127) -- what a
-   * stock 2.1.8 client reads (protocols/iperf2.md's table puts them 4 bytes early). */
-  w[27] = dur != 0 ? (uint32_t)(pkts * 1000u / dur) : 0;
-  w[28] = 1;
-  w[29] = (uint32_t)(lost >> 32);
-  w[30] = (uint32_t)(ooo >> 32);
-  w[31] = (uint32_t)(pkts >> 32);
-  for (i = 0; i < I2_REPORT_LEN / 4; i++) lpa_put32(r + 4 * i, w[i]);
+  memset(&r, 0, sizeof(r));
+  r.bytes = f->bytes;
+  r.stop_sec = dur / 1000u;
+  r.stop_usec = dur % 1000u * 1000u;
+  r.errors = lpa_udp_lost(&f->rx);
+  r.out_of_order = f->rx.out_of_order;
+  r.datagrams = f->rx.max_seq;
+  r.jitter_sec = j / 1000000u;
+  r.jitter_usec = j % 1000000u;
+  lp_i2_report_encode_counts(out, &r);
 }
 
-/* The peer's report on our sending flow f. Reads the 2.0.13+ layout (at +16) or the
- * 2.0.5-era one (at +12); anything else is not a report. Words: flags, bytes high, bytes low,
- * seconds, microseconds, lost, out of order, datagrams, jitter s, jitter us; 2.0.13+ with
- * 64-bit sequence numbers adds the high words of lost, out of order, datagrams at 116. The
- * numbers replace ours in f (finished, its final report out) and go out as a PEER report. */
+/* The peer's report on our sending flow f: its numbers replace ours in f (finished, its final
+ * report out) and go out as a PEER report. Returns 0 when d is no report, or one whose duration
+ * is absurd. */
 static int report_parse(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n) {
-  uint32_t w[13];
-  size_t at;
-  int i;
-  if (n >= 16 + 40 && (lpa_get32(d + 16) & I2_VERSION1)) at = 16;
-  else if (n >= 12 + 40 && (lpa_get32(d + 12) & I2_VERSION1)) at = 12;
-  else return 0;
-  for (i = 0; i < 10; i++) w[i] = lpa_get32(d + at + 4 * i);
-  for (i = 10; i < 13; i++)
-    w[i] = at == 16 && n >= I2_REPORT_LEN && (w[0] & I2_SEQNO64B) ? lpa_get32(d + 76 + 4 * i) : 0;
-  if (w[3] > 86400u * 30u || w[4] >= 1000000u) return 0;
-  f->bytes = ((uint64_t)w[1] << 32) | w[2];
-  f->rx.out_of_order = ((uint64_t)w[11] << 32) | w[6];
-  f->rx.lost_raw = (((uint64_t)w[10] << 32) | w[5]) + f->rx.out_of_order; /* lost, as reported */
-  f->seq = ((uint64_t)w[12] << 32) | w[7]; /* a sender's report counts datagrams in seq */
-  f->rx.jitter_us16 = (w[8] * 1000000u + w[9]) * 16u;
+  struct lp_i2_report r;
+  if (!lp_i2_report_decode_counts(d, n, &r) || r.stop_sec > 86400u * 30u || r.stop_usec >= 1000000u)
+    return 0;
+  f->bytes = r.bytes;
+  f->rx.out_of_order = r.out_of_order;
+  f->rx.lost_raw = r.errors + r.out_of_order; /* lost, as reported */
+  f->seq = r.datagrams; /* a sender's report counts datagrams in seq */
+  f->rx.jitter_us16 = (r.jitter_sec * 1000000u + r.jitter_usec) * 16u;
   f->start_ms = 0;
-  lpa_flow_report(s, f, LPA_REPORT_PEER, w[3] * 1000u + w[4] / 1000u);
+  lpa_flow_report(s, f, LPA_REPORT_PEER, r.stop_sec * 1000u + r.stop_usec / 1000u);
   return 1;
 }
 
@@ -95,36 +60,48 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
                         uint32_t arrival_us) {
   struct i2_state *t = I2(s);
   lpa_ms_t now = lpa_now_ms();
-  uint64_t seq;
+  int64_t seq; /* negative: a FIN, numbered as the datagram after the last */
+  uint32_t sec, usec;
   int fin;
-  if (n < I2_UDP_PREFIX) return;
-  fin = parse_seq(t->use64, d, &seq);
+  if (!lp_i2_udp_prefix_get(d, n, t->use64 != 0, &seq, &sec, &usec)) return;
+  fin = seq < 0;
   if (f->state == LPA_FLOW_IDLE) {
     if (fin) return; /* the end of an earlier test */
     lpa_report_start(s, LPA_DIR_RX | (f->stream ? LPA_SECOND : 0));
     lpa_flow_start(s, f, now);
   }
   if (f->state == LPA_FLOW_RUNNING) {
-    lpa_flow_udp_rx(f, seq, lpa_get32(d + 4) * 1000000u + lpa_get32(d + 8), arrival_us);
+    /* The send time modulo 2^32 us: jitter needs differences only. */
+    lpa_flow_udp_rx(f, fin ? 0u - (uint64_t)seq : (uint64_t)seq, sec * 1000000u + usec, arrival_us);
     lpa_flow_rx(f, n, now);
     if (!fin) return;
     lpa_flow_finish(s, f, now);
-    report_build(t->report, f);
   }
   if (f->state == LPA_FLOW_DONE && c != NULL && t->rx_reports < REPORTS_MAX) {
-    (void)lpa_net_udp_send(c, t->report, I2_REPORT_LEN, I2_REPORT_LEN, from, port);
+    /* Built again for every FIN answered: the finished flow no longer changes, and a stack
+     * buffer costs no static RAM per session. */
+    uint8_t report[LP_I2_REPORT_LEN];
+    report_build(report, f);
+    (void)lpa_net_udp_send(c, report, LP_I2_REPORT_LEN, LP_I2_REPORT_LEN, from, port);
     t->rx_reports++;
     t->rx_linger = now + REPORT_LINGER_MS;
   }
 }
 
-static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
-  struct i2_state *t = ctx;
-  size_t n = I2_UDP_HDR_LEN < f->len ? I2_UDP_HDR_LEN : f->len;
-  put_prefix(h, (int64_t)f->seq);
-  if (t->kind == I2_UDP_CLIENT) memcpy(h + I2_UDP_PREFIX, t->hdr, n - I2_UDP_PREFIX);
-  else n = I2_UDP_PREFIX; /* a server's flow back carries no header, like iperf2's */
+/* The start of a datagram numbered seq (negative: a FIN): the prefix, and the client's header
+ * after it as far as the datagram has room (it goes in every datagram, as iperf2's does).
+ * Returns its length. */
+static size_t head_seq(const struct i2_state *t, const struct lpa_flow *f, uint8_t *h,
+                       int64_t seq) {
+  size_t n = LP_I2_UDP_HDR_END < f->len ? LP_I2_UDP_HDR_END : f->len;
+  put_prefix(h, seq);
+  if (t->kind == I2_UDP_CLIENT) memcpy(h + LP_I2_UDP_PREFIX, t->hdr, n - LP_I2_UDP_PREFIX);
+  else n = LP_I2_UDP_PREFIX; /* a server's flow back carries no header, like iperf2's */
   return n;
+}
+
+static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
+  return head_seq((const struct i2_state *)ctx, f, h, (int64_t)f->seq);
 }
 
 /* Sender: after the limit, FINs (the client's own, or the server's on a flow back) until the
@@ -132,7 +109,7 @@ static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
 static int tx_fin_step(struct lpa_session *s, struct lpa_flow *f, const ip_addr_t *to,
                        uint16_t port, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  uint8_t h[I2_UDP_HDR_LEN];
+  uint8_t h[LP_I2_UDP_HDR_END];
   size_t n;
   if (t->tx_done) return 1;
   if (!LPA_DUE(now, t->tx_fin_next)) return 0;
@@ -142,8 +119,7 @@ static int tx_fin_step(struct lpa_session *s, struct lpa_flow *f, const ip_addr_
     return 1;
   }
   f->seq++; /* like iperf2: every FIN carries the next number, negated */
-  n = data_head(t, f, h);
-  put_prefix(h, -(int64_t)f->seq);
+  n = head_seq(t, f, h, -(int64_t)f->seq);
   (void)lpa_net_udp_send(f->conn, h, n, f->len, to, port);
   t->tx_fins++;
   t->tx_fin_next = now + FIN_GAP_MS;
@@ -158,10 +134,10 @@ static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_
   } else if (f->state == LPA_FLOW_DONE && !t->tx_done) {
     if (fin_exchange) {
       (void)tx_fin_step(s, f, to, port, now);
-    } else { /* -R: one FIN, no exchange */
-      uint8_t h[I2_UDP_PREFIX];
-      put_prefix(h, -(int64_t)(f->seq + 1));
-      (void)lpa_net_udp_send(f->conn, h, sizeof(h), f->len, to, port);
+    } else { /* -R: one FIN, no exchange; a server's flow: the prefix alone */
+      uint8_t h[LP_I2_UDP_HDR_END];
+      size_t n = head_seq(t, f, h, -(int64_t)(f->seq + 1));
+      (void)lpa_net_udp_send(f->conn, h, n, f->len, to, port);
       t->tx_done = 1;
     }
   }
@@ -174,14 +150,13 @@ static void udp_sender_tick(struct lpa_session *s, struct lpa_flow *f, const ip_
 
 static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct i2_request *rq = &t->req;
-  lpa_i2_get_request(d + I2_UDP_PREFIX, n - I2_UDP_PREFIX, rq);
-  t->use64 = (rq->flags & I2_SEQNO64B) != 0;
-  if (!LPA_IPERF2_BIDIR) return; /* the rest is for a flow of ours (-d, -r, -R) */
+  struct lp_i2_header *rq = &t->req;
+  if (!LPA_IPERF2_BIDIR) return; /* the header is for a flow of ours (-d, -r, -R) */
+  (void)lp_i2_header_decode_core(d + LP_I2_UDP_PREFIX, n - LP_I2_UDP_PREFIX, rq);
   if (rq->rate_bps == 0) rq->rate_bps = 1048576u;
-  if (rq->buf_len == 0 || rq->buf_len > LPA_UDP_MAX_LEN) rq->buf_len = 1470;
-  if (rq->buf_len < I2_UDP_PREFIX) rq->buf_len = I2_UDP_PREFIX;
-  if ((rq->flags & I2_VERSION2) && (rq->upper & I2_UPPER_REVERSE)) {
+  if (rq->buflen == 0 || rq->buflen > LPA_UDP_MAX_LEN) rq->buflen = 1470;
+  if (rq->buflen < LP_I2_UDP_PREFIX) rq->buflen = LP_I2_UDP_PREFIX;
+  if ((rq->flags & LP_I2_VERSION2) && (rq->upper & LP_I2_UP_REVERSE)) {
     /* -R: we send to the client's own port; its header datagrams are not data. */
     lpa_flow_open(s, &t->rev, I2(t->parent)->udp_listen, LPA_DIR_TX, LPA_PROTO_UDP, now);
     lpa_i2_sender_limits(&t->rev, rq);
@@ -192,7 +167,7 @@ static void udp_test_begin(struct lpa_session *s, const uint8_t *d, size_t n, lp
 
 static void udp_start_back(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  t->back = lpa_net_udp_open(0, &s->peer, t->req.back_port, s);
+  t->back = lpa_net_udp_open(0, &s->peer, (uint16_t)t->req.mport, s);
   if (t->back == NULL) {
     lpa_i2_fail(s, LPA_ERR_BACK_OPEN);
     return;
@@ -206,7 +181,8 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
   struct lpa_session *s = NULL;
   struct i2_state *t;
   lpa_ms_t now = lpa_now_ms();
-  uint64_t seq;
+  int64_t seq;
+  uint32_t sec, usec;
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
     /* A UDP test of this listener from from:port: an iperf2 state's kind is 0 once its session
@@ -219,15 +195,21 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
     }
   }
   if (s == NULL) {
-    if (n < I2_UDP_MIN_LEN || parse_seq(0, d, &seq)) return; /* not the start of a test */
+    /* Not the start of a test: too short for a header, or a FIN (numbered as the header says),
+     * the end of an earlier test. */
+    int use64;
+    if (n < I2_UDP_MIN_LEN) return;
+    use64 = (lp_i2_udp_flags(d, n) & LP_I2_SEQNO64B) != 0;
+    if (lp_i2_udp_prefix_get(d, n, use64 != 0, &seq, &sec, &usec) && seq < 0) return;
     s = lpa_i2_test_new(ls, LPA_PROTO_UDP, I2_UDP_TEST);
     if (s == NULL) return; /* busy: the client gets no report and says so */
     t = I2(s);
     ip_addr_copy(s->peer, *from);
     s->peer_port = port;
     t->fwd.proto = LPA_PROTO_UDP; /* a zeroed flow (state_new) is an idle receiver */
+    t->use64 = (uint8_t)use64;
     udp_test_begin(s, d, n, now);
-    if (LPA_IPERF2_BIDIR && (t->req.flags & I2_VERSION1) && (t->req.flags & I2_RUN_NOW))
+    if (LPA_IPERF2_BIDIR && (t->req.flags & LP_I2_VERSION1) && (t->req.flags & LP_I2_RUN_NOW))
       udp_start_back(s, now);
   }
   t = I2(s);
@@ -235,8 +217,8 @@ void lpa_i2_udp_listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
       t->rev.conn != t->back)
     return; /* -R: the client's header datagrams */
   rx_datagram(s, &t->fwd, I2(ls)->udp_listen, d, n, from, port, arrival_us);
-  if (LPA_IPERF2_BIDIR && t->fwd.state == LPA_FLOW_DONE && (t->req.flags & I2_VERSION1) &&
-      !(t->req.flags & I2_RUN_NOW) && t->rev.state == LPA_FLOW_IDLE)
+  if (LPA_IPERF2_BIDIR && t->fwd.state == LPA_FLOW_DONE && (t->req.flags & LP_I2_VERSION1) &&
+      !(t->req.flags & LP_I2_RUN_NOW) && t->rev.state == LPA_FLOW_IDLE)
     udp_start_back(s, now); /* tradeoff: our turn */
 }
 
@@ -265,7 +247,7 @@ static void udp_test_tick(struct lpa_session *s, lpa_ms_t now) {
    * waits for its tradeoff turn, unless this build has no two-way tests. */
   if (t->fwd.state == LPA_FLOW_DONE && LPA_DUE(now, t->rx_linger) &&
       (!LPA_IPERF2_BIDIR || ((t->rev.state == LPA_FLOW_IDLE || t->tx_done) &&
-                             !((t->req.flags & I2_VERSION1) && t->rev.state == LPA_FLOW_IDLE))))
+                             !((t->req.flags & LP_I2_VERSION1) && t->rev.state == LPA_FLOW_IDLE))))
     lpa_i2_close_all(s);
 }
 
@@ -297,7 +279,7 @@ static void udp_client_tick(struct lpa_session *s, lpa_ms_t now) {
   if (LPA_IPERF2_BIDIR && s->cfg.mode == LPA_MODE_REVERSE) {
     /* Repeat the request until data comes (the first datagrams may meet no listener yet). */
     if (t->rev.state == LPA_FLOW_IDLE && LPA_DUE(now, t->tx_fin_next)) {
-      uint8_t h[I2_UDP_HDR_LEN];
+      uint8_t h[LP_I2_UDP_HDR_END];
       size_t n;
       t->fwd.seq = 1; /* iperf2 repeats datagram 1 */
       n = data_head(t, &t->fwd, h);

@@ -126,7 +126,7 @@ int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_f
     n -= take;
     if (t->have < t->need) break;
     if (rd == RD_LEN) {
-      uint32_t len = lpa_get32(t->hdr);
+      uint32_t len = lp_i3_get_len(t->hdr);
       if (len == 0 || len > LPA_IPERF3_JSON_MAX) {
         lpa_i3_fail(s, LPA_ERR_I3_JSON_SIZE);
         return -1;
@@ -146,20 +146,14 @@ int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_f
 
 /* ---- streams ---- */
 
-uint16_t lpa_i3_stream_id(int i) { return (uint16_t)(i == 0 ? 1 : i + 2); } /* 1, 3, 4, ... */
-
 static size_t udp_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
   struct i3_test *t = (struct i3_test *)ctx;
   uint64_t now = LPA_WALL_US();
-  lpa_put32(h, (uint32_t)(now / 1000000u));
-  lpa_put32(h + 4, (uint32_t)(now % 1000000u));
-  if (!t->use64) {
-    lpa_put32(h + 8, (uint32_t)f->seq);
-    return 12;
-  }
-  lpa_put32(h + 8, (uint32_t)(f->seq >> 32));
-  lpa_put32(h + 12, (uint32_t)f->seq);
-  return 16;
+  struct lp_i3_udp_hdr u;
+  u.sec = (uint32_t)(now / 1000000u);
+  u.usec = (uint32_t)(now % 1000000u);
+  u.seq = f->seq;
+  return lp_i3_udp_hdr_put(h, LP_I3_UDP_HDR64, &u, t->use64 != 0);
 }
 
 /* A receiver's clock starts with the first data, not at TEST_RUNNING: the sender starts when
@@ -187,11 +181,12 @@ void lpa_i3_udp_rx(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, 
                    uint32_t arrival_us) {
   struct i3_test *t = I3(s);
   lpa_ms_t now = lpa_now_ms();
-  uint64_t seq;
-  if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_RX || n < (t->use64 ? 16u : 12u)) return;
+  struct lp_i3_udp_hdr u;
+  if (f->state != LPA_FLOW_RUNNING || f->dir != LPA_DIR_RX ||
+      !lp_i3_udp_hdr_get(d, n, &u, t->use64 != 0))
+    return;
   rx_first(s, t, now);
-  seq = t->use64 ? ((uint64_t)lpa_get32(d + 8) << 32) | lpa_get32(d + 12) : lpa_get32(d + 8);
-  lpa_flow_udp_rx(f, seq, lpa_get32(d) * 1000000u + lpa_get32(d + 4), arrival_us);
+  lpa_flow_udp_rx(f, u.seq, u.sec * 1000000u + u.usec, arrival_us); /* modulo 2^32 */
   lpa_flow_rx(f, n, now);
 }
 
@@ -401,7 +396,7 @@ int lpa_i3_send_results(struct lpa_session *s, int flush) {
     lpa_ms_t start = t->omitted && LPA_LATER(om->at_ms, f->start_ms) ? om->at_ms
                                                                      : f->start_ms; /* after -O */
     lpa_jw_object(&w, NULL);
-    lpa_jw_int(&w, "id", lpa_i3_stream_id(i));
+    lpa_jw_int(&w, "id", lp_i3_stream_id((unsigned)i));
     lpa_jw_uint(&w, "bytes", f->bytes - om->bytes);
     lpa_jw_int(&w, "retransmits", -1);
     lpa_jw_scaled(&w, "jitter", udp_rx ? f->rx.jitter_us16 / 16 : 0, 6);
@@ -423,7 +418,7 @@ int lpa_i3_send_results(struct lpa_session *s, int flush) {
     lpa_i3_fail(s, LPA_ERR_I3_RESULTS_SIZE);
     return -1;
   }
-  lpa_put32(p, (uint32_t)len);
+  lp_i3_put_len(p, (uint32_t)len);
   t->out_len = (uint16_t)(t->out_len + 4 + (size_t)len);
   if (flush) lpa_i3_flush(s);
   return 0;
@@ -509,17 +504,18 @@ int lpa_i3_find_stream(const struct i3_test *t, const struct lpa_conn *c) {
 static const struct lpa_proto_ops srv_ops;
 
 static void deny(struct lpa_conn *c) {
-  static const uint8_t busy = I3_ACCESS_DENIED;
+  static const uint8_t busy = (uint8_t)LP_I3_ACCESS_DENIED;
   (void)lpa_net_tcp_send(c, &busy, 1, 0);
   lpa_net_close(c);
 }
 
 /* SERVER_ERROR with iperf3's error number (a stock client prints its text), then the end. */
-static int refuse(struct lpa_session *s, uint32_t i_errno, uint8_t why) {
-  uint8_t m[9];
-  m[0] = I3_SERVER_ERROR;
-  lpa_put32(m + 1, i_errno);
-  lpa_put32(m + 5, 0);
+static int refuse(struct lpa_session *s, int32_t i_errno, uint8_t why) {
+  uint8_t m[LP_I3_SERVER_ERROR_LEN];
+  struct lp_i3_server_error e;
+  e.i_errno = i_errno;
+  e.err = 0;
+  lp_i3_server_error_put(m, e);
   if (lpa_i3_send(s, m, sizeof(m)) == 0) lpa_i3_fail(s, why);
   return -1;
 }
@@ -545,18 +541,18 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   int64_t time_s, num, blocks, len, rate, par, omit;
   if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
       lpa_json_type(&root) != LPA_JSON_OBJECT)
-    return refuse(s, I3E_RECVPARAMS, LPA_ERR_I3_PARAMS);
+    return refuse(s, LP_I3E_RECVPARAMS, LPA_ERR_I3_PARAMS);
   t->udp = lpa_json_get(&root, "udp", &v) == 0;
   if (!t->udp && lpa_json_get(&root, "tcp", &v) < 0)
-    return refuse(s, I3E_UNIMP, LPA_ERR_I3_PROTO);
+    return refuse(s, LP_I3E_UNIMP, LPA_ERR_I3_PROTO);
   t->bidir = (uint8_t)get_flag(&root, "bidirectional");
   par = get_int(&root, "parallel", 1);
   if (par < 1 || par * (t->bidir ? 2 : 1) > LPA_MAX_STREAMS)
-    return refuse(s, I3E_NUMSTREAMS, LPA_ERR_I3_STREAMS);
+    return refuse(s, LP_I3E_NUMSTREAMS, LPA_ERR_I3_STREAMS);
   time_s = get_int(&root, "time", 10);
-  if (time_s < 0 || time_s > 86400) return refuse(s, I3E_DURATION, LPA_ERR_I3_DURATION);
+  if (time_s < 0 || time_s > 86400) return refuse(s, LP_I3E_DURATION, LPA_ERR_I3_DURATION);
   omit = get_int(&root, "omit", 0);
-  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, I3E_OMIT, LPA_ERR_I3_OMIT);
+  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, LP_I3E_OMIT, LPA_ERR_I3_OMIT);
   t->omit_ms = (uint32_t)omit * 1000u;
   num = get_int(&root, "num", 0);
   blocks = get_int(&root, "blockcount", 0);
@@ -565,7 +561,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   len = get_int(&root, "len", t->udp ? 1460 : 131072);
   if (t->udp ? (len < 16 || len > 65507 || (I3_SENDS(t) && len > LPA_UDP_MAX_LEN))
              : (len < 1 || len > 1048576))
-    return refuse(s, I3E_BLOCKSIZE, LPA_ERR_I3_BLOCKSIZE);
+    return refuse(s, LP_I3E_BLOCKSIZE, LPA_ERR_I3_BLOCKSIZE);
   rate = get_int(&root, "bandwidth", t->udp ? 1048576 : 0);
   t->use64 = (uint8_t)get_flag(&root, "udp_counters_64bit");
   t->parallel = (uint8_t)par;
@@ -578,13 +574,13 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   if (t->udp) {
     t->udp_ep = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
     if (t->udp_ep == NULL)
-      return refuse(s, I3E_RECVPARAMS, LPA_ERR_I3_UDP_PORT);
+      return refuse(s, LP_I3E_RECVPARAMS, LPA_ERR_I3_UDP_PORT);
   }
   s->cfg.proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
   t->phase = PH_STREAMS;
   t->deadline = now + I3_STALL_MS;
   lpa_i3_expect(t, RD_STATE, 1);
-  return lpa_i3_send_state(s, I3_CREATE_STREAMS);
+  return lpa_i3_send_state(s, LP_I3_CREATE_STREAMS);
 }
 
 /* All streams are connected: the test runs. */
@@ -592,7 +588,7 @@ static int srv_begin(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   /* One write: the peer's delayed ACK would hold a second small segment back (Nagle; the
    * back-end interface has no TCP_NODELAY). */
-  static const uint8_t go[2] = {I3_TEST_START, I3_TEST_RUNNING};
+  static const uint8_t go[2] = {LP_I3_TEST_START, LP_I3_TEST_RUNNING};
   if (lpa_i3_send(s, go, sizeof(go)) < 0) return -1;
   lpa_i3_run(s, now);
   if (I3_SENDS(t) && lpa_i3_pump(s, now) < 0) return -1;
@@ -606,18 +602,18 @@ static int srv_end_measure(struct lpa_session *s, lpa_ms_t end, lpa_ms_t now) {
   t->phase = PH_RESULTS;
   t->deadline = now + I3_STALL_MS;
   lpa_i3_expect(t, RD_LEN, 4);
-  return lpa_i3_send_state(s, I3_EXCHANGE_RESULTS);
+  return lpa_i3_send_state(s, LP_I3_EXCHANGE_RESULTS);
 }
 
 static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   lpa_i3_expect(t, RD_STATE, 1);
-  if (b == I3_TEST_START) return 0; /* a client may echo it; iperf3 ignores it too */
-  if (b == I3_CLIENT_TERMINATE) {
+  if (b == LP_I3_TEST_START) return 0; /* a client may echo it; iperf3 ignores it too */
+  if (b == LP_I3_CLIENT_TERMINATE) {
     lpa_i3_fail(s, LPA_ERR_I3_CLIENT_TERMINATED);
     return -1;
   }
-  if (b == I3_TEST_END && t->phase == PH_RUNNING) {
+  if (b == LP_I3_TEST_END && t->phase == PH_RUNNING) {
     t->end_ms = now;
     if (t->reverse) return srv_end_measure(s, lpa_i3_tx_end(t, now), now);
     if (t->bidir) lpa_i3_finish_tx(s, now); /* sending stops; the other half drains */
@@ -627,7 +623,7 @@ static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
     lpa_i3_expect(t, RD_NONE, 0);
     return 0;
   }
-  if (b == I3_IPERF_DONE && t->phase == PH_DISPLAY) {
+  if (b == LP_I3_IPERF_DONE && t->phase == PH_DISPLAY) {
     lpa_i3_close_all(s);
     return -1;
   }
@@ -642,7 +638,7 @@ static int srv_item(struct lpa_session *s, uint8_t rd) {
   if (rd == RD_COOKIE) {
     t->phase = PH_PARAMS;
     lpa_i3_expect(t, RD_LEN, 4);
-    return lpa_i3_send_state(s, I3_PARAM_EXCHANGE);
+    return lpa_i3_send_state(s, LP_I3_PARAM_EXCHANGE);
   }
   if (rd == RD_STATE) return srv_state(s, t->hdr[0], now);
   if (rd == RD_BODY && t->phase == PH_PARAMS) return srv_params(s, now);
@@ -652,7 +648,7 @@ static int srv_item(struct lpa_session *s, uint8_t rd) {
       return -1;
     }
     t->have = 0; /* buf is free again for our results */
-    if (lpa_i3_send_results(s, 0) < 0 || lpa_i3_send_state(s, I3_DISPLAY_RESULTS) < 0)
+    if (lpa_i3_send_results(s, 0) < 0 || lpa_i3_send_state(s, LP_I3_DISPLAY_RESULTS) < 0)
       return -1;
     t->phase = PH_DISPLAY;
     lpa_i3_expect(t, RD_STATE, 1);
@@ -686,7 +682,7 @@ static void srv_pending_rx(struct lpa_session *s, int pi, const uint8_t *d, size
   struct i3_test *t = I3(s);
   struct lpa_conn *c = t->pend[pi].conn;
   struct i3_stream *st;
-  size_t take = I3_COOKIE_LEN - t->pend[pi].have;
+  size_t take = LP_I3_COOKIE_SIZE - t->pend[pi].have;
   lpa_ms_t now = lpa_now_ms();
   if (take > n) take = n;
   if (n == 0 || memcmp(d, t->cookie + t->pend[pi].have, take) != 0 ||
@@ -697,7 +693,7 @@ static void srv_pending_rx(struct lpa_session *s, int pi, const uint8_t *d, size
     return;
   }
   t->pend[pi].have = (uint8_t)(t->pend[pi].have + take);
-  if (t->pend[pi].have < I3_COOKIE_LEN) return;
+  if (t->pend[pi].have < LP_I3_COOKIE_SIZE) return;
   t->pend[pi].conn = NULL;
   st = &t->st[t->nstreams++];
   memset(st, 0, sizeof(*st));
@@ -734,7 +730,7 @@ static void srv_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
   }
   i = find_pending(t, c);
   if (i >= 0) {
-    size_t take = I3_COOKIE_LEN - t->pend[i].have;
+    size_t take = LP_I3_COOKIE_SIZE - t->pend[i].have;
     srv_pending_rx(s, i, d, n < take ? n : take);
     if (n > take && s->used && I3(s) == t && (i = lpa_i3_find_stream(t, c)) >= 0)
       lpa_i3_rx(s, &t->st[i].f, n - take, lpa_now_ms());
@@ -769,7 +765,7 @@ static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
 
 static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
                     const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
-  static const uint8_t reply[4] = {'6', '7', '8', '9'};
+  static const uint8_t reply[4] = {LP_WIRE_BE32(LP_I3_UDP_REPLY)};
   struct i3_test *t = I3(s);
   struct i3_stream *st = NULL;
   lpa_ms_t now = lpa_now_ms();
@@ -819,7 +815,7 @@ static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
 }
 
 static void srv_stop(struct lpa_session *s) {
-  if (lpa_i3_send_state(s, I3_SERVER_TERMINATE) == 0) lpa_i3_fail(s, LPA_ERR_STOPPED);
+  if (lpa_i3_send_state(s, LP_I3_SERVER_TERMINATE) == 0) lpa_i3_fail(s, LPA_ERR_STOPPED);
 }
 
 static const struct lpa_proto_ops srv_ops = {NULL,       NULL,    srv_recv, srv_sendable,
@@ -852,7 +848,7 @@ static void lst_accept(struct lpa_session *ls, struct lpa_conn *c) {
   t->ctrl = c;
   t->phase = PH_COOKIE;
   t->deadline = lpa_now_ms() + I3_STALL_MS;
-  lpa_i3_expect(t, RD_COOKIE, I3_COOKIE_LEN);
+  lpa_i3_expect(t, RD_COOKIE, LP_I3_COOKIE_SIZE);
   s->ops = &srv_ops;
   lpa_net_set_owner(c, s);
   lpa_net_peer(c, &s->peer, &s->peer_port);

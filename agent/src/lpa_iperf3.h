@@ -5,6 +5,7 @@
 
 #include "lpa_core.h"
 #include "lpa_json.h"
+#include "wire/iperf3.h"
 
 /* Tests (server tests and clients) that can run at once; each holds a control buffer of
  * LPA_IPERF3_JSON_MAX bytes and LPA_MAX_STREAMS + 1 flows. A listener needs no test slot. */
@@ -14,28 +15,6 @@
 #if LPA_IPERF3_TESTS < 1 || LPA_IPERF3_TESTS > LPA_MAX_SESSIONS
 #error "LPA_IPERF3_TESTS must be 1..LPA_MAX_SESSIONS"
 #endif
-
-#define I3_COOKIE_LEN 37
-/* Control state bytes (signed on the wire; stored here as the byte). */
-#define I3_TEST_START 1
-#define I3_TEST_RUNNING 2
-#define I3_TEST_END 4
-#define I3_PARAM_EXCHANGE 9
-#define I3_CREATE_STREAMS 10
-#define I3_SERVER_TERMINATE 11
-#define I3_CLIENT_TERMINATE 12
-#define I3_EXCHANGE_RESULTS 13
-#define I3_DISPLAY_RESULTS 14
-#define I3_IPERF_DONE 16
-#define I3_ACCESS_DENIED 0xFF
-#define I3_SERVER_ERROR 0xFE
-/* iperf3 i_errno values a stock client prints a text for. */
-#define I3E_DURATION 5
-#define I3E_OMIT 12
-#define I3E_NUMSTREAMS 6
-#define I3E_BLOCKSIZE 7
-#define I3E_UNIMP 13
-#define I3E_RECVPARAMS 114
 
 #define I3_OMIT_MAX 600u       /* -O: at most 600 s, as iperf3 */
 #define I3_STALL_MS 10000u  /* a handshake step that makes no progress for 10 s ends the test */
@@ -80,7 +59,7 @@ struct i3_test {
                                * (server) or opened (client), up to I3_WANT(t) */
   struct lpa_conn *ctrl;
   struct lpa_conn *udp_ep; /* server UDP: the endpoint on the test port, shared by streams */
-  char cookie[I3_COOKIE_LEN];
+  char cookie[LP_I3_COOKIE_SIZE];
   uint8_t hdr[8];
   uint32_t need, have;     /* bytes the current read wants / has */
   uint16_t out_off, out_len;
@@ -141,7 +120,6 @@ void lpa_i3_expect(struct i3_test *t, uint8_t rd, uint32_t need);
 typedef int (*lpa_i3_item_fn)(struct lpa_session *s, uint8_t rd);
 int lpa_i3_feed(struct lpa_session *s, const uint8_t *d, size_t n, lpa_i3_item_fn item);
 /* Streams and flows. */
-uint16_t lpa_i3_stream_id(int i);
 /* TEST_RUNNING: t->dir0, t->bidir and the streams are set. */
 void lpa_i3_run(struct lpa_session *s, lpa_ms_t now);
 void lpa_i3_sum_sync(struct i3_test *t);

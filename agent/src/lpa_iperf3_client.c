@@ -16,21 +16,20 @@
 
 static const struct lpa_proto_ops cli_ops;
 
-/* 36 characters of iperf3's base32 alphabet and a NUL. Not secret, only unlikely to repeat. */
+/* 36 characters of iperf3's cookie alphabet and a NUL. Not secret, only unlikely to repeat. */
 static void make_cookie(struct lpa_session *s, char *ck) {
-  static const char abc[] = "abcdefghijklmnopqrstuvwxyz234567";
   uint64_t x = LPA_NOW_US() ^ ((uint64_t)s->index << 40) ^ 0x9E3779B97F4A7C15ull;
   int i;
 #ifdef LWIP_RAND
   x ^= (uint64_t)(uint32_t)LWIP_RAND() << 20;
 #endif
-  for (i = 0; i < I3_COOKIE_LEN - 1; i++) {
+  for (i = 0; i < LP_I3_COOKIE_SIZE - 1; i++) {
     x ^= x >> 12; /* xorshift64* */
     x ^= x << 25;
     x ^= x >> 27;
-    ck[i] = abc[(x * 0x2545F4914F6CDD1Dull) >> 59];
+    ck[i] = lp_i3_cookie_char((unsigned)((x * 0x2545F4914F6CDD1Dull) >> 59));
   }
-  ck[I3_COOKIE_LEN - 1] = '\0';
+  ck[LP_I3_COOKIE_SIZE - 1] = '\0';
 }
 
 static int send_params(struct lpa_session *s) {
@@ -63,14 +62,14 @@ static int send_params(struct lpa_session *s) {
     lpa_i3_fail(s, LPA_ERR_I3_PARAMS_SIZE);
     return -1;
   }
-  lpa_put32(p, (uint32_t)len);
+  lp_i3_put_len(p, (uint32_t)len);
   t->out_len = (uint16_t)(t->out_len + 4 + (size_t)len);
   lpa_i3_flush(s);
   return 0;
 }
 
 static void send_hello(struct i3_test *t, struct i3_stream *st, lpa_ms_t now) {
-  static const uint8_t hello[4] = {'9', '8', '7', '6'};
+  static const uint8_t hello[4] = {LP_WIRE_BE32(LP_I3_UDP_HELLO)};
   (void)t;
   (void)lpa_net_udp_send(st->conn, hello, sizeof(hello), sizeof(hello), NULL, 0);
   st->hello_ms = now;
@@ -112,16 +111,16 @@ static int end_test(struct lpa_session *s, lpa_ms_t now) {
   lpa_i3_finish(s, t->dir0 == LPA_DIR_RX || t->bidir ? now : lpa_i3_tx_end(t, now));
   t->phase = PH_ENDED;
   t->deadline = now + I3_STALL_MS;
-  return lpa_i3_send_state(s, I3_TEST_END);
+  return lpa_i3_send_state(s, LP_I3_TEST_END);
 }
 
 static uint8_t server_error(uint32_t e) {
   switch (e) {
-  case I3E_DURATION: return LPA_ERR_I3_REFUSED_DURATION;
-  case I3E_NUMSTREAMS: return LPA_ERR_I3_REFUSED_STREAMS;
-  case I3E_BLOCKSIZE: return LPA_ERR_I3_REFUSED_BLOCKSIZE;
-  case I3E_UNIMP: return LPA_ERR_I3_REFUSED_UNIMP;
-  case 142: return LPA_ERR_I3_REFUSED_AUTH;
+  case LP_I3E_DURATION: return LPA_ERR_I3_REFUSED_DURATION;
+  case LP_I3E_NUMSTREAMS: return LPA_ERR_I3_REFUSED_STREAMS;
+  case LP_I3E_BLOCKSIZE: return LPA_ERR_I3_REFUSED_BLOCKSIZE;
+  case LP_I3E_UNIMP: return LPA_ERR_I3_REFUSED_UNIMP;
+  case LP_I3E_AUTHTEST: return LPA_ERR_I3_REFUSED_AUTH;
   default: return LPA_ERR_I3_REFUSED;
   }
 }
@@ -131,16 +130,16 @@ static int cli_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   lpa_i3_expect(t, RD_STATE, 1);
   t->deadline = now + I3_STALL_MS;
   switch (b) {
-  case I3_PARAM_EXCHANGE:
+  case LP_I3_PARAM_EXCHANGE:
     if (t->phase != PH_PARAMS) break;
     return send_params(s);
-  case I3_CREATE_STREAMS:
+  case LP_I3_CREATE_STREAMS:
     if (t->phase != PH_PARAMS) break;
     t->phase = PH_STREAMS;
     return open_stream(s, now);
-  case I3_TEST_START:
+  case LP_I3_TEST_START:
     return 0;
-  case I3_TEST_RUNNING:
+  case LP_I3_TEST_RUNNING:
     /* The server answers a UDP stream's hello over UDP and then says TEST_START/RUNNING over
      * TCP; a thread back end may read the control connection first. The server would not be
      * running without the stream, so the last stream counts as ready. */
@@ -150,24 +149,24 @@ static int cli_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
     lpa_i3_run(s, now);
     if (I3_SENDS(t) && lpa_i3_pump(s, now) < 0) return -1;
     return 0;
-  case I3_EXCHANGE_RESULTS:
+  case LP_I3_EXCHANGE_RESULTS:
     if (t->phase != PH_ENDED) break;
     t->phase = PH_RESULTS;
     if (lpa_i3_send_results(s, 1) < 0) return -1;
     lpa_i3_expect(t, RD_LEN, 4);
     return 0;
-  case I3_DISPLAY_RESULTS:
+  case LP_I3_DISPLAY_RESULTS:
     if (t->phase != PH_DISPLAY) break;
-    if (lpa_i3_send_state(s, I3_IPERF_DONE) < 0) return -1;
+    if (lpa_i3_send_state(s, LP_I3_IPERF_DONE) < 0) return -1;
     lpa_i3_close_all(s); /* a graceful close: IPERF_DONE goes out before the FIN */
     return -1;
-  case I3_SERVER_TERMINATE:
+  case LP_I3_SERVER_TERMINATE:
     lpa_i3_fail(s, LPA_ERR_I3_SERVER_TERMINATED);
     return -1;
-  case I3_ACCESS_DENIED:
+  case (uint8_t)LP_I3_ACCESS_DENIED:
     lpa_i3_fail(s, LPA_ERR_I3_SERVER_BUSY);
     return -1;
-  case I3_SERVER_ERROR:
+  case (uint8_t)LP_I3_SERVER_ERROR:
     lpa_i3_expect(t, RD_ERRNO, 4);
     return 0;
   default:
@@ -182,7 +181,7 @@ static int cli_item(struct lpa_session *s, uint8_t rd) {
   lpa_ms_t now = lpa_now_ms();
   if (rd == RD_STATE) return cli_state(s, t->hdr[0], now);
   if (rd == RD_ERRNO) {
-    lpa_i3_fail(s, server_error(lpa_get32(t->hdr)));
+    lpa_i3_fail(s, server_error(lp_wire_get32(t->hdr)));
     return -1;
   }
   if (rd == RD_BODY && t->phase == PH_RESULTS) {
@@ -214,7 +213,7 @@ static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
     t->phase = PH_PARAMS;
     t->deadline = now + I3_STALL_MS;
     lpa_i3_expect(t, RD_STATE, 1);
-    (void)lpa_i3_send(s, t->cookie, I3_COOKIE_LEN);
+    (void)lpa_i3_send(s, t->cookie, LP_I3_COOKIE_SIZE);
     return;
   }
   i = lpa_i3_find_stream(t, c);
@@ -224,7 +223,7 @@ static void cli_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
     lpa_i3_fail(s, LPA_ERR_I3_STREAM_CONNECT);
     return;
   }
-  if (lpa_net_tcp_send(c, t->cookie, I3_COOKIE_LEN, 0) != I3_COOKIE_LEN) {
+  if (lpa_net_tcp_send(c, t->cookie, LP_I3_COOKIE_SIZE, 0) != (long)LP_I3_COOKIE_SIZE) {
     lpa_i3_fail(s, LPA_ERR_I3_COOKIE);
     return;
   }
@@ -347,7 +346,7 @@ static void cli_tick(struct lpa_session *s, lpa_ms_t now) {
 
 static void cli_stop(struct lpa_session *s) {
   struct i3_test *t = I3(s);
-  if (t->ctrl != NULL && t->phase >= PH_PARAMS && lpa_i3_send_state(s, I3_CLIENT_TERMINATE) < 0)
+  if (t->ctrl != NULL && t->phase >= PH_PARAMS && lpa_i3_send_state(s, LP_I3_CLIENT_TERMINATE) < 0)
     return;
   lpa_i3_fail(s, LPA_ERR_STOPPED);
 }

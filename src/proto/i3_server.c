@@ -67,11 +67,8 @@ static void send_state(struct stest *t, int8_t st)
 /* code as the newest iperf3 numbers it; the client's version picks what it is sent as. */
 static void send_server_error(struct stest *t, int code)
 {
-    struct lp_i3_server_error e = lp_i3_server_error_for(code, t->peer_version);
-    uint8_t b[9];
-    b[0] = (uint8_t)LP_I3_SERVER_ERROR;
-    lp_i3_put_u32(b + 1, (uint32_t)e.i_errno);
-    lp_i3_put_u32(b + 5, (uint32_t)e.err);
+    uint8_t b[LP_I3_SERVER_ERROR_LEN];
+    lp_i3_server_error_put(b, lp_i3_server_error_for(code, t->peer_version));
     lp_ctrl_send(&t->ctrl, b, sizeof(b));
 }
 

@@ -233,8 +233,8 @@ static void refuse_iperf3(struct lp_server *s, int fd, const struct lp_endpoint 
                     "(--permit-key)", pe->host);
     /* SERVER_ERROR 142 right after the cookie: stock clients print "test authorization
      * failed" (ACCESS_DENIED would read "the server is busy"). */
-    uint8_t e[9] = {(uint8_t)LP_I3_SERVER_ERROR};
-    lp_i3_put_u32(e + 1, LP_I3E_AUTHTEST);
+    uint8_t e[LP_I3_SERVER_ERROR_LEN];
+    lp_i3_server_error_put(e, (struct lp_i3_server_error){LP_I3E_AUTHTEST, 0});
     ssize_t w = send(fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)w; /* best effort: the connection is closed either way */
     close(fd);

@@ -1,12 +1,17 @@
 /* iperf2 wire codecs: the test header a client sends first (TCP) or in every datagram (UDP),
  * the header acknowledgement, the UDP datagram prefix and the server's end-of-test report.
- * Freestanding (no I/O, no allocation) so the board agent can share it. Big-endian fields. */
+ * Freestanding C99 (no I/O, no allocation): the host's dialects and the board agent (agent/)
+ * both use it. Big-endian fields. iperf2.c (and the inline codecs here) is what every endpoint
+ * needs, with no floating point; iperf2_extras.c holds the optional features, which the
+ * agent does not build. */
 #ifndef LP_WIRE_IPERF2_H
 #define LP_WIRE_IPERF2_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "wire/bytes.h"
 
 /* Flags word (first word of the header). */
 #define LP_I2_VERSION1 0x80000000u       /* legacy -d/-r: the server connects back */
@@ -43,6 +48,7 @@
 #define LP_I2_TRIP_UDP_LEN_FIELD 108u    /* what its LEN field says (counts the prefix) */
 #define LP_I2_BURST_LEN 92u              /* TCP burst header (trip-times) */
 #define LP_I2_REPORT_LEN 128u
+#define LP_I2_REPORT_BASE_LEN 40u        /* flags .. jitter: what every report layout carries */
 #define LP_I2_DEFAULT_PORT 5001
 
 /* We present ourselves with 2.1.8's version words: the behaviour we implement is 2.1.x's. */
@@ -55,9 +61,9 @@ struct lp_i2_header {
     uint32_t mport;          /* where the client listens for -d/-r */
     uint32_t buflen;         /* client -l, 0 = receiver's default */
     int32_t amount;          /* < 0: -t in 10 ms units; > 0: -n bytes (31 bits) */
-    bool has_ext;
-    uint16_t upper, lower;
-    uint32_t version_u, version_l;
+    bool has_ext;            /* decoded: the 2.1 extension block was there */
+    uint16_t upper, lower;   /* encoders send lower as 0, as 2.1.x does */
+    uint32_t version_u, version_l; /* decoded; encoders send ours, LP_I2_VERSION_U/L */
     uint16_t tos;
     uint64_t rate_bps;       /* offered rate; 0 = unlimited (TCP) */
     uint32_t start_sec, start_usec; /* with LP_I2_UP_TRIPTIME: the client's start (wall clock) */
@@ -67,7 +73,26 @@ struct lp_i2_header {
  * are ordinary payload (no header), else 24..256; -1 for requests we do not serve
  * (bounceback), a length field out of range, or a keyed header (KEYCHECK) without one.
  * A keyed header's length counts its key's length field, not the key (lp_i2_key_len). */
-int lp_i2_tcp_header_len(uint32_t flags);
+static inline int lp_i2_tcp_header_len(uint32_t flags)
+{
+    /* Order matters: a header-less stream's first word is arbitrary payload (the digits
+     * "0123" of a -C client carry the KEYCHECK bit). */
+    if (flags & LP_I2_BOUNCEBACK)
+        return -1;
+    if (!(flags & (LP_I2_VERSION1 | LP_I2_VERSION2 | LP_I2_EXTEND)))
+        return 0;
+    if (flags & LP_I2_LEN_BIT) {
+        /* A keyed header's LEN must say where its key length ends, past the version-1 part. */
+        int len = (int)((flags & LP_I2_LEN_MASK) >> 1);
+        int min = (int)LP_I2_V1_LEN + (flags & LP_I2_KEYCHECK ? 2 : 0);
+        return len >= min && len <= (int)LP_I2_TCP_HDR_MAX ? len : -1;
+    }
+    if (flags & LP_I2_KEYCHECK)
+        return -1;
+    /* No LEN (2.0.x): the parts the flags announce, at least one of them. */
+    return ((flags & (LP_I2_VERSION1 | LP_I2_EXTEND)) ? (int)LP_I2_V1_LEN : 0) +
+           ((flags & (LP_I2_VERSION2 | LP_I2_EXTEND)) ? (int)LP_I2_EXT_LEN : 0);
+}
 
 /* iperf2 --permit-key (2.1.8, TCP only). A keyed header has KEYCHECK and LEN set, and LEN
  * counts a 16-bit key length that ends it; the key's bytes follow, not counted by LEN
@@ -98,16 +123,38 @@ size_t lp_i2_header_encode(uint8_t *buf, size_t len, const struct lp_i2_header *
  * prefix too, SEQNO64B set); with LP_I2_UP_TRIPTIME 112 bytes (UDPTESTS set, start time at
  * U+112). Returns the length, or 0 if buf is too small. */
 size_t lp_i2_header_encode_udp(uint8_t *buf, size_t len, const struct lp_i2_header *h);
+/* The 60-byte header of lp_i2_header_encode (udp false) or lp_i2_header_encode_udp (udp true)
+ * for a test without trip-times (the encoders add their block when h's upper flags ask for
+ * it). For a board's client, which sends no trip-times: it links none of that code. */
+void lp_i2_header_encode_plain(uint8_t out[LP_I2_TCP_HDR_LEN], const struct lp_i2_header *h, bool udp);
+/* Whether a header of len bytes with these flags has the 2.1 extension block: EXTEND or
+ * VERSION2 is set and len covers it. */
+static inline bool lp_i2_header_has_ext(uint32_t flags, size_t len)
+{
+    return (flags & (LP_I2_EXTEND | LP_I2_VERSION2)) && len >= LP_I2_V1_LEN + LP_I2_EXT_LEN;
+}
+
 /* Decode a header of len bytes (the flags word at buf[0]). The extension is read when
  * EXTEND or VERSION2 is set and len allows. Returns 0, or -1 if shorter than 24 bytes. */
 int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h);
+/* lp_i2_header_decode of the fields that say what test to run: flags, mport, buflen, amount,
+ * and from the extension upper and rate_bps. The rest (has_ext, num_threads, lower, the
+ * version words, tos) stays 0: a board's server, which runs one stream per connection and sets
+ * no TOS, links none of that code. */
+int lp_i2_header_decode_core(const uint8_t *buf, size_t len, struct lp_i2_header *h);
 
 /* The client's start time of a trip-times header (hdr at the flags word; udp: the header
  * of a datagram, taken at U+16). False when absent or too short. */
 bool lp_i2_header_start_time(const uint8_t *hdr, size_t len, bool udp, uint32_t *sec, uint32_t *usec);
 
 /* Whether a 2.1.x server acknowledges this header (iperf2.md 3.5). */
-bool lp_i2_ack_wanted(uint32_t flags);
+static inline bool lp_i2_ack_wanted(uint32_t flags)
+{
+    return ((flags & LP_I2_EXTEND) && !(flags & LP_I2_VERSION2)) || (flags & LP_I2_V2PEERDETECT);
+}
+/* The 28-byte ack (CLIENTHDRACK, our version words), the same for every test: as data, for a
+ * caller that can send from constant memory, or copied out. */
+extern const uint8_t lp_i2_ack[LP_I2_ACK_LEN];
 void lp_i2_ack_encode(uint8_t out[LP_I2_ACK_LEN]);
 /* The 52-byte ack a trip-times client reads: the client's start time echoed, when the
  * server accepted the connection and when it sends this (wall clock, sec/usec pairs). */
@@ -130,15 +177,43 @@ double lp_i2_amount_seconds(int32_t amount);
 int32_t lp_i2_amount_from_seconds(double seconds);
 
 /* UDP prefix. id2 carries the high half of a 64-bit sequence number (0xFFFFFFFF for a
- * negative one, the end-of-test FIN). */
-void lp_i2_udp_prefix_put(uint8_t out[LP_I2_UDP_PREFIX], int64_t seq, uint32_t sec, uint32_t usec);
+ * negative one, the end-of-test FIN). The prefix codecs are inline: they run for every
+ * datagram on the host, and a board's code calls them once. */
+static inline void lp_i2_udp_prefix_put(uint8_t out[LP_I2_UDP_PREFIX], int64_t seq, uint32_t sec, uint32_t usec)
+{
+    uint64_t u = (uint64_t)seq;
+    lp_wire_put32(out, (uint32_t)u);
+    lp_wire_put32(out + 4, sec);
+    lp_wire_put32(out + 8, usec);
+    lp_wire_put32(out + 12, (uint32_t)(u >> 32));
+}
+
 /* seq64: the flow negotiated 64-bit numbers (SEQNO64B in its first datagram); else the id is
  * a signed 32-bit value. Returns false if len < 16. */
-bool lp_i2_udp_prefix_get(const uint8_t *buf, size_t len, bool seq64, int64_t *seq, uint32_t *sec,
-                          uint32_t *usec);
+static inline bool lp_i2_udp_prefix_get(const uint8_t *buf, size_t len, bool seq64, int64_t *seq, uint32_t *sec,
+                                        uint32_t *usec)
+{
+    if (len < LP_I2_UDP_PREFIX)
+        return false;
+    uint32_t id = lp_wire_get32(buf);
+    *sec = lp_wire_get32(buf + 4);
+    *usec = lp_wire_get32(buf + 8);
+    if (seq64)
+        *seq = (int64_t)((uint64_t)lp_wire_get32(buf + 12) << 32 | id);
+    else
+        *seq = (int32_t)id;
+    return true;
+}
+
 /* The flags word of a UDP datagram (U+16), or 0 when absent or when it is the digit filler
- * "6789" a header-less (-C) client sends there. */
-uint32_t lp_i2_udp_flags(const uint8_t *buf, size_t len);
+ * "6789" a header-less (-C) client sends there (2.1.8 misreads it as SMALL_TRIPTIMES). */
+static inline uint32_t lp_i2_udp_flags(const uint8_t *buf, size_t len)
+{
+    if (len < LP_I2_UDP_PREFIX + 4)
+        return 0;
+    uint32_t f = lp_wire_get32(buf + LP_I2_UDP_PREFIX);
+    return f == 0x36373839u ? 0 : f;
+}
 
 /* The server's end-of-test report (the "ack of the FIN"), 128 bytes on the wire. */
 struct lp_i2_report {
@@ -157,12 +232,30 @@ struct lp_i2_report {
     uint32_t ipg_count;             /* datagrams per second (2.1.x's cntIPG) */
 };
 void lp_i2_report_encode(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_report *r);
+/* The report without the enhanced (transit) fields, whatever has_transit says: what a 2.1.x
+ * server sends without -e (flags as given, 0 for VERSION1 | SEQNO64B). No floating point, for
+ * a board. */
+void lp_i2_report_encode_counts(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i2_report *r);
 /* jitter_sec/jitter_usec from a jitter in seconds, rounded to the microsecond. The jitter comes
  * from the peer's timestamps, so it may be anything: past 2^32 - 1 s it saturates, negative or
  * NaN is 0. */
 void lp_i2_report_set_jitter(struct lp_i2_report *r, double seconds);
+/* Where a report sits in a datagram of len bytes: its flags word at U+16 (2.1.x, 2.0.13) or
+ * U+12 (the 2.0.5-era layout), with room for the base fields; 0 when neither word carries
+ * VERSION1, as every report's does. */
+static inline size_t lp_i2_report_at(const uint8_t *buf, size_t len)
+{
+    if (len >= 16 + LP_I2_REPORT_BASE_LEN && (lp_wire_get32(buf + 16) & LP_I2_VERSION1))
+        return 16;
+    if (len >= 12 + LP_I2_REPORT_BASE_LEN && (lp_wire_get32(buf + 12) & LP_I2_VERSION1))
+        return 12;
+    return 0;
+}
 /* Parse a report from a datagram: the 2.1.x layout at U+16, or the 2.0.5-era one at U+12.
  * Returns false if neither carries the VERSION1 flag. */
 bool lp_i2_report_decode(const uint8_t *buf, size_t len, struct lp_i2_report *r);
+/* lp_i2_report_decode of the counts, the duration and the jitter: has_transit is set false
+ * and the transit fields (and ipg_count) are not touched. No floating point, for a board. */
+bool lp_i2_report_decode_counts(const uint8_t *buf, size_t len, struct lp_i2_report *r);
 
 #endif

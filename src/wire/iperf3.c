@@ -1,12 +1,11 @@
-/* iperf3 codecs (see iperf3.h). Freestanding so the board agent can share them. */
+/* iperf3 codecs (see iperf3.h). Freestanding C99: the host's dialects and the board agent
+ * both use them. */
 #include "wire/iperf3.h"
-
-static const char cookie_alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
 
 void lp_i3_cookie_from_entropy(char cookie[LP_I3_COOKIE_SIZE], const uint8_t entropy[36])
 {
     for (int i = 0; i < 36; i++)
-        cookie[i] = cookie_alphabet[entropy[i] % 32];
+        cookie[i] = lp_i3_cookie_char(entropy[i]);
     cookie[36] = '\0';
 }
 
@@ -16,70 +15,6 @@ bool lp_i3_cookie_valid(const uint8_t buf[LP_I3_COOKIE_SIZE])
         if (buf[i] < 0x21 || buf[i] > 0x7e)
             return false;
     return buf[36] == 0;
-}
-
-void lp_i3_put_u32(uint8_t out[4], uint32_t v)
-{
-    out[0] = (uint8_t)(v >> 24);
-    out[1] = (uint8_t)(v >> 16);
-    out[2] = (uint8_t)(v >> 8);
-    out[3] = (uint8_t)v;
-}
-
-uint32_t lp_i3_get_u32(const uint8_t in[4])
-{
-    return (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 | (uint32_t)in[2] << 8 | in[3];
-}
-
-void lp_i3_put_len(uint8_t out[4], uint32_t len)
-{
-    lp_i3_put_u32(out, len);
-}
-
-uint32_t lp_i3_get_len(const uint8_t in[4])
-{
-    return lp_i3_get_u32(in);
-}
-
-size_t lp_i3_udp_hdr_len(bool counters64)
-{
-    return counters64 ? LP_I3_UDP_HDR64 : LP_I3_UDP_HDR32;
-}
-
-size_t lp_i3_udp_hdr_put(uint8_t *buf, size_t len, const struct lp_i3_udp_hdr *h, bool counters64)
-{
-    size_t need = lp_i3_udp_hdr_len(counters64);
-    if (len < need)
-        return 0;
-    lp_i3_put_u32(buf, h->sec);
-    lp_i3_put_u32(buf + 4, h->usec);
-    if (counters64) {
-        lp_i3_put_u32(buf + 8, (uint32_t)(h->seq >> 32));
-        lp_i3_put_u32(buf + 12, (uint32_t)h->seq);
-    } else {
-        lp_i3_put_u32(buf + 8, (uint32_t)h->seq);
-    }
-    return need;
-}
-
-size_t lp_i3_udp_hdr_get(const uint8_t *buf, size_t len, struct lp_i3_udp_hdr *h, bool counters64)
-{
-    size_t need = lp_i3_udp_hdr_len(counters64);
-    if (len < need)
-        return 0;
-    h->sec = lp_i3_get_u32(buf);
-    h->usec = lp_i3_get_u32(buf + 4);
-    if (counters64)
-        h->seq = (uint64_t)lp_i3_get_u32(buf + 8) << 32 | lp_i3_get_u32(buf + 12);
-    else
-        h->seq = lp_i3_get_u32(buf + 8);
-    return need;
-}
-
-int lp_i3_stream_id(unsigned n)
-{
-    /* iperf3 skips id 2 (historically reserved); both ends number streams this way. */
-    return n == 0 ? 1 : (int)n + 2;
 }
 
 unsigned lp_i3_version_parse(const char *s)

@@ -1,11 +1,14 @@
 /* iperf3 wire constants and freestanding codecs: state bytes, cookie, JSON frame length,
- * UDP datagram header and stream-setup handshake. No I/O, no allocation. */
+ * UDP datagram header and stream-setup handshake. No I/O, no allocation; C99, shared by the
+ * host's dialects and the board agent (agent/). */
 #ifndef LP_WIRE_IPERF3_H
 #define LP_WIRE_IPERF3_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "wire/bytes.h"
 
 /* Control state bytes (signed on the wire). */
 enum lp_i3_state {
@@ -39,6 +42,8 @@ enum {
     LP_I3E_DURATION = 5,
     LP_I3E_NUMSTREAMS = 6,
     LP_I3E_BLOCKSIZE = 7,
+    LP_I3E_OMIT = 12,
+    LP_I3E_UNIMP = 13,
     LP_I3E_TESTEXPIRED = 160,
 };
 
@@ -69,6 +74,14 @@ struct lp_i3_server_error {
  * ": " + strerror(errno) (114) gets a non-zero errno, or the reason would read empty. The
  * facts, version by version: docs/COMPATIBILITY.md ("Errors a server sends"). */
 struct lp_i3_server_error lp_i3_server_error_for(int code, unsigned peer);
+/* The whole message: the SERVER_ERROR state byte, then e's two numbers. */
+#define LP_I3_SERVER_ERROR_LEN 9u
+static inline void lp_i3_server_error_put(uint8_t out[LP_I3_SERVER_ERROR_LEN], struct lp_i3_server_error e)
+{
+    out[0] = (uint8_t)LP_I3_SERVER_ERROR;
+    lp_wire_put32(out + 1, (uint32_t)e.i_errno);
+    lp_wire_put32(out + 5, (uint32_t)e.err);
+}
 
 #define LP_I3_COOKIE_SIZE 37           /* 36 characters + NUL */
 #define LP_I3_PARAMS_MAX 8192          /* largest parameter JSON we accept */
@@ -79,31 +92,86 @@ struct lp_i3_server_error lp_i3_server_error_for(int code, unsigned peer);
 #define LP_I3_UDP_HDR32 12u
 #define LP_I3_UDP_HDR64 16u
 
+/* The cookie character for a random value: iperf3's base32 alphabet, lowercase. */
+static inline char lp_i3_cookie_char(unsigned v)
+{
+    return "abcdefghijklmnopqrstuvwxyz234567"[v % 32];
+}
 /* Fill cookie[37] from 36 bytes of entropy: base32 lowercase alphabet, NUL-terminated. */
 void lp_i3_cookie_from_entropy(char cookie[LP_I3_COOKIE_SIZE], const uint8_t entropy[36]);
 /* A cookie as iperf3 compares it: 36 printable characters then NUL. */
 bool lp_i3_cookie_valid(const uint8_t buf[LP_I3_COOKIE_SIZE]);
 
 /* 4-byte big-endian length prefix of a JSON frame. */
-void lp_i3_put_len(uint8_t out[4], uint32_t len);
-uint32_t lp_i3_get_len(const uint8_t in[4]);
+static inline void lp_i3_put_len(uint8_t out[4], uint32_t len)
+{
+    lp_wire_put32(out, len);
+}
+
+static inline uint32_t lp_i3_get_len(const uint8_t in[4])
+{
+    return lp_wire_get32(in);
+}
 
 /* UDP datagram header: sec, usec (sender clock), then a 32- or 64-bit sequence number. */
 struct lp_i3_udp_hdr {
     uint32_t sec, usec;
     uint64_t seq;
 };
-size_t lp_i3_udp_hdr_len(bool counters64);
+/* The UDP codecs are inline: they run for every datagram. */
+static inline size_t lp_i3_udp_hdr_len(bool counters64)
+{
+    return counters64 ? LP_I3_UDP_HDR64 : LP_I3_UDP_HDR32;
+}
+
 /* Return the header length written, or 0 if len is too small. */
-size_t lp_i3_udp_hdr_put(uint8_t *buf, size_t len, const struct lp_i3_udp_hdr *h, bool counters64);
+static inline size_t lp_i3_udp_hdr_put(uint8_t *buf, size_t len, const struct lp_i3_udp_hdr *h, bool counters64)
+{
+    size_t need = lp_i3_udp_hdr_len(counters64);
+    if (len < need)
+        return 0;
+    lp_wire_put32(buf, h->sec);
+    lp_wire_put32(buf + 4, h->usec);
+    if (counters64) {
+        lp_wire_put32(buf + 8, (uint32_t)(h->seq >> 32));
+        lp_wire_put32(buf + 12, (uint32_t)h->seq);
+    } else {
+        lp_wire_put32(buf + 8, (uint32_t)h->seq);
+    }
+    return need;
+}
+
 /* Return the header length read, or 0 if the datagram is too short. */
-size_t lp_i3_udp_hdr_get(const uint8_t *buf, size_t len, struct lp_i3_udp_hdr *h, bool counters64);
+static inline size_t lp_i3_udp_hdr_get(const uint8_t *buf, size_t len, struct lp_i3_udp_hdr *h, bool counters64)
+{
+    size_t need = lp_i3_udp_hdr_len(counters64);
+    if (len < need)
+        return 0;
+    h->sec = lp_wire_get32(buf);
+    h->usec = lp_wire_get32(buf + 4);
+    if (counters64)
+        h->seq = (uint64_t)lp_wire_get32(buf + 8) << 32 | lp_wire_get32(buf + 12);
+    else
+        h->seq = lp_wire_get32(buf + 8);
+    return need;
+}
 
 /* Stream-setup handshake words (4 bytes each, compared as wire bytes). */
-void lp_i3_put_u32(uint8_t out[4], uint32_t v);
-uint32_t lp_i3_get_u32(const uint8_t in[4]);
+static inline void lp_i3_put_u32(uint8_t out[4], uint32_t v)
+{
+    lp_wire_put32(out, v);
+}
 
-/* The iperf3 stream id of the n-th stream created (0-based): 1, 3, 4, 5, ... */
-int lp_i3_stream_id(unsigned n);
+static inline uint32_t lp_i3_get_u32(const uint8_t in[4])
+{
+    return lp_wire_get32(in);
+}
+
+/* The iperf3 stream id of the n-th stream created (0-based): 1, 3, 4, 5, ... iperf3 skips id 2
+ * (historically reserved); both ends number streams this way. */
+static inline int lp_i3_stream_id(unsigned n)
+{
+    return n == 0 ? 1 : (int)n + 2;
+}
 
 #endif

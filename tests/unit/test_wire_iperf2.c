@@ -297,6 +297,119 @@ static void report_jitter_saturates(void **state)
     assert_int_equal(r.jitter_usec, 0);
 }
 
+/* The functions a board links instead of the host's (agent/, the shared codec): the plain
+ * header, the core of the decoder, the ack as data and the report's counts give what the host's
+ * encoders and decoders give, on the bytes stock 2.1.8 sent. */
+static void board_header_codecs_match_the_host_ones(void **state)
+{
+    (void)state;
+    uint8_t want[64], got[LP_I2_TCP_HDR_LEN];
+    hex(tcp_opts_hdr, want, sizeof(want));
+    struct lp_i2_header h, core;
+    assert_int_equal(lp_i2_header_decode(want, 60, &h), 0);
+    h.flags &= ~(LP_I2_EXTEND | LP_I2_LEN_BIT | LP_I2_LEN_MASK); /* the encoder sets them */
+    lp_i2_header_encode_plain(got, &h, false);
+    assert_memory_equal(got, want, 60);
+    uint8_t host[LP_I2_TCP_HDR_LEN];
+    assert_int_equal(lp_i2_header_encode_udp(host, sizeof(host), &h), 60);
+    lp_i2_header_encode_plain(got, &h, true);
+    assert_memory_equal(got, host, 60);
+    /* The core decoder: the fields that say what test to run, the rest left 0. */
+    assert_int_equal(lp_i2_header_decode_core(want, 60, &core), 0);
+    assert_int_equal(lp_i2_header_decode(want, 60, &h), 0);
+    assert_int_equal(core.flags, h.flags);
+    assert_int_equal(core.mport, h.mport);
+    assert_int_equal(core.buflen, h.buflen);
+    assert_int_equal(core.amount, h.amount);
+    assert_int_equal(core.upper, h.upper);
+    assert_true(core.rate_bps == h.rate_bps);
+    assert_int_equal(core.num_threads, 0);
+    assert_int_equal(core.tos, 0);
+    assert_false(core.has_ext);
+    assert_int_equal(lp_i2_header_decode_core(want, 23, &core), -1);
+    /* Without room for the extension, neither decoder reads it. */
+    assert_int_equal(lp_i2_header_decode_core(want, 59, &core), 0);
+    assert_int_equal(core.upper, 0);
+    assert_true(core.rate_bps == 0);
+    assert_false(lp_i2_header_has_ext(h.flags, 59));
+    assert_true(lp_i2_header_has_ext(h.flags, 60));
+    /* The ack as data is the ack the encoder copies out. */
+    uint8_t ack[LP_I2_ACK_LEN];
+    lp_i2_ack_encode(ack);
+    assert_memory_equal(lp_i2_ack, ack, LP_I2_ACK_LEN);
+}
+
+static void board_report_codecs_match_the_host_ones(void **state)
+{
+    (void)state;
+    /* udp_plain (2.1.8 server, no -e) and udp_srv_e (-e: EXTEND and transit fields). */
+    uint8_t plain[128], srv_e[128];
+    hex("00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 88 00 00 00 00 00 00 00 00 14 13 42 00 00 00 01 "
+        "00 00 07 2e 00 00 00 00 00 00 00 00 00 00 03 7f 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 01 "
+        "00 00 00 00 00 00 00 36 00 00 00 00 00 00 12 cb 00 00 00 00 00 00 00 05 00 00 43 d1 00 0d 1c 51 "
+        "00 00 00 00 ff ff ff fd 00 00 03 7f 00 00 03 7d 00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00",
+        plain, sizeof(plain));
+    hex("00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 c8 00 00 00 00 00 00 00 00 01 ff 0e 00 00 00 01 "
+        "00 00 5b 9f 00 00 00 00 00 00 00 00 00 00 00 59 00 00 00 00 00 00 00 03 00 00 00 00 00 00 00 04 "
+        "00 00 00 00 00 00 00 4f 00 00 00 00 00 00 07 60 00 00 00 00 00 00 00 15 00 00 17 c2 00 0e 66 cc "
+        "00 00 00 00 00 00 00 03 00 00 00 59 00 00 00 56 00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00",
+        srv_e, sizeof(srv_e));
+    const uint8_t *caps[2] = {plain, srv_e};
+    for (int i = 0; i < 2; i++) {
+        struct lp_i2_report full, counts;
+        assert_true(lp_i2_report_decode(caps[i], 128, &full));
+        memset(&counts, 0x5a, sizeof(counts));
+        assert_true(lp_i2_report_decode_counts(caps[i], 128, &counts));
+        assert_int_equal(counts.flags, full.flags);
+        assert_true(counts.bytes == full.bytes && counts.datagrams == full.datagrams);
+        assert_true(counts.errors == full.errors && counts.out_of_order == full.out_of_order);
+        assert_int_equal(counts.stop_sec, full.stop_sec);
+        assert_int_equal(counts.stop_usec, full.stop_usec);
+        assert_int_equal(counts.jitter_sec, full.jitter_sec);
+        assert_int_equal(counts.jitter_usec, full.jitter_usec);
+        assert_false(counts.has_transit);
+        assert_int_equal(counts.transit_count, 0x5a5a5a5au); /* not touched */
+        /* Encoded by a board (flags 0: the encoder's VERSION1 | SEQNO64B), read by the host:
+         * the counts come back, without transit. */
+        uint8_t enc[128];
+        struct lp_i2_report board = full;
+        board.flags = 0;
+        lp_i2_report_encode_counts(enc, &board);
+        struct lp_i2_report back;
+        assert_true(lp_i2_report_decode(enc, 128, &back));
+        assert_false(back.has_transit);
+        assert_true(back.bytes == full.bytes && back.datagrams == full.datagrams);
+        assert_int_equal(back.stop_usec, full.stop_usec);
+        assert_int_equal(back.jitter_usec, full.jitter_usec);
+        /* Where a 2.1.8 client reads a report without -e, the bytes are stock's: the base
+         * fields, cntTransit, IPGsum and the high words (not the transit ones, nor cntIPG). */
+        assert_memory_equal(enc + 16, plain + 16, 4); /* 0x88000000: no EXTEND */
+        assert_memory_equal(enc + 20, caps[i] + 20, 36);
+        if (i == 0) {
+            assert_memory_equal(enc + 104, plain + 104, 4);
+            assert_memory_equal(enc + 112, plain + 112, 16);
+        }
+        /* Encoded by the host, read by a board. */
+        lp_i2_report_encode(enc, &full);
+        assert_true(lp_i2_report_decode_counts(enc, 128, &back));
+        assert_true(back.bytes == full.bytes && back.errors == full.errors);
+        assert_int_equal(back.stop_sec, full.stop_sec);
+        assert_int_equal(lp_i2_report_at(caps[i], 128), 16);
+    }
+    /* The 2.0.5-era layout sits at U+12; a datagram with neither is no report. */
+    uint8_t old[64];
+    hex("ff ff ff a7 6b 0d 77 7a 00 02 9e ee 80 00 00 00 00 00 00 00 00 01 f9 50 00 00 00 01 00 00 5b 3b "
+        "00 00 00 01 00 00 00 00 00 00 00 59 00 00 00 00 00 00 00 22 00 02 00 01 00 08 00 03 00 00 00 00",
+        old, sizeof(old));
+    assert_int_equal(lp_i2_report_at(old, 64), 12);
+    assert_int_equal(lp_i2_report_at(old, 12 + LP_I2_REPORT_BASE_LEN - 1), 0);
+    struct lp_i2_report r;
+    assert_true(lp_i2_report_decode_counts(old, 64, &r));
+    assert_true(r.datagrams == 89 && r.errors == 1);
+    memset(old, 0, sizeof(old));
+    assert_false(lp_i2_report_decode_counts(old, 64, &r));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +421,8 @@ int main(void)
         cmocka_unit_test(trip_udp_header_matches_stock_bytes),
         cmocka_unit_test(trip_ack_matches_stock_bytes),
         cmocka_unit_test(burst_header_round_trip),
+        cmocka_unit_test(board_header_codecs_match_the_host_ones),
+        cmocka_unit_test(board_report_codecs_match_the_host_ones),
         cmocka_unit_test(server_report_transit),
         cmocka_unit_test(report_jitter_saturates),
     };

@@ -161,6 +161,37 @@ static void errors_by_client_version(void **state)
     expect_error(LP_I3E_MAXDURATION, NULL, LP_I3E_MAXDURATION, 0); /* unknown: the newest */
 }
 
+/* The whole SERVER_ERROR message: the state byte, then i_errno and errno big-endian, as the
+ * handshake words are written. */
+static void server_error_message(void **state)
+{
+    (void)state;
+    struct lp_i3_server_error e = lp_i3_server_error_for(LP_I3E_RECVPARAMS, 0);
+    uint8_t got[LP_I3_SERVER_ERROR_LEN], want[LP_I3_SERVER_ERROR_LEN];
+    want[0] = (uint8_t)LP_I3_SERVER_ERROR;
+    lp_i3_put_u32(want + 1, (uint32_t)e.i_errno);
+    lp_i3_put_u32(want + 5, (uint32_t)e.err);
+    lp_i3_server_error_put(got, e);
+    assert_memory_equal(got, want, sizeof(want));
+    assert_int_equal(got[0], 0xFE); /* -2, signed on the wire */
+    assert_int_equal(lp_i3_get_u32(got + 1), LP_I3E_RECVPARAMS);
+}
+
+/* A board draws its cookie one character at a time: the alphabet of lp_i3_cookie_from_entropy. */
+static void cookie_characters(void **state)
+{
+    (void)state;
+    uint8_t e[36];
+    char c[LP_I3_COOKIE_SIZE];
+    for (int i = 0; i < 36; i++)
+        e[i] = (uint8_t)(i * 7 + 200);
+    lp_i3_cookie_from_entropy(c, e);
+    for (int i = 0; i < 36; i++)
+        assert_int_equal(c[i], lp_i3_cookie_char(e[i]));
+    for (unsigned v = 0; v < 64; v++)
+        assert_int_equal(lp_i3_cookie_char(v), "abcdefghijklmnopqrstuvwxyz234567"[v % 32]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +203,8 @@ int main(void)
         cmocka_unit_test(stream_ids_skip_two),
         cmocka_unit_test(client_versions),
         cmocka_unit_test(errors_by_client_version),
+        cmocka_unit_test(server_error_message),
+        cmocka_unit_test(cookie_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 AGENT = os.path.dirname(os.path.dirname(HERE))
 REPO = os.path.dirname(AGENT)
 SRC = os.path.join(AGENT, "src")
+WIRE = os.path.join(REPO, "src", "wire")  # the codecs the agent shares with the host
 
 CC = "arm-none-eabi-gcc"
 SIZE = "arm-none-eabi-size"
@@ -33,18 +34,23 @@ CFLAGS = CPU + ["-Os", "-ffunction-sections", "-fdata-sections", "-std=c99",
 LWIPERF_EXPECTED_TEXT = 3342  # lwiperf.o text in the testbed README; a different value means
 TARGET_RATIO = 2.0            # the build is not the one the comparison is about
 
-# Agent sources by group, as agent/Filelists.mk (or .cmake) names them; this list is the fallback
-# when neither exists. A vendor build adds every file of LPA_FILES (each compiles to nothing when
-# its option is 0) and the files of one back end; so does this build. The conditions only decide
-# whether a file that does not exist yet matters for a configuration ("missing").
+# Agent sources by group, as agent/Filelists.mk (or .cmake) names them, relative to agent/; this
+# list is the fallback when neither exists. A vendor build adds every file of LPA_FILES (each
+# agent file compiles to nothing when its option is 0; the wire codecs always compile, and the
+# link drops what the configuration does not call) and the files of one back end; so does this
+# build. The conditions only decide whether a file that does not exist yet matters for a
+# configuration ("missing").
 GROUPS = [
-    ("CORE", ["lpa_core.c", "lpa_flow.c"], lambda c: True),
-    ("IPERF2", ["lpa_iperf2.c", "lpa_iperf2_udp.c"], lambda c: c["LPA_IPERF2"]),
-    ("IPERF3", ["lpa_iperf3.c", "lpa_json.c"], lambda c: c["LPA_IPERF3"]),
-    ("CONSOLE", ["lpa_cmd.c", "lpa_format.c"], lambda c: c["LPA_CONSOLE"] or c["LPA_FORMAT"]),
-    ("RAW", ["lpa_raw.c"], None),
-    ("NETCONN", ["lpa_netconn.c"], None),
-    ("SOCKET", ["lpa_socket.c"], None),
+    ("CORE", ["src/lpa_core.c", "src/lpa_flow.c"], lambda c: True),
+    ("WIRE", ["../src/wire/iperf2.c"], lambda c: True),
+    ("IPERF2", ["src/lpa_iperf2.c", "src/lpa_iperf2_udp.c"], lambda c: c["LPA_IPERF2"]),
+    ("IPERF3", ["src/lpa_iperf3.c", "src/lpa_iperf3_client.c", "src/lpa_json.c"],
+     lambda c: c["LPA_IPERF3"]),
+    ("CONSOLE", ["src/lpa_cmd.c", "src/lpa_format.c"],
+     lambda c: c["LPA_CONSOLE"] or c["LPA_FORMAT"]),
+    ("RAW", ["src/lpa_raw.c"], None),
+    ("NETCONN", ["src/lpa_netconn.c"], None),
+    ("SOCKET", ["src/lpa_socket.c"], None),
 ]
 BACKENDS = {1: "raw", 2: "netconn", 3: "socket"}
 # The issue's target: what lwiperf does (TCP server and client, one way) plus UDP both ways, so
@@ -84,7 +90,8 @@ def run(cmd, **kw):
 
 
 def filelist_groups():
-    """{group: [file names]} from agent/Filelists.mk or .cmake, and which file was read."""
+    """{group: [paths relative to agent/]} from agent/Filelists.mk or .cmake, and which file was
+    read."""
     mk = os.path.join(AGENT, "Filelists.mk")
     cm = os.path.join(AGENT, "Filelists.cmake")
     found = {}
@@ -96,25 +103,34 @@ def filelist_groups():
         if r.returncode == 0:
             for line in r.stdout.splitlines():
                 g, _, files = line.partition("=")
-                found[g] = [os.path.basename(f) for f in files.split() if f.endswith(".c")]
+                found[g] = [os.path.relpath(f, AGENT) for f in files.split() if f.endswith(".c")]
             return found, "agent/Filelists.mk"
     if os.path.exists(cm):
         text = open(cm).read()
         for g, _, _ in GROUPS:
             m = re.search(r"set\(LPA_%s_SOURCES\s([^)]*)\)" % g, text)
             if m:
-                found[g] = re.findall(r"(lpa_\w+\.c)", m.group(1))
+                found[g] = re.findall(r"\$\{LPA_DIR\}/([\w./]+\.c)", m.group(1))
         return found, "agent/Filelists.cmake"
     return {}, "the list in footprint.py"
 
 
+def display_name(rel):
+    """How the tables name a source: lpa_core.c for the agent's own, wire/iperf2.c for a codec."""
+    path = os.path.normpath(os.path.join(AGENT, rel))
+    if path.startswith(SRC + os.sep):
+        return os.path.relpath(path, SRC)
+    return os.path.relpath(path, os.path.join(REPO, "src"))
+
+
 def source_table():
-    """[(name, group, condition, present)] and where the lists came from."""
+    """[(name, group, condition, present, path)] and where the lists came from."""
     found, origin = filelist_groups()
     table = []
     for g, default, cond in GROUPS:
-        for n in found.get(g, default):
-            table.append((n, g, cond, os.path.exists(os.path.join(SRC, n))))
+        for rel in found.get(g, default):
+            path = os.path.normpath(os.path.join(AGENT, rel))
+            table.append((display_name(rel), g, cond, os.path.exists(path), path))
     return table, origin
 
 
@@ -132,10 +148,16 @@ class Build:
         self.lwip = lwip
         self.work = work
         self.lwip_inc = os.path.join(lwip, "src", "include")
+        # The include root for "wire/..." holds wire/ alone (LPA_WIRE_INCLUDE_DIR), as in the
+        # host build: an agent file that included another layer of the host would not compile.
+        self.wire_root = os.path.join(work, "wire-root")
+        os.makedirs(self.wire_root, exist_ok=True)
+        if not os.path.lexists(os.path.join(self.wire_root, "wire")):
+            os.symlink(WIRE, os.path.join(self.wire_root, "wire"))
 
     def includes(self, backend_name):
         return ["-I" + HERE, "-I" + os.path.join(HERE, "opts", backend_name), "-I" + self.lwip_inc,
-                "-I" + os.path.join(AGENT, "include"), "-I" + SRC]
+                "-I" + os.path.join(AGENT, "include"), "-I" + SRC, "-I" + self.wire_root]
 
     def compile(self, src, obj, defines, backend_name):
         cmd = [CC] + CFLAGS + ["-fstack-usage"] + ["-D%s=%d" % kv for kv in sorted(defines.items())] + \
@@ -182,22 +204,23 @@ def measure_config(build, label, opts, sources, index):
     backend_name = BACKENDS[opts["LPA_BACKEND"]]
     d = os.path.join(build.work, "cfg%02d" % index)
     os.makedirs(d, exist_ok=True)
-    res = {"label": label, "opts": opts, "missing": [], "errors": [], "files": []}
+    res = {"label": label, "opts": opts, "missing": [], "errors": [], "files": [], "names": {}}
     objs = []
     backend_group = BACKENDS[opts["LPA_BACKEND"]].upper()
-    for name, group, cond, present in sources:
+    for name, group, cond, present, path in sources:
         if cond is None and group != backend_group:
             continue
         if not present:
             if cond is None or cond(opts):
                 res["missing"].append(name)
             continue
-        obj = os.path.join(d, name[:-2] + ".o")
-        ok, msg = build.compile(os.path.join(SRC, name), obj, opts, backend_name)
+        obj = os.path.join(d, name[:-2].replace("/", "_") + ".o")
+        ok, msg = build.compile(path, obj, opts, backend_name)
         if not ok:
             res["errors"].append((name, msg))
             continue
         objs.append(obj)
+        res["names"][obj] = name
         res["files"].append((name, berkeley(obj)))
     if res["errors"]:
         return res
@@ -254,7 +277,7 @@ def ram_details(build, res, tag):
         for line in run([NM, "-S", "--size-sort", obj]).stdout.splitlines():
             parts = line.split()
             if len(parts) == 4 and parts[2] in "bBdD":
-                syms.append((int(parts[1], 16), parts[3], os.path.basename(obj)[:-2] + ".c"))
+                syms.append((int(parts[1], 16), parts[3], res["names"][obj]))
     syms.sort(reverse=True)
     src = os.path.join(build.work, "sizes-%s.c" % tag)
     with open(src, "w") as f:
@@ -280,7 +303,7 @@ def stack_frames(res, count=12):
         for line in open(su):
             parts = line.rstrip("\n").split("\t")
             if len(parts) >= 3:
-                frames.append((int(parts[1]), parts[0].split(":")[-1], os.path.basename(obj)[:-2] + ".c",
+                frames.append((int(parts[1]), parts[0].split(":")[-1], res["names"][obj],
                                parts[2]))
     frames.sort(reverse=True)
     return frames[:count]
@@ -301,8 +324,10 @@ def render(results, ref, sources, ram, meta, problems):
     w("- Flags: `%s`" % " ".join(CFLAGS))
     w("- lwIP: %s (headers from `%s`), port and lwipopts.h: `agent/port/cortex-m4/`"
       % (meta["lwip_version"], "src/include"))
-    w("- Sources: every file of LPA_FILES plus the back end's, as listed in %s (files of "
-      "options that are off compile to nothing)" % meta["origin"])
+    w("- Sources: every file of LPA_FILES plus the back end's, as listed in %s (the agent's "
+      "files of options that are off compile to nothing; the codec it shares with the host, "
+      "wire/iperf2.c, always compiles, and the link drops what a configuration does not call)"
+      % meta["origin"])
     w("- Agent options per row as `-D` (see `agent/include/lpa_opts.h`); everything else at its "
       "default (LPA_MAX_SESSIONS, LPA_MAX_STREAMS, LPA_MAX_CONNS, buffer sizes).")
     w("")
@@ -380,7 +405,7 @@ def render(results, ref, sources, ram, meta, problems):
     picks = [r for r in results if not r["errors"] and r["label"] in
              (TARGET_LABEL, "raw, iperf2+iperf3, console+format",
               "netconn, iperf2+iperf3, console+format", "socket, iperf2+iperf3, console+format")]
-    names = [n for n, _, _, _ in sources]
+    names = [n for n, _, _, _, _ in sources]
     w("Object text + data / bss per source file.")
     w("")
     w("| file | " + " | ".join(r["label"] for r in picks) + " |")
@@ -392,7 +417,7 @@ def render(results, ref, sources, ram, meta, problems):
             cells.append("%d / %d" % (f[0] + f[1], f[2]) if f else "")
         if any(cells):
             w("| %s | %s |" % (n, " | ".join(cells)))
-    missing = [n for n, _, _, present in sources if not present]
+    missing = [n for n, _, _, present, _ in sources if not present]
     if missing:
         w("")
         w("Not written yet (missing): %s." % ", ".join(missing))
