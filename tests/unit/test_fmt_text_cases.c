@@ -12,24 +12,7 @@
 #include <time.h>
 
 #include "fmt/fmt.h"
-
-struct sink {
-    char out[16384], err[2048];
-    size_t nout, nerr;
-};
-
-static void sink_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
-{
-    struct sink *k = user;
-    char *b = ch == LP_OUT_STDERR ? k->err : k->out;
-    size_t *len = ch == LP_OUT_STDERR ? &k->nerr : &k->nout;
-    size_t cap = ch == LP_OUT_STDERR ? sizeof(k->err) : sizeof(k->out);
-
-    assert_true(*len + n < cap);
-    memcpy(b + *len, s, n);
-    *len += n;
-    b[*len] = '\0';
-}
+#include "fmt_sink.h"
 
 struct fx {
     struct sink k;
@@ -48,6 +31,7 @@ static struct fx *fx_new(enum lp_role role)
     assert_non_null(x);
     x->out.write = sink_write;
     x->out.user = &x->k;
+    x->k.raw = true;
     x->opts.unit = 'a';
     lp_spec_init(&x->spec, role);
     x->rec.role = role;
