@@ -82,14 +82,23 @@ int lp_cli_value_num(const char *s, double *out)
     return 0;
 }
 
+/* The number at the start of s times mult, truncated toward zero as iperf3's unit_atoi and
+ * 2.1.8's byte_atoi do; -1 when that is not finite. */
+static int scaled(const char *s, double mult, double *out)
+{
+    double v = strtod(s, NULL) * mult;
+
+    if (!isfinite(v))
+        return -1;
+    *out = trunc(v);
+    return 0;
+}
+
 int lp_cli_value_units(const char *s, unsigned base, double *out)
 {
-    double v, mult = 1.0;
-    size_t n;
+    double mult = 1.0;
+    size_t n = s ? scan_decimal(s, true) : 0;
 
-    if (!s || !*s)
-        return -1;
-    n = scan_decimal(s, true);
     if (n == 0)
         return -1;
     if (s[n] != '\0') {
@@ -103,21 +112,14 @@ int lp_cli_value_units(const char *s, unsigned base, double *out)
         default: return -1;
         }
     }
-    v = strtod(s, NULL) * mult;
-    if (!isfinite(v))
-        return -1;
-    *out = trunc(v);
-    return 0;
+    return scaled(s, mult, out);
 }
 
 int lp_cli_value_units2(const char *s, double *out)
 {
-    double v, mult = 1.0;
-    size_t n;
+    double mult = 1.0;
+    size_t n = s ? scan_decimal(s, true) : 0;
 
-    if (!s || !*s)
-        return -1;
-    n = scan_decimal(s, true);
     if (n == 0)
         return -1;
     if (s[n] != '\0') {
@@ -140,11 +142,7 @@ int lp_cli_value_units2(const char *s, double *out)
         if (*tail != '\0')
             return -1;
     }
-    v = strtod(s, NULL) * mult;
-    if (!isfinite(v))
-        return -1;
-    *out = trunc(v);
-    return 0;
+    return scaled(s, mult, out);
 }
 
 struct dscp_name {
