@@ -466,17 +466,7 @@ static void udp_intervals_server(void **state)
     struct block b;
     (void)state;
 
-    sc_listen(s, 25001, 0, 0, 212992);
-    sc_conn(s, 1, RX, 25001, 40968);
-    sc_start(s, 1);
-    sc_udp_rx(sc_sample(s, 1, RX, 0.0, 0.5, KB(123), Mb(2.02)), 0.003, 0, 86);
-    sc_interval(s);
-    sc_udp_rx(sc_sample(s, 1, RX, 0.5, 1.0, KB(123), Mb(2.02)), 0.003, 0, 86);
-    sc_interval(s);
-    sc_udp_rx(sc_sample(s, 1, RX, 1.0, 1.5, KB(122), Mb(2.00)), 0.004, 0, 85);
-    sc_interval(s);
-    total_udp_rx(sc_total(s, 1, RX, 0, 1.5114, KB(372), Mb(2.02)), 0.003, 0, 259);
-    sc_end(s);
+    sc_udp_i_server(s);
     block_load(&b, CAP, "udp_i", "### server");
     sc_finish(s, &b);
 }

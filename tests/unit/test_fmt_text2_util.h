@@ -515,7 +515,7 @@ static inline void sc_done(struct sc *s)
     sc_emit(s, &r);
 }
 
-/* ---- records of one capture that more than one test plays ---- */
+/* ---- records of the captures that more than one test plays ---- */
 
 /* The "tcp_i" client of CAP (iperf -c 127.0.0.1 -p 25001 -t 1.5 -i 0.5), with the numbers it
  * shows: the golden text2 test compares with it, the JPerf check parses it. */
@@ -532,6 +532,22 @@ static inline void sc_tcp_i_client(struct sc *s)
     sc_sample(s, 1, TX | INIT, 1.0, 1.5, GB(1.54), Gb(26.4));
     sc_interval(s);
     sc_total(s, 1, TX | INIT, 0, 1.5013, GB(4.59), Gb(26.2));
+    sc_end(s);
+}
+
+/* The "udp_i" server of CAP (iperf -s -p 25001 -u -i 0.5), as the tcp_i client above. */
+static inline void sc_udp_i_server(struct sc *s)
+{
+    sc_listen(s, 25001, 0, 0, 212992);
+    sc_conn(s, 1, RX, 25001, 40968);
+    sc_start(s, 1);
+    sc_udp_rx(sc_sample(s, 1, RX, 0.0, 0.5, KB(123), Mb(2.02)), 0.003, 0, 86);
+    sc_interval(s);
+    sc_udp_rx(sc_sample(s, 1, RX, 0.5, 1.0, KB(123), Mb(2.02)), 0.003, 0, 86);
+    sc_interval(s);
+    sc_udp_rx(sc_sample(s, 1, RX, 1.0, 1.5, KB(122), Mb(2.00)), 0.004, 0, 85);
+    sc_interval(s);
+    total_udp_rx(sc_total(s, 1, RX, 0, 1.5114, KB(372), Mb(2.02)), 0.003, 0, 259);
     sc_end(s);
 }
 
