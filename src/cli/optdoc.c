@@ -77,6 +77,7 @@ static bool field_text(const struct lp_cli_opt *o, const struct lp_cli_config *c
     case LP_CLI_STORE_INT: { int i; memcpy(&i, field, sizeof(i)); v = i; break; }
     case LP_CLI_STORE_DOUBLE: memcpy(&v, field, sizeof(v)); break;
     case LP_CLI_STORE_STR: snprintf(buf, len, "%s", field); return true;
+    case LP_CLI_STORE_CHAR: snprintf(buf, len, "%c", *field); return true;
     case LP_CLI_STORE_NONE:
     case LP_CLI_STORE_TRUE: return false;
     }
@@ -177,6 +178,24 @@ static void add_flags(cJSON *j, unsigned flags)
             cJSON_AddBoolToObject(j, names[i].name, true);
 }
 
+/* The named values the row takes, in its order: the page's select list is this. */
+static void add_choices(cJSON *j, const struct lp_cli_opt *o)
+{
+    struct lp_cli_choice c;
+    cJSON *list, *e;
+    size_t i;
+
+    if (!o->choices)
+        return;
+    list = cJSON_AddArrayToObject(j, "choices");
+    for (i = 0; list && o->choices(i, &c); i++) {
+        e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "value", c.value);
+        cJSON_AddStringToObject(e, "label", c.label);
+        cJSON_AddItemToArray(list, e);
+    }
+}
+
 static cJSON *option_json(const struct lp_cli_opt *o, const struct situations *s)
 {
     cJSON *j = cJSON_CreateObject();
@@ -198,6 +217,7 @@ static cJSON *option_json(const struct lp_cli_opt *o, const struct situations *s
         add_range(j, o);
     else if ((o->arg == LP_CLI_ARG_STRING || o->arg == LP_CLI_ARG_OPTIONAL) && o->max > 0)
         cJSON_AddNumberToObject(j, "max_length", o->max);
+    add_choices(j, o);
     add_flags(j, o->flags);
     add_defaults(j, o, s);
     return j;

@@ -9,8 +9,10 @@
  *    "options": [{"name", "letter", "label", "kind", "mode", "metavar", "help",
  *                 numeric kinds: "min", "max", "zero_ok", "range", "expects", "base",
  *                 "narrow": {"case", "min", "max", "range", "suffix"}, "burst": {...},
- *                 text kinds: "max_length"; flags: "linkperf", "implies_iperf2",
- *                 "needs_iperf2", "iperf3_only"; "default", "defaults": {situation: text}}]}
+ *                 text kinds: "max_length"; "choices": [{"value", "label"}] for a row
+ *                 that takes named values (-f, -S, --dscp: the page's select lists, in
+ *                 the row's order); flags: "linkperf", "implies_iperf2", "needs_iperf2",
+ *                 "iperf3_only"; "default", "defaults": {situation: text}}]}
  * Defaults are what the parser leaves in the row's field for a bare line of each situation
  * ("tcp", "udp-iperf2-inet6", ..., "server"), formatted as ranges are; "defaults" lists only
  * the situations whose value differs from "default" (a TCP iperf3 client's). */

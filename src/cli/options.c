@@ -32,7 +32,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
     /* ---- Server or client ---- */
     ROW_PORT(0, "server port to listen on/connect to (default 5201)"),
     {.name = "format", .letter = 'f', .arg = LP_CLI_ARG_STRING, .metavar = "[kmgtKMGT]",
-     GENERAL, .set = lp_cli_set_format,
+     GENERAL, .set = lp_cli_set_format, .choices = lp_cli_format_choice,
+     .store = LP_CLI_STORE_CHAR, FIELD(fmt.unit), /* written by the setter, read by optdoc.c */
      .help = "format to report: Kbits, Mbits, Gbits, Tbits (a = adaptive)",
      .man = "Unit of the Bitrate column: k, m, g, t for Kbits..Tbits per second "
             "(1000-based), K, M, G, T for KBytes..TBytes per second (1024-based), a or A "
@@ -306,11 +307,13 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "only use IPv6"},
     {.name = "tos", .letter = 'S', .arg = LP_CLI_ARG_INT, .metavar = "N", .min = 0,
      .max = 255, CLIENT, .flags = LP_CLI_F_CPREFIX, .set = lp_cli_set_tos,
+     .choices = lp_cli_value_tos_choice,
      .help = "set the IP type of service, 0-255 (decimal, 0octal, 0xhex)",
      .man = "Set the IP type of service byte, 0..255, in decimal, octal (leading 0) or "
             "hex (leading 0x): 52, 064 and 0x34 are the same."},
     {.name = "dscp", .arg = LP_CLI_ARG_STRING, .metavar = "N|name", .max = 15, CLIENT,
-     .set = lp_cli_set_dscp, .help = "set the IP DSCP value, 0-63 or symbolic (AF11, EF...)",
+     .set = lp_cli_set_dscp, .choices = lp_cli_value_dscp_choice,
+     .help = "set the IP DSCP value, 0-63 or symbolic (AF11, EF...)",
      .man = "Set the DSCP, 0..63 (decimal, octal or hex as for -S) or a name: CS0..CS7, "
             "AF11..AF43, EF, VA. The TOS byte becomes DSCP << 2."},
     {.name = "zerocopy", .letter = 'Z', FLAG(spec.zerocopy), CLIENT,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "cli/config.h"
+#include "cli/values.h"
 
 #define LP_CLI_BURST_MAX 1000 /* iperf3's limit on -b RATE/BURST */
 #define LP_CLI_PPS_MAX 10000000.0   /* iperf2 -b Npps: packets per second */
@@ -109,6 +110,7 @@ enum lp_cli_store {
     LP_CLI_STORE_INT,
     LP_CLI_STORE_DOUBLE,
     LP_CLI_STORE_STR,    /* char[size], NUL-terminated; max length checked first */
+    LP_CLI_STORE_CHAR,   /* char = the argument's first character (-f's letter) */
 };
 
 /* A parsed argument, handed to a row's setter. */
@@ -138,6 +140,8 @@ struct lp_cli_opt {
     enum lp_cli_store store;
     size_t off, size;       /* field in struct lp_cli_config for store */
     lp_cli_set_fn set;      /* custom handling, or NULL */
+    lp_cli_choice_fn choices; /* the named values it takes, as the page lists them; NULL:
+                               * none (a -S or --dscp number is still taken besides them) */
     const char *help;       /* one line for --help */
     const char *man;        /* man page paragraph (NULL = help) */
 };

@@ -187,6 +187,7 @@ static int store(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
     case LP_CLI_STORE_INT: want = sizeof(int); break;
     case LP_CLI_STORE_DOUBLE: want = sizeof(double); break;
     case LP_CLI_STORE_STR: want = o->size; break;
+    case LP_CLI_STORE_CHAR: want = sizeof(char); break;
     case LP_CLI_STORE_NONE: return lp_cli_fail(st, o, "has no handler (table bug)");
     }
     if (o->size != want || (o->store == LP_CLI_STORE_STR && o->max >= (double)o->size))
@@ -200,6 +201,7 @@ static int store(struct lp_cli_parse_state *st, const struct lp_cli_opt *o,
     case LP_CLI_STORE_INT: { int i = (int)v->num; memcpy(field, &i, sizeof(i)); break; }
     case LP_CLI_STORE_DOUBLE: memcpy(field, &v->num, sizeof(v->num)); break;
     case LP_CLI_STORE_STR: snprintf(field, o->size, "%s", v->text); break;
+    case LP_CLI_STORE_CHAR: *field = v->text[0]; break;
     case LP_CLI_STORE_NONE: break;
     }
     return 0;

@@ -61,14 +61,44 @@ LP_CLI_SETTER(lp_cli_set_bind)
                              cfg->spec.bind_dev, LP_CLI_DEV_LEN, err);
 }
 
+/* -f: iperf3's letters, lower case bits/s (1000-based) and upper case Bytes/s (1024-based),
+ * then adaptive a (the default: lp_cli_config_init) and A; in the order the message names
+ * them. The page's list is this one (lp_cli_format_choice). */
+static const struct {
+    char letter;
+    const char *label;
+} formats[] = {
+    {'k', "Kbits/s"},  {'m', "Mbits/s"},  {'g', "Gbits/s"},  {'t', "Tbits/s"},
+    {'K', "KBytes/s"}, {'M', "MBytes/s"}, {'G', "GBytes/s"}, {'T', "TBytes/s"},
+    {'a', "adaptive bits"}, {'A', "adaptive Bytes"},
+};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+bool lp_cli_format_choice(size_t i, struct lp_cli_choice *c)
+{
+    if (i >= NFORMATS)
+        return false;
+    snprintf(c->value, sizeof(c->value), "%c", formats[i].letter);
+    snprintf(c->label, sizeof(c->label), "%s", formats[i].label);
+    return true;
+}
+
 LP_CLI_SETTER(lp_cli_set_format)
 {
+    char letters[2 * NFORMATS]; /* "k m g ... A" */
+    size_t i;
+
     (void)opt;
-    if (strlen(v->text) != 1 || !strchr("kmgtKMGTaA", v->text[0]))
-        return lp_cli_err_set(err, "option -f/--format: '%s' is not a format "
-                              "(one of k m g t K M G T a A)", v->text);
-    cfg->fmt.unit = v->text[0];
-    return 0;
+    for (i = 0; i < NFORMATS; i++) {
+        if (v->text[0] == formats[i].letter && v->text[1] == '\0') {
+            cfg->fmt.unit = v->text[0];
+            return 0;
+        }
+        letters[2 * i] = formats[i].letter;
+        letters[2 * i + 1] = i + 1 < NFORMATS ? ' ' : '\0';
+    }
+    return lp_cli_err_set(err, "option -f/--format: '%s' is not a format (one of %s)", v->text,
+                          letters);
 }
 
 LP_CLI_SETTER(lp_cli_set_udp)

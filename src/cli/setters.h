@@ -50,6 +50,9 @@ LP_CLI_SETTER(lp_cli_set_mss2);
 LP_CLI_SETTER(lp_cli_set_fq_rate2);
 LP_CLI_SETTER(lp_cli_set_single_client);
 
+/* The letters -f takes (default spelling), for the options document. */
+bool lp_cli_format_choice(size_t i, struct lp_cli_choice *c);
+
 /* "host%dev" -> host and device (iperf3 and iperf2 read it the same way). */
 int lp_cli_split_host(const struct lp_cli_opt *opt, const char *text, char *host,
                       size_t hostlen, char *dev, size_t devlen, struct lp_cli_err *err);

@@ -82,14 +82,23 @@ int lp_cli_value_num(const char *s, double *out)
     return 0;
 }
 
+/* The number at the start of s times mult, truncated toward zero as iperf3's unit_atoi and
+ * 2.1.8's byte_atoi do; -1 when that is not finite. */
+static int scaled(const char *s, double mult, double *out)
+{
+    double v = strtod(s, NULL) * mult;
+
+    if (!isfinite(v))
+        return -1;
+    *out = trunc(v);
+    return 0;
+}
+
 int lp_cli_value_units(const char *s, unsigned base, double *out)
 {
-    double v, mult = 1.0;
-    size_t n;
+    double mult = 1.0;
+    size_t n = s ? scan_decimal(s, true) : 0;
 
-    if (!s || !*s)
-        return -1;
-    n = scan_decimal(s, true);
     if (n == 0)
         return -1;
     if (s[n] != '\0') {
@@ -103,21 +112,14 @@ int lp_cli_value_units(const char *s, unsigned base, double *out)
         default: return -1;
         }
     }
-    v = strtod(s, NULL) * mult;
-    if (!isfinite(v))
-        return -1;
-    *out = trunc(v);
-    return 0;
+    return scaled(s, mult, out);
 }
 
 int lp_cli_value_units2(const char *s, double *out)
 {
-    double v, mult = 1.0;
-    size_t n;
+    double mult = 1.0;
+    size_t n = s ? scan_decimal(s, true) : 0;
 
-    if (!s || !*s)
-        return -1;
-    n = scan_decimal(s, true);
     if (n == 0)
         return -1;
     if (s[n] != '\0') {
@@ -140,11 +142,7 @@ int lp_cli_value_units2(const char *s, double *out)
         if (*tail != '\0')
             return -1;
     }
-    v = strtod(s, NULL) * mult;
-    if (!isfinite(v))
-        return -1;
-    *out = trunc(v);
-    return 0;
+    return scaled(s, mult, out);
 }
 
 struct dscp_name {
@@ -159,6 +157,15 @@ static const struct dscp_name dscp_names[] = {
     {"AF22", 20}, {"AF23", 22}, {"AF31", 26}, {"AF32", 28}, {"AF33", 30}, {"AF41", 34},
     {"AF42", 36}, {"AF43", 38}, {"EF", 46},   {"VA", 44},
 };
+
+bool lp_cli_value_dscp_choice(size_t i, struct lp_cli_choice *c)
+{
+    if (i >= sizeof(dscp_names) / sizeof(dscp_names[0]))
+        return false;
+    snprintf(c->value, sizeof(c->value), "%s", dscp_names[i].name);
+    snprintf(c->label, sizeof(c->label), "%s (%d)", dscp_names[i].name, dscp_names[i].value);
+    return true;
+}
 
 int lp_cli_value_dscp(const char *s, int *dscp)
 {
@@ -179,13 +186,34 @@ int lp_cli_value_dscp(const char *s, int *dscp)
     return 0;
 }
 
-/* iperf2's names: the DSCP code points shifted into the TOS byte, and RFC 1349's TOS bits.
- * iperf 2.1.8 writes le, nqb and nqb2 unshifted (0x1, 0x5, 0x2d), which puts them in the
- * ECN bits; linkperf sends the code points they name. */
+/* RFC 1349's TOS values: the RFC's names label the default spelling's -S list, and iperf2's
+ * -S takes its own names for three of them (it has none for minimize cost). */
+static const struct {
+    int value;
+    const char *rfc1349;
+    const char *iperf2;
+} tos_rfc1349[] = {
+    {0x02, "Minimize-Cost", NULL},
+    {0x04, "Maximize-Reliability", "reliability"},
+    {0x08, "Maximize-Throughput", "throughput"},
+    {0x10, "Minimize-Delay", "lowdelay"},
+};
+
+bool lp_cli_value_tos_choice(size_t i, struct lp_cli_choice *c)
+{
+    if (i >= sizeof(tos_rfc1349) / sizeof(tos_rfc1349[0]))
+        return false;
+    snprintf(c->value, sizeof(c->value), "0x%02x", (unsigned)tos_rfc1349[i].value);
+    snprintf(c->label, sizeof(c->label), "%s (%s)", tos_rfc1349[i].rfc1349, c->value);
+    return true;
+}
+
+/* iperf2's other names: the DSCP code points shifted into the TOS byte. iperf 2.1.8 writes
+ * le, nqb and nqb2 unshifted (0x1, 0x5, 0x2d), which puts them in the ECN bits; linkperf
+ * sends the code points they name. */
 static const struct dscp_name tos2_names[] = {
     {"le", 1 << 2},    {"nqb", 5 << 2},   {"nqb2", 45 << 2},  {"ac_be", 0},
-    {"ac_bk", 8 << 2}, {"ac_vi", 32 << 2}, {"ac_vo", 46 << 2}, {"lowdelay", 0x10},
-    {"throughput", 0x08}, {"reliability", 0x04},
+    {"ac_bk", 8 << 2}, {"ac_vi", 32 << 2}, {"ac_vo", 46 << 2},
 };
 
 int lp_cli_value_tos2(const char *s, int *tos)
@@ -200,6 +228,12 @@ int lp_cli_value_tos2(const char *s, int *tos)
     for (i = 0; i < sizeof(tos2_names) / sizeof(tos2_names[0]); i++) {
         if (strcasecmp(s, tos2_names[i].name) == 0) {
             *tos = tos2_names[i].value;
+            return 0;
+        }
+    }
+    for (i = 0; i < sizeof(tos_rfc1349) / sizeof(tos_rfc1349[0]); i++) {
+        if (tos_rfc1349[i].iperf2 && strcasecmp(s, tos_rfc1349[i].iperf2) == 0) {
+            *tos = tos_rfc1349[i].value;
             return 0;
         }
     }

@@ -30,9 +30,23 @@ int lp_cli_value_units(const char *s, unsigned base, double *out);
  * means nothing (2.1.8 reads bytes either way: "512.0B" is 512, "10MB" 10485760). Truncated
  * to an integer like 2.1.8's byte_atoi. */
 int lp_cli_value_units2(const char *s, double *out);
+/* One entry of a list of named values an option takes (the page's select lists, through the
+ * options document): the text the option is given and what a person reads for it. */
+struct lp_cli_choice {
+    char value[16];
+    char label[48];
+};
+/* Writes a list's i-th entry to *c; false past its end. */
+typedef bool (*lp_cli_choice_fn)(size_t i, struct lp_cli_choice *c);
+
 /* --dscp: a number 0..63 (C prefixes allowed) or a name (AF11..AF43, CS0..CS7, EF, VA),
  * case-insensitive. Returns 0, -1 when malformed, -2 when a number is out of range. */
 int lp_cli_value_dscp(const char *s, int *dscp);
+/* The names --dscp takes, in order, labelled with their code point: "AF41", "AF41 (34)". */
+bool lp_cli_value_dscp_choice(size_t i, struct lp_cli_choice *c);
+/* RFC 1349's TOS values as the default spelling's -S takes them: "0x10",
+ * "Minimize-Delay (0x10)". */
+bool lp_cli_value_tos_choice(size_t i, struct lp_cli_choice *c);
 
 /* iperf2 -S: a number 0..255 (C prefixes allowed) or one of iperf2's names (af11..af43,
  * cs0..cs7, ef, le, nqb, nqb2, ac_be, ac_bk, ac_vi, ac_vo, lowdelay, throughput,

@@ -197,8 +197,7 @@ static void csv_record(struct lp_fmt *base, const struct lp_record *rec)
         on_error(f, &rec->u.error);
         break;
     case LP_REC_DEBUG:
-        if (rec->u.debug.message)
-            lp_fmt_lines_printf(&f->lines, LP_OUT_STDERR, false, "linkperf: debug: %s", rec->u.debug.message);
+        lp_fmt_lines_debug(&f->lines, &rec->u.debug);
         break;
     case LP_REC_LISTENING:
     case LP_REC_CONNECTING:
@@ -224,10 +223,7 @@ struct lp_fmt *lp_fmt_csv_new(const struct lp_fmt_opts *opts, const struct lp_ou
 
     if (!f)
         return NULL;
-    if (opts)
-        f->opts = *opts;
-    f->opts.title = NULL;
-    lp_fmt_lines_init(&f->lines, NULL, out);
+    lp_fmt_lines_init(&f->lines, &f->opts, opts, out, false);
     f->base.ops = &csv_ops;
     return &f->base;
 }

@@ -5,21 +5,21 @@
 #include <stdio.h>
 #include <time.h>
 
-void lp_fmt_lines_init(struct lp_fmt_lines *l, const struct lp_fmt_opts *opts,
-                       const struct lp_out *out)
+void lp_fmt_lines_init(struct lp_fmt_lines *l, struct lp_fmt_opts *own,
+                       const struct lp_fmt_opts *opts, const struct lp_out *out, bool prefixed)
 {
+    *own = opts ? *opts : (struct lp_fmt_opts){.unit = 'a'};
     l->out = out ? *out : (struct lp_out){0};
     l->stamp_format[0] = '\0';
     l->title[0] = '\0';
     l->wall = 0;
-    if (!opts)
-        return;
     /* iperf3's default prefix is the locale's date and time and a space. */
-    if (opts->timestamps)
+    if (prefixed && own->timestamps)
         snprintf(l->stamp_format, sizeof(l->stamp_format), "%s",
-                 opts->timestamp_format[0] ? opts->timestamp_format : "%c ");
-    if (opts->title)
-        snprintf(l->title, sizeof(l->title), "%s", opts->title);
+                 own->timestamp_format[0] ? own->timestamp_format : "%c ");
+    if (prefixed && own->title)
+        snprintf(l->title, sizeof(l->title), "%s", own->title);
+    own->title = NULL;
 }
 
 void lp_fmt_lines_write(const struct lp_fmt_lines *l, enum lp_out_channel ch, const char *s,
@@ -75,4 +75,10 @@ void lp_fmt_lines_printf(const struct lp_fmt_lines *l, enum lp_out_channel ch, b
     va_start(ap, fmt);
     lp_fmt_lines_vprintf(l, ch, titled, fmt, ap);
     va_end(ap);
+}
+
+void lp_fmt_lines_debug(const struct lp_fmt_lines *l, const struct lp_rec_debug *d)
+{
+    if (d->message)
+        lp_fmt_lines_printf(l, LP_OUT_STDERR, false, "linkperf: debug: %s", d->message);
 }

@@ -19,10 +19,12 @@ struct lp_fmt_lines {
     double wall;               /* wall clock of the record being formatted; 0 = now */
 };
 
-/* opts NULL: lines without prefixes (CSV). The title is copied: opts->title may not
- * outlive the call. */
-void lp_fmt_lines_init(struct lp_fmt_lines *l, const struct lp_fmt_opts *opts,
-                       const struct lp_out *out);
+/* A line look's start, the same for each: its own options *own = *opts (opts NULL: unit
+ * 'a'), the lines' prefixes from them when prefixed (CSV: none, its lines carry their own
+ * time), and own->title NULL afterwards: the lines keep a copy of the title, opts->title may
+ * not outlive the call. */
+void lp_fmt_lines_init(struct lp_fmt_lines *l, struct lp_fmt_opts *own,
+                       const struct lp_fmt_opts *opts, const struct lp_out *out, bool prefixed);
 /* Raw bytes, no prefix (a block written as it is, a line built by the caller). */
 void lp_fmt_lines_write(const struct lp_fmt_lines *l, enum lp_out_channel ch, const char *s,
                         size_t n);
@@ -38,5 +40,8 @@ __attribute__((format(printf, 4, 5)))
 #endif
 void lp_fmt_lines_printf(const struct lp_fmt_lines *l, enum lp_out_channel ch, bool titled,
                          const char *fmt, ...);
+
+/* A debug record (-d) as every line look prints it: one untitled line on stderr. */
+void lp_fmt_lines_debug(const struct lp_fmt_lines *l, const struct lp_rec_debug *d);
 
 #endif

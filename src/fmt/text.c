@@ -227,8 +227,7 @@ static void text_record(struct lp_fmt *base, const struct lp_record *rec)
         on_error(f, &rec->u.error);
         break;
     case LP_REC_DEBUG:
-        if (rec->u.debug.message)
-            err_line(f, "linkperf: debug: %s", rec->u.debug.message);
+        lp_fmt_lines_debug(&f->lines, &rec->u.debug);
         break;
     case LP_REC_LEG_END:
         break; /* iperf3's look summarises at END */
@@ -255,12 +254,7 @@ struct lp_fmt *lp_fmt_text_new(const struct lp_fmt_opts *opts, const struct lp_o
 
     if (!f)
         return NULL;
-    if (opts)
-        f->opts = *opts;
-    else
-        f->opts.unit = 'a';
-    lp_fmt_lines_init(&f->lines, &f->opts, out);
-    f->opts.title = NULL; /* borrowed: the lines keep their copy */
+    lp_fmt_lines_init(&f->lines, &f->opts, opts, out, true);
     f->base.ops = &text_ops;
     return &f->base;
 }

@@ -483,8 +483,7 @@ static void text2_record(struct lp_fmt *base, const struct lp_record *rec)
         on_error(f, &rec->u.error);
         break;
     case LP_REC_DEBUG:
-        if (rec->u.debug.message)
-            err_line(f, "linkperf: debug: %s", rec->u.debug.message);
+        lp_fmt_lines_debug(&f->lines, &rec->u.debug);
         break;
     case LP_REC_DONE:
         break; /* iperf2 prints nothing more */
@@ -507,12 +506,7 @@ struct lp_fmt *lp_fmt_text2_new(const struct lp_fmt_opts *opts, const struct lp_
 
     if (!f)
         return NULL;
-    if (opts)
-        f->opts = *opts;
-    else
-        f->opts.unit = 'a';
-    lp_fmt_lines_init(&f->lines, &f->opts, out);
-    f->opts.title = NULL; /* borrowed: the lines keep their copy */
+    lp_fmt_lines_init(&f->lines, &f->opts, opts, out, true);
     f->base.ops = &text2_ops;
     return &f->base;
 }

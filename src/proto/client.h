@@ -1,8 +1,10 @@
-/* The client entry points of each dialect; client.c picks one from spec->dialect. */
+/* The client entry points of each dialect; client.c picks one from spec->dialect and holds
+ * the socket plumbing both dialects' clients share. */
 #ifndef LP_CLIENT_INT_H
 #define LP_CLIENT_INT_H
 
 #include "linkperf/engine.h"
+#include "net/sock.h"
 
 struct i3client;
 /* NULL with the reason in err on failure (as lp_client_new). */
@@ -17,5 +19,12 @@ struct i2client *i2c_new(const struct lp_spec *spec, const struct lp_sink *sink,
 int i2c_run(struct i2client *c);
 void i2c_stop(struct i2client *c);
 void i2c_free(struct i2client *c);
+
+/* A data connection of a client's stream n to server, with the spec's socket options, bound
+ * to -B and to --cport + n when they are given (both dialects number their streams' ports
+ * from --cport). A blocking fd, or a negative errno or LP_E* code. TCP: connected within
+ * --connect-timeout; UDP: connect()ed, nothing sent yet. */
+int lp_client_tcp_stream(const struct lp_spec *spec, const struct lp_addr *server, unsigned n);
+int lp_client_udp_stream(const struct lp_spec *spec, const struct lp_addr *server, unsigned n);
 
 #endif

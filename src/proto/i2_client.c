@@ -440,18 +440,6 @@ static void header_for(const struct i2client *c, struct lp_i2_header *h)
     h->rate_bps = sp->rate_bps;
 }
 
-static int bind_for(struct i2client *c, unsigned n, struct lp_addr *out, bool *use)
-{
-    char err[128];
-    *use = c->spec.bind_addr[0] || c->spec.cport;
-    if (!*use)
-        return 0;
-    enum lp_family fam = c->server.ss.ss_family == AF_INET6 ? LP_FAMILY_INET6 : LP_FAMILY_INET;
-    uint16_t port = c->spec.cport ? (uint16_t)(c->spec.cport + n) : 0;
-    return lp_sock_resolve(c->spec.bind_addr[0] ? c->spec.bind_addr : NULL, port, fam,
-                           c->udp ? SOCK_DGRAM : SOCK_STREAM, true, out, err, sizeof(err));
-}
-
 static void emit_connecting(struct i2client *c, int fd)
 {
     struct lp_record rec = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_CLIENT, .test_id = 1};
@@ -465,14 +453,25 @@ static void emit_connecting(struct i2client *c, int fd)
     lp_engine_emit(&c->eng, &rec);
 }
 
+/* A connection's flows: the one its direction names and, with --full-duplex, a receiving
+ * one on a dup of the socket (one flow per direction, as the run counts them). */
+static int add_flows(struct i2client *c, int fd)
+{
+    enum lp_dir dir = c->spec.dir;
+    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false, 0);
+    if (!f)
+        return -ENOMEM;
+    if (dir == LP_DIR_BIDIR) {
+        int dfd = dup(fd);
+        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false, rs_of(f)->conn.sid.id))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 static int open_tcp(struct i2client *c, unsigned n)
 {
-    struct lp_addr b;
-    bool use;
-    int err = bind_for(c, n, &b, &use);
-    if (err < 0)
-        return err;
-    int fd = lp_sock_connect(&c->server, use ? &b : NULL, SOCK_STREAM, &c->spec, c->spec.connect_timeout_ms);
+    int fd = lp_client_tcp_stream(&c->spec, &c->server, n);
     if (fd < 0)
         return fd;
     if (!c->spec.iperf2.compat) {
@@ -488,38 +487,22 @@ static int open_tcp(struct i2client *c, unsigned n)
             close(fd);
             return -EINVAL;
         }
-        err = lp_i3_write_all(fd, hdr, hl, 10000);
+        int err = lp_i3_write_all(fd, hdr, hl, 10000);
         if (err < 0) {
             close(fd);
             return err;
         }
     }
     DBG(c, "TCP stream %u connected%s", n + 1, c->spec.iperf2.compat ? " (no header: -C)" : ", header sent");
-    enum lp_dir dir = c->spec.dir;
-    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false, 0);
-    if (!f)
-        return -ENOMEM;
-    if (dir == LP_DIR_BIDIR) {
-        int dfd = dup(fd);
-        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false, rs_of(f)->conn.sid.id))
-            return -ENOMEM;
-    }
-    return 0;
+    return add_flows(c, fd);
 }
 
 static int open_udp(struct i2client *c, unsigned n)
 {
-    struct lp_addr b;
-    bool use;
-    const char *what = NULL;
-    int err = bind_for(c, n, &b, &use);
-    if (err < 0)
-        return err;
-    int fd = socket(c->server.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int fd = lp_client_udp_stream(&c->spec, &c->server, n);
     if (fd < 0)
-        return -errno;
-    if ((err = lp_sock_apply_spec(fd, &c->spec, SOCK_DGRAM, &what)) < 0)
-        goto fail;
+        return fd;
+    /* --ttl: used only when a datagram goes out, so it may come after connect(). */
     if (c->spec.iperf2.mcast_ttl > 0) {
         int ttl = c->spec.iperf2.mcast_ttl;
         if (c->server.ss.ss_family == AF_INET6)
@@ -527,27 +510,7 @@ static int open_udp(struct i2client *c, unsigned n)
         else
             setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof(ttl));
     }
-    if (use && bind(fd, (struct sockaddr *)&b.ss, b.len) < 0) {
-        err = -errno;
-        goto fail;
-    }
-    if (connect(fd, (struct sockaddr *)&c->server.ss, c->server.len) < 0) {
-        err = -errno;
-        goto fail;
-    }
-    enum lp_dir dir = c->spec.dir;
-    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false, 0);
-    if (!f)
-        return -ENOMEM;
-    if (dir == LP_DIR_BIDIR) {
-        int dfd = dup(fd);
-        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false, rs_of(f)->conn.sid.id))
-            return -ENOMEM;
-    }
-    return 0;
-fail:
-    close(fd);
-    return err;
+    return add_flows(c, fd);
 }
 
 /* -R over UDP: the server learns of us from our header datagram; repeat it until data flows. */

@@ -97,29 +97,12 @@ static void on_step_timeout(struct lp_timer *t)
 
 /* ---- stream setup (blocking, before the test runs) ---- */
 
-static int bind_addr_for(struct i3client *c, unsigned n, struct lp_addr *out, bool *use)
-{
-    char err[128];
-    *use = c->spec.bind_addr[0] || c->spec.cport;
-    if (!*use)
-        return 0;
-    enum lp_family fam = c->server.ss.ss_family == AF_INET6 ? LP_FAMILY_INET6 : LP_FAMILY_INET;
-    uint16_t port = c->spec.cport ? (uint16_t)(c->spec.cport + n) : 0;
-    return lp_sock_resolve(c->spec.bind_addr[0] ? c->spec.bind_addr : NULL, port, fam, SOCK_STREAM, true, out,
-                           err, sizeof(err));
-}
-
 static int open_tcp_stream(struct i3client *c, unsigned n)
 {
-    struct lp_addr b;
-    bool use_bind;
-    int err = bind_addr_for(c, n, &b, &use_bind);
-    if (err < 0)
-        return err;
-    int fd = lp_sock_connect(&c->server, use_bind ? &b : NULL, SOCK_STREAM, &c->spec, c->spec.connect_timeout_ms);
+    int fd = lp_client_tcp_stream(&c->spec, &c->server, n);
     if (fd < 0)
         return fd;
-    err = lp_i3_write_all(fd, c->cookie, LP_I3_COOKIE_SIZE, LP_CLIENT_STEP_TIMEOUT_MS);
+    int err = lp_i3_write_all(fd, c->cookie, LP_I3_COOKIE_SIZE, LP_CLIENT_STEP_TIMEOUT_MS);
     if (err < 0 || !lp_run_add_stream(&c->run, fd, n)) {
         close(fd);
         return err < 0 ? err : -ENOMEM;
@@ -138,25 +121,10 @@ static bool is_reply(const uint8_t b[4])
 
 static int open_udp_stream(struct i3client *c, unsigned n)
 {
-    struct lp_addr b;
-    bool use_bind;
-    const char *what = NULL;
-    int err = bind_addr_for(c, n, &b, &use_bind);
-    if (err < 0)
-        return err;
-    int fd = socket(c->server.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int err;
+    int fd = lp_client_udp_stream(&c->spec, &c->server, n);
     if (fd < 0)
-        return -errno;
-    if ((err = lp_sock_apply_spec(fd, &c->spec, SOCK_DGRAM, &what)) < 0)
-        goto fail;
-    if (use_bind && bind(fd, (struct sockaddr *)&b.ss, b.len) < 0) {
-        err = -errno;
-        goto fail;
-    }
-    if (connect(fd, (struct sockaddr *)&c->server.ss, c->server.len) < 0) {
-        err = -errno;
-        goto fail;
-    }
+        return fd;
     uint8_t hello[4];
     lp_i3_put_u32(hello, LP_I3_UDP_HELLO);
     if (send(fd, hello, 4, 0) != 4) {

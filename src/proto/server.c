@@ -386,6 +386,33 @@ bool srv_own_endpoint(const struct lp_server *s, const struct sockaddr_storage *
     return false;
 }
 
+/* An accepted connection that has not said what it is yet: on the loop, at the head of the
+ * pending list, with the classify deadline. NULL (fd left to the caller) when there is no
+ * memory or the loop refuses it. tests/fuzz/fuzz_server_classify.c starts its input here. */
+static struct pending *pending_new(struct lp_server *s, int fd)
+{
+    struct pending *p = calloc(1, sizeof(*p));
+
+    if (!p)
+        return NULL;
+    p->srv = s;
+    p->h.fd = fd;
+    p->h.fn = on_pending_io;
+    p->seq = ++s->seq;
+    lp_timer_init(&p->timer, on_pending_timeout);
+    if (lp_loop_add(&s->eng.loop, &p->h, EPOLLIN) < 0) {
+        free(p);
+        return NULL;
+    }
+    p->next = s->pendings;
+    if (s->pendings)
+        s->pendings->prev = p;
+    s->pendings = p;
+    s->npending++;
+    lp_timer_arm(&s->eng.loop, &p->timer, lp_now_ns() + LP_SRV_CLASSIFY_TIMEOUT_MS * LP_NS_PER_MS);
+    return p;
+}
+
 static void on_accept(struct lp_handler *h, uint32_t events)
 {
     struct srv_listener *l = lp_container_of(h, struct srv_listener, tcp_h);
@@ -416,27 +443,10 @@ static void on_accept(struct lp_handler *h, uint32_t events)
             SRV_DBG(s, 0, "%u connections have not identified themselves; dropping the oldest", s->npending);
             pending_drop(old, true);
         }
-        struct pending *p = calloc(1, sizeof(*p));
-        if (!p) {
+        if (!pending_new(s, fd)) {
             close(fd);
             continue;
         }
-        p->srv = s;
-        p->h.fd = fd;
-        p->h.fn = on_pending_io;
-        p->seq = ++s->seq;
-        lp_timer_init(&p->timer, on_pending_timeout);
-        if (lp_loop_add(&s->eng.loop, &p->h, EPOLLIN) < 0) {
-            close(fd);
-            free(p);
-            continue;
-        }
-        p->next = s->pendings;
-        if (s->pendings)
-            s->pendings->prev = p;
-        s->pendings = p;
-        s->npending++;
-        lp_timer_arm(&s->eng.loop, &p->timer, lp_now_ns() + LP_SRV_CLASSIFY_TIMEOUT_MS * LP_NS_PER_MS);
         arm_idle(s);
     }
 }

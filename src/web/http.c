@@ -20,12 +20,12 @@
 #include "linkperf/record.h"
 #include "net/sock.h"
 #include "web/assets.h"
+#include "web/body.h"
 #include "web/bus.h"
 #include "web/gate.h"
 #include "store/store.h"
 #include "web/runs.h"
 
-#define BODY_MAX (64u * 1024u)     /* a POST body */
 /* A comment line this often: a stream whose page has gone finds out at its next write, so its
  * thread (and its place under the connection limits) is freed within a second or two. */
 #define SSE_KEEPALIVE_MS 1000
@@ -176,31 +176,6 @@ static const char *post_problem(const struct lp_web *w, struct MHD_Connection *c
 
 /* ---- API ---- */
 
-/* {"id": N} with 1 <= N < max: N, else 0. */
-static double id_in(cJSON *body, double max)
-{
-    cJSON *id = cJSON_GetObjectItemCaseSensitive(body, "id");
-
-    return cJSON_IsNumber(id) && id->valuedouble >= 1 && id->valuedouble < max
-               ? id->valuedouble : 0;
-}
-
-/* {"args":[strings]} -> argv (pointers into the parsed JSON, which the caller frees). */
-static int args_of(cJSON *body, char **argv, int max)
-{
-    cJSON *a = cJSON_GetObjectItemCaseSensitive(body, "args"), *e;
-    int n = 0;
-
-    if (!cJSON_IsArray(a))
-        return -1;
-    cJSON_ArrayForEach(e, a) {
-        if (!cJSON_IsString(e) || n >= max)
-            return -1;
-        argv[n++] = e->valuestring;
-    }
-    return n;
-}
-
 /* Takes body. {"name", "args"} to save, {"name"} to delete. A name is 1..64 bytes of
  * printable text; args what /api/run takes. */
 static enum MHD_Result api_profile_change(struct lp_web *w, struct MHD_Connection *c,
@@ -209,26 +184,21 @@ static enum MHD_Result api_profile_change(struct lp_web *w, struct MHD_Connectio
     cJSON *name = cJSON_GetObjectItemCaseSensitive(body, "name");
     char *argv[LP_WEB_ARGS_MAX + 1];
     enum MHD_Result ret;
-    const char *p;
+    const char *problem;
     int rc = -1;
 
     if (!w->store) {
         cJSON_Delete(body);
         return reply_error(c, 404, "history is off (--no-history): no profiles", NULL);
     }
-    if (!cJSON_IsString(name) || !name->valuestring[0] || strlen(name->valuestring) > 64) {
+    problem = lp_web_body_name_problem(name);
+    if (problem) {
         cJSON_Delete(body);
-        return reply_error(c, 400, "name: 1 to 64 characters", NULL);
-    }
-    for (p = name->valuestring; *p; p++) {
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-            cJSON_Delete(body);
-            return reply_error(c, 400, "name: no control characters", NULL);
-        }
+        return reply_error(c, 400, problem, NULL);
     }
     if (strcmp(url, "/api/profiles/save") == 0) {
         cJSON *args = cJSON_GetObjectItemCaseSensitive(body, "args");
-        int n = args_of(body, argv, LP_WEB_ARGS_MAX), i;
+        int n = lp_web_body_args(body, argv, LP_WEB_ARGS_MAX), i;
         char *text;
         for (i = 0; i < n; i++)
             if (strlen(argv[i]) > LP_WEB_ARG_LEN_MAX)
@@ -274,7 +244,7 @@ static enum MHD_Result api_post(struct lp_web *w, struct MHD_Connection *c, cons
         return api_profile_change(w, c, url, body);
     if (strcmp(url, "/api/history/delete") == 0 || strcmp(url, "/api/stop") == 0) {
         bool history = url[5] == 'h';
-        double which = id_in(body, history ? 1e15 : 4e9);
+        double which = lp_web_body_id(body, history ? 1e15 : 4e9);
         bool ok = which > 0 &&
                   (history ? w->store && lp_store_delete(w->store, (int64_t)which) == 0
                            : lp_web_runs_stop(w->runs, (unsigned)which) == 0);
@@ -286,7 +256,7 @@ static enum MHD_Result api_post(struct lp_web *w, struct MHD_Connection *c, cons
         cJSON_AddBoolToObject(o, "ok", true);
         return reply_json(c, 200, o);
     }
-    argc = args_of(body, argv, LP_WEB_ARGS_MAX);
+    argc = lp_web_body_args(body, argv, LP_WEB_ARGS_MAX);
     if (argc <= 0) {
         cJSON_Delete(body);
         return reply_error(c, 400, "args must be a non-empty array of at most 128 strings",
@@ -479,6 +449,21 @@ static enum MHD_Result api_events(struct lp_web *w, struct MHD_Connection *c)
 
 /* ---- routing ---- */
 
+/* Every state-changing call: POST only, and only past post_problem's checks (JSON, the CSRF
+ * token, no foreign Origin). */
+static enum MHD_Result route_post(struct lp_web *w, struct MHD_Connection *c, const char *url,
+                                  struct request *rq, bool post)
+{
+    const char *problem;
+
+    if (!post)
+        return reply_error(c, 405, "method not allowed", NULL);
+    problem = post_problem(w, c);
+    if (problem)
+        return reply_error(c, 403, problem, NULL);
+    return api_post(w, c, url, rq);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -487,7 +472,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     struct request *rq = *con_cls;
     bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     const struct lp_web_asset *a;
-    const char *problem;
 
     (void)version;
     if (!rq) { /* first call: headers only */
@@ -498,7 +482,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return MHD_YES;
     }
     if (*upload_size > 0) { /* a piece of the body */
-        if (rq->len + *upload_size > BODY_MAX) {
+        if (rq->len + *upload_size > LP_WEB_BODY_MAX) {
             rq->too_big = true;
         } else {
             char *b = realloc(rq->body, rq->len + *upload_size + 1);
@@ -565,35 +549,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return s ? reply(c, 200, "application/json", s, strlen(s), MHD_RESPMEM_MUST_FREE)
                      : reply_error(c, 500, "profiles query failed", NULL);
         }
-        if (!post)
-            return reply_error(c, 405, "method not allowed", NULL);
-        problem = post_problem(w, c);
-        if (problem)
-            return reply_error(c, 403, problem, NULL);
-        return api_post(w, c, url, rq);
+        return route_post(w, c, url, rq, post);
     }
     if (strcmp(url, "/api/history") == 0 || strncmp(url, "/api/history/", 13) == 0) {
-        if (strcmp(url, "/api/history/delete") == 0) {
-            if (!post)
-                return reply_error(c, 405, "method not allowed", NULL);
-            problem = post_problem(w, c);
-            if (problem)
-                return reply_error(c, 403, problem, NULL);
-            return api_post(w, c, url, rq);
-        }
+        if (strcmp(url, "/api/history/delete") == 0)
+            return route_post(w, c, url, rq, post);
         if (!get)
             return reply_error(c, 405, "method not allowed", NULL);
         return api_history_get(w, c, url);
     }
     if (strcmp(url, "/api/check") == 0 || strcmp(url, "/api/run") == 0 ||
-        strcmp(url, "/api/stop") == 0) {
-        if (!post)
-            return reply_error(c, 405, "method not allowed", NULL);
-        problem = post_problem(w, c);
-        if (problem)
-            return reply_error(c, 403, problem, NULL);
-        return api_post(w, c, url, rq);
-    }
+        strcmp(url, "/api/stop") == 0)
+        return route_post(w, c, url, rq, post);
     return reply_error(c, 404, "not found", NULL);
 }
 

@@ -9,7 +9,8 @@
  * a reader that reads only what .want says reaches the same verdict.
  *
  * Then the reading around it (src/proto/server.c): its functions are static, so this file
- * includes server.c itself and drives its real on_pending_io() as the loop would, on one end
+ * includes server.c itself, makes the connection pending with its pending_new() as
+ * on_accept() does, and drives its real on_pending_io() as the loop would, on one end
  * of a socketpair whose other end sends the input in two segments (the first byte alone, so
  * the "fewer than 4 bytes" path runs too) and then closes. The dialects' entry points are
  * renamed to the stubs below: they do what the dialects first do with what they are handed
@@ -60,27 +61,6 @@ void fuzz_i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, 
     }
     free(copy);
     close(fd);
-}
-
-/* What on_accept() does with an accepted descriptor. */
-static struct pending *pending_new(struct lp_server *s, int fd)
-{
-    struct pending *p = calloc(1, sizeof(*p));
-    if (!p)
-        return NULL;
-    p->srv = s;
-    p->h.fd = fd;
-    p->h.fn = on_pending_io;
-    p->seq = ++s->seq;
-    lp_timer_init(&p->timer, on_pending_timeout);
-    if (lp_loop_add(&s->eng.loop, &p->h, EPOLLIN) < 0) {
-        free(p);
-        return NULL;
-    }
-    s->pendings = p;
-    s->npending = 1;
-    lp_timer_arm(&s->eng.loop, &p->timer, lp_now_ns() + LP_SRV_CLASSIFY_TIMEOUT_MS * LP_NS_PER_MS);
-    return p;
 }
 
 /* Readable events until the classifier decided or read all there is (bounded). */

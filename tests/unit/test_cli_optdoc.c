@@ -76,13 +76,14 @@ static void value_text(char *buf, size_t len, double v)
         snprintf(buf, len, "%.15g", v);
 }
 
-/* Parses "linkperf <role> [-u] <label's long form> <text>": the message, "" when accepted. */
-static void parse_one(const cJSON *o, bool udp, const char *text, char *msg, size_t len)
+/* Parses "linkperf <role> [-u] --name=<text>" (text NULL: without the option) into cfg:
+ * 0, or -1 with the message in msg. */
+static int parse_cfg(const cJSON *o, bool udp, const char *text, struct lp_cli_config *cfg,
+                     char *msg, size_t len)
 {
     char opt[8400];
     char *argv[8] = {(char *)"linkperf"};
     int argc = 1;
-    struct lp_cli_config cfg;
     struct lp_cli_err err;
 
     if (strcmp(str(o, "mode"), "server") == 0) {
@@ -93,13 +94,25 @@ static void parse_one(const cJSON *o, bool udp, const char *text, char *msg, siz
     }
     if (udp)
         argv[argc++] = (char *)"-u";
-    snprintf(opt, sizeof(opt), "--%s=%s", str(o, "name"), text);
-    argv[argc++] = opt;
+    if (text) {
+        snprintf(opt, sizeof(opt), "--%s=%s", str(o, "name"), text);
+        argv[argc++] = opt;
+    }
     argv[argc] = NULL;
-    if (lp_cli_parse(argc, argv, &cfg, &err) == 0)
+    if (lp_cli_parse(argc, argv, cfg, &err) == 0) {
         snprintf(msg, len, "%s", "");
-    else
-        snprintf(msg, len, "%s", err.msg);
+        return 0;
+    }
+    snprintf(msg, len, "%s", err.msg);
+    return -1;
+}
+
+/* The message for text, "" when accepted. */
+static void parse_one(const cJSON *o, bool udp, const char *text, char *msg, size_t len)
+{
+    struct lp_cli_config cfg;
+
+    parse_cfg(o, udp, text, &cfg, msg, len);
 }
 
 /* The parser refuses text with "option LABEL: " and the template filled with range. */
@@ -260,6 +273,59 @@ static void test_defaults(void **state)
     }
 }
 
+/* cfg as --name=text leaves it; the test fails when the parser refuses text. */
+static void parsed(const cJSON *o, const char *text, struct lp_cli_config *cfg)
+{
+    char msg[LP_CLI_ERR_MAX];
+
+    if (parse_cfg(o, false, text, cfg, msg, sizeof(msg)) < 0)
+        fail_msg("--%s %s: %s", str(o, "name"), text ? text : "(absent)", msg);
+}
+
+/* The named values the document lists (the page's select lists) are the parser's: each is
+ * taken, none twice; a label's "(N)" is the number the name stands for (--dscp AF41 leaves
+ * what --dscp 34 leaves); a row's default is one of them, and giving it changes nothing. */
+static void test_choices(void **state)
+{
+    static struct lp_cli_config with, other;
+    const cJSON *o, *c, *d;
+    size_t lists = 0;
+
+    (void)state;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "options")) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "choices");
+        const char *dflt = str(o, "default");
+        bool default_listed = dflt == NULL;
+        if (!list)
+            continue;
+        assert_true(cJSON_IsArray(list) && cJSON_GetArraySize(list) > 1);
+        cJSON_ArrayForEach(c, list) {
+            const char *v = str(c, "value"), *l = str(c, "label"), *open;
+            char number[32];
+            assert_true(v && v[0] && l && l[0]);
+            for (d = c->next; d; d = d->next)
+                assert_string_not_equal(v, str(d, "value"));
+            parsed(o, v, &with);
+            open = strrchr(l, '(');
+            if (open && sscanf(open, "(%31[^)])", number) == 1 && strcmp(number, v) != 0) {
+                parsed(o, number, &other);
+                if (memcmp(&with, &other, sizeof(with)) != 0)
+                    fail_msg("--%s %s is not --%s %s", str(o, "name"), v, str(o, "name"),
+                             number);
+            }
+            if (dflt && strcmp(v, dflt) == 0) {
+                default_listed = true;
+                parsed(o, NULL, &other);
+                assert_memory_equal(&with, &other, sizeof(with));
+            }
+        }
+        if (!default_listed)
+            fail_msg("--%s: the default %s is not among its choices", str(o, "name"), dflt);
+        lists++;
+    }
+    assert_true(lists > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_ranges_are_the_parsers),
         cmocka_unit_test(test_other_messages),
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_choices),
     };
     return cmocka_run_group_tests(tests, load, unload);
 }

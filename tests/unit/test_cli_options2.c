@@ -7,30 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <stdio.h>
-#include <string.h>
-
-#include "cli/parse.h"
-
-#define MAX_ARGS 8
-#define MAX_BAD 4
-
-struct bad {
-    const char *argv[MAX_ARGS];
-    const char *msg;
-};
-
-struct opt_case {
-    const char *name;                            /* the row's long name */
-    const char *argv[MAX_ARGS];                  /* a valid command line (NULL for rejects) */
-    int (*check)(const struct lp_cli_config *c); /* 1 when the value landed where it should */
-    struct bad bad[MAX_BAD];                     /* at least one */
-};
-
-static char s16[17], s256[257], s1024[1025];
-
-#define CHECK(id, expr) \
-    static int check_##id(const struct lp_cli_config *c) { return (expr); }
+#include "cli_cases.h"
 
 CHECK(bandwidth, c->spec.rate_bps == 10485760 && c->spec.proto == LP_PROTO_UDP)
 CHECK(trust_udp, strcmp(c->spec.trust_udp, "10.0.0.7") == 0)
@@ -428,102 +405,6 @@ static const struct bad bad_spellings[] = {
                                          "(bytes/s) suffix)"},
 };
 
-/* Run as linkperf2, so this file also covers the argv[0] rule. */
-static int parse_list(const char *const *list, struct lp_cli_config *cfg,
-                      struct lp_cli_err *err)
-{
-    char *argv[MAX_ARGS + 2];
-    int argc = 0;
-
-    argv[argc++] = (char *)"/usr/local/bin/linkperf2";
-    while (argc <= MAX_ARGS && list[argc - 1])
-        argv[argc] = (char *)list[argc - 1], argc++;
-    argv[argc] = NULL;
-    return lp_cli_parse(argc, argv, cfg, err);
-}
-
-static const struct opt_case *case_for(const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < NCASES; i++) {
-        if (strcmp(cases[i].name, name) == 0)
-            return &cases[i];
-    }
-    return NULL;
-}
-
-static void test_every_row_has_a_case(void **state)
-{
-    const struct lp_cli_table *t = lp_cli_options_iperf2();
-    size_t i, missing = 0;
-
-    (void)state;
-    for (i = 0; i < t->count; i++) {
-        const struct lp_cli_opt *o = &t->opts[i];
-        const struct opt_case *c = case_for(o->name);
-        if (!c) {
-            print_error("option --%s has no test case\n", o->name);
-            missing++;
-            continue;
-        }
-        if (!c->bad[0].msg) {
-            print_error("option --%s has no bad-value case\n", o->name);
-            missing++;
-        }
-        if (!(o->flags & LP_CLI_F_UNSUPPORTED) && !c->check) {
-            print_error("option --%s has no valid-value case\n", o->name);
-            missing++;
-        }
-    }
-    for (i = 0; i < NCASES; i++) {
-        if (!lp_cli_options_long(t, cases[i].name, strlen(cases[i].name))) {
-            print_error("test case --%s matches no row\n", cases[i].name);
-            missing++;
-        }
-    }
-    assert_int_equal(missing, 0);
-}
-
-static void test_valid_values(void **state)
-{
-    struct lp_cli_config cfg;
-    struct lp_cli_err err;
-    size_t i;
-
-    (void)state;
-    for (i = 0; i < NCASES; i++) {
-        if (!cases[i].check)
-            continue;
-        if (parse_list(cases[i].argv, &cfg, &err) != 0)
-            fail_msg("--%s: unexpected error: %s", cases[i].name, err.msg);
-        if (!cfg.iperf2)
-            fail_msg("--%s: linkperf2 did not select the iperf2 spelling", cases[i].name);
-        if (!cases[i].check(&cfg))
-            fail_msg("--%s: the value did not land in its field", cases[i].name);
-    }
-}
-
-static void test_bad_values(void **state)
-{
-    struct lp_cli_config cfg;
-    struct lp_cli_err err;
-    size_t i, j;
-
-    (void)state;
-    for (i = 0; i < NCASES; i++) {
-        for (j = 0; j < MAX_BAD && cases[i].bad[j].msg; j++) {
-            const struct bad *b = &cases[i].bad[j];
-            if (parse_list(b->argv, &cfg, &err) != -1)
-                fail_msg("--%s: bad case %zu was accepted", cases[i].name, j);
-            if (strcmp(err.msg, b->msg) != 0)
-                fail_msg("--%s: bad case %zu:\n  got  '%s'\n  want '%s'", cases[i].name, j,
-                         err.msg, b->msg);
-            assert_null(strchr(err.msg, '\n'));
-        }
-    }
-}
-
 /* iperf 2.1.8's short options (its getopt string "146b:c:def:hi:l:mn:o:p:rst:uvw:x:y:z
  * AB:CDF:H:IL:M:NP:RS:T:UVWXZ:") all have a row, with an argument exactly when iperf2's
  * takes one; none is "unknown". */
@@ -548,40 +429,16 @@ static void test_every_iperf2_letter_is_known(void **state)
     }
 }
 
-static void test_table_is_consistent(void **state)
+/* What only the iperf2 table must be (test_table_is_consistent checks what both must). */
+static void test_table_is_iperf2s(void **state)
 {
     const struct lp_cli_table *t = lp_cli_options_iperf2();
-    size_t i, j;
 
     (void)state;
     assert_true(t->iperf2);
-    assert_true(t->count <= 128);
-    for (i = 0; i < t->count; i++) {
-        const struct lp_cli_opt *o = &t->opts[i];
-        assert_non_null(o->help);
-        assert_true(o->help[0] != '\0');
-        assert_true(o->min <= o->max);
-        if (o->narrow.when != LP_CLI_WHEN_NEVER) /* narrower: inside the row's range */
-            assert_true(o->min <= o->narrow.min && o->narrow.min <= o->narrow.max &&
-                        o->narrow.max <= o->max);
-        assert_int_equal(o->flags & (LP_CLI_F_IMPLIES_IPERF2 | LP_CLI_F_NEEDS_IPERF2 |
-                                     LP_CLI_F_IPERF3_ONLY), 0);
-        if (o->arg != LP_CLI_ARG_NONE && !(o->flags & LP_CLI_F_UNSUPPORTED))
-            assert_non_null(o->metavar);
-        if (o->arg == LP_CLI_ARG_NONE)
-            assert_null(o->metavar);
-        if (!(o->flags & LP_CLI_F_UNSUPPORTED))
-            assert_true(o->set != NULL || o->store != LP_CLI_STORE_NONE);
-        if (o->store == LP_CLI_STORE_STR)
-            assert_true(o->max > 0 && o->max < (double)o->size);
-        for (j = i + 1; j < t->count; j++) {
-            assert_string_not_equal(o->name, t->opts[j].name);
-            if (o->letter)
-                assert_true(o->letter != t->opts[j].letter);
-            if (o->key)
-                assert_true(o->key != t->opts[j].key);
-        }
-    }
+    for (size_t i = 0; i < t->count; i++)
+        assert_int_equal(t->opts[i].flags & (LP_CLI_F_IMPLIES_IPERF2 | LP_CLI_F_NEEDS_IPERF2 |
+                                             LP_CLI_F_IPERF3_ONLY), 0);
 }
 
 /* The same option in both spellings (same grammar, range, store and setter) is one row of
@@ -631,12 +488,12 @@ static double spelled_value(const struct lp_cli_config *c, enum spell_field f)
 
 static void test_number_spellings(void **state)
 {
-    const struct lp_cli_table *t = lp_cli_options_iperf2();
+    const struct case_set *s = *state;
+    const struct lp_cli_table *t = s->table;
     struct lp_cli_config cfg;
     struct lp_cli_err err;
     size_t i, j;
 
-    (void)state;
     for (i = 0; i < t->count; i++) {
         bool found = false;
         if (t->opts[i].arg != LP_CLI_ARG_SIZE2)
@@ -649,40 +506,29 @@ static void test_number_spellings(void **state)
     for (i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
         const struct spelling *sp = &spellings[i];
         double got;
-        if (parse_list(sp->argv, &cfg, &err) != 0)
+        if (cases_parse(s, sp->argv, &cfg, &err) != 0)
             fail_msg("--%s %s: unexpected error: %s", sp->name, sp->argv[3], err.msg);
         got = spelled_value(&cfg, sp->field);
         if (got != sp->want)
             fail_msg("--%s case %zu: %.0f, want %.0f", sp->name, i, got, sp->want);
     }
-    for (i = 0; i < sizeof(bad_spellings) / sizeof(bad_spellings[0]); i++) {
-        const struct bad *b = &bad_spellings[i];
-        if (parse_list(b->argv, &cfg, &err) != -1)
-            fail_msg("bad spelling %zu was accepted", i);
-        if (strcmp(err.msg, b->msg) != 0)
-            fail_msg("bad spelling %zu:\n  got  '%s'\n  want '%s'", i, err.msg, b->msg);
-    }
-}
-
-static int fill_strings(void **state)
-{
-    (void)state;
-    memset(s16, 'a', sizeof(s16) - 1);
-    memset(s256, 'h', sizeof(s256) - 1);
-    memset(s1024, 'x', sizeof(s1024) - 1);
-    return 0;
+    for (i = 0; i < sizeof(bad_spellings) / sizeof(bad_spellings[0]); i++)
+        cases_expect_bad(s, &bad_spellings[i], "bad spelling", i);
 }
 
 int main(void)
 {
+    /* Run as linkperf2, so this file also covers the argv[0] rule. */
+    struct case_set set = {lp_cli_options_iperf2(), "/usr/local/bin/linkperf2", cases, NCASES};
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_row_has_a_case),
-        cmocka_unit_test(test_table_is_consistent),
+        cmocka_unit_test_prestate(test_every_row_has_a_case, &set),
+        cmocka_unit_test_prestate(test_table_is_consistent, &set),
+        cmocka_unit_test(test_table_is_iperf2s),
         cmocka_unit_test(test_shared_names_are_one_row),
         cmocka_unit_test(test_every_iperf2_letter_is_known),
-        cmocka_unit_test(test_valid_values),
-        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_number_spellings),
+        cmocka_unit_test_prestate(test_valid_values, &set),
+        cmocka_unit_test_prestate(test_bad_values, &set),
+        cmocka_unit_test_prestate(test_number_spellings, &set),
     };
-    return cmocka_run_group_tests(tests, fill_strings, NULL);
+    return cmocka_run_group_tests(tests, cases_fill_strings, NULL);
 }

@@ -11,40 +11,6 @@
 
 #include "test_fmt_text2_util.h"
 
-#define CAP "iperf2/cli_outputs.txt"
-#define CAP2 "iperf2/cli_outputs_fmt.txt"
-#define LP_TEST_DASHES "------------------------------------------------------------"
-
-static void rec_csv(void *f, const struct lp_record *r)
-{
-    lp_fmt_record(f, r);
-}
-
-static struct sc *csv_new(enum lp_role role, enum lp_proto proto, const struct lp_fmt_opts *opts)
-{
-    struct sc *s = malloc(sizeof(*s));
-    struct lp_fmt_opts o = {.unit = 'a'};
-
-    assert_non_null(s);
-    sc_setup(s, role, proto);
-    if (opts)
-        o = *opts;
-    s->f = lp_fmt_new(LP_FMT_CSV, &o, &s->out);
-    assert_non_null(s->f);
-    s->rec = rec_csv;
-    return s;
-}
-
-static void finish(struct sc *s, struct block *b)
-{
-    sc_done(s);
-    expect_block(s->k.out, b);
-    assert_int_equal(s->k.nerr, 0);
-    lp_fmt_free(s->f);
-    free(s);
-    block_free(b);
-}
-
 static void exact_sample(struct sc *s, int id, unsigned flags, double st, double en, uint64_t bytes,
                          double bps)
 {
@@ -55,7 +21,7 @@ static void exact_sample(struct sc *s, int id, unsigned flags, double st, double
 
 static void tcp_server(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -69,12 +35,12 @@ static void tcp_server(void **state)
     sc_total(s, 1, RX, 0, 1.0011, 3766878268.0, 30101853901.0);
     sc_end(s);
     block_load(&b, CAP, "tcp_csv", "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_client(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -89,7 +55,7 @@ static void tcp_client(void **state)
     sc_total(s, 1, TX | INIT, 0, 1.0017, 3766878268.0, 30084334041.0);
     sc_end(s);
     block_load(&b, CAP, "tcp_csv", "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* -e: milliseconds after the time (2.1.8's final lines say 19700101000000.000). */
@@ -100,7 +66,7 @@ static void tcp_enhanced(void **state)
     (void)state;
 
     for (int side = 0; side < 2; side++) {
-        struct sc *s = csv_new(side ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_TCP, &o);
+        struct sc *s = sc_new(LP_FMT_CSV, side ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_TCP, &o);
         bool client = side == 1;
         sc_conn(s, 1, client ? TX | INIT : RX, client ? 55578 : 25001, client ? 25001 : 55578);
         sc_start(s, 1);
@@ -114,14 +80,14 @@ static void tcp_enhanced(void **state)
             snprintf(fixed, sizeof(fixed), "20261130131550.509%s", strchr(b.line[0], ','));
             block_replace(&b, b.line[0], fixed);
         }
-        finish(s, &b);
+        sc_finish(s, &b);
     }
 }
 
 static void tcp_enhanced_intervals(void **state)
 {
     struct lp_fmt_opts o = {.unit = 'a', .enhanced = true};
-    struct sc *s = csv_new(LP_ROLE_SERVER, LP_PROTO_TCP, &o);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_SERVER, LP_PROTO_TCP, &o);
     struct block b;
     (void)state;
 
@@ -136,13 +102,13 @@ static void tcp_enhanced_intervals(void **state)
     sc_total(s, 1, RX, 0, 0.5004, 1150287932.0, 18390997573.0);
     sc_end(s);
     block_load(&b, CAP2, "tcp_csv -e with -i 0.25", "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* -P 2: one line per stream, no [SUM] line (2.1.8 prints none). */
 static void tcp_p2(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -161,12 +127,12 @@ static void tcp_p2(void **state)
     sc_total(s, 1, TX | INIT, 0, 0.5028, 928907324.0, 14781661495.0);
     sc_end(s);
     block_load(&b, CAP2, "tcp_csv -P 2 (client -i 0.25)", "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_p2_server(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -184,7 +150,7 @@ static void tcp_p2_server(void **state)
                   "20261130164608,127.0.0.1,60248,127.0.0.1,25134,1,0.0-0.5,928907324,14793431857");
     block_replace(&b, "19700101000000,127.0.0.1,60258,127.0.0.1,25134,2,0.0-0.5,1143734332,18261035915",
                   "20261130164608,127.0.0.1,60258,127.0.0.1,25134,2,0.0-0.5,1143734332,18261035915");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* -d: the data's source first, so the server's leg names the server first. */
@@ -195,7 +161,7 @@ static void tcp_dual(void **state)
 
     for (int side = 0; side < 2; side++) {
         bool client = side == 1;
-        struct sc *s = csv_new(client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+        struct sc *s = sc_new(LP_FMT_CSV, client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
         s->spec.iperf2.dual = true;
         if (client) {
             sc_conn(s, 1, TX | INIT, 42938, 25135);
@@ -223,10 +189,10 @@ static void tcp_dual(void **state)
             /* 2.1.8 printed the leg's text banner among its CSV lines. */
             block_delete(&b, "Client connecting to 127.0.0.1, TCP port 25136");
             block_delete(&b, "TCP window size: 4.00 MByte (default)");
-            block_delete(&b, LP_TEST_DASHES);
-            block_delete(&b, LP_TEST_DASHES);
+            block_delete(&b, DASHES);
+            block_delete(&b, DASHES);
         }
-        finish(s, &b);
+        sc_finish(s, &b);
     }
 }
 
@@ -238,7 +204,7 @@ static void tcp_full_duplex(void **state)
 
     for (int side = 0; side < 2; side++) {
         bool client = side == 1;
-        struct sc *s = csv_new(client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+        struct sc *s = sc_new(LP_FMT_CSV, client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
         s->spec.dir = LP_DIR_BIDIR;
         if (client) {
             sc_conn(s, 1, TX | INIT, 59206, 25138);
@@ -266,7 +232,7 @@ static void tcp_full_duplex(void **state)
         if (client) /* 2.1.8 did not know the peer of the receiving half */
             block_replace(&b, "20261130164612,127.0.0.1,25138,::,0,1,0.0-0.5,931921920,14831343705",
                           "20261130164612,127.0.0.1,25138,127.0.0.1,59206,1,0.0-0.5,931921920,14831343705");
-        finish(s, &b);
+        sc_finish(s, &b);
     }
 }
 
@@ -274,7 +240,7 @@ static void tcp_full_duplex(void **state)
 
 static void udp_server(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
     struct lp_sample *m;
     struct block b;
     (void)state;
@@ -291,12 +257,12 @@ static void udp_server(void **state)
     total_udp_rx(sc_total(s, 1, RX, 0, 1.0114, 255780, 2023087), 0.002, 0, 174);
     sc_end(s);
     block_load(&b, CAP, "udp_csv", "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void udp_client(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -318,7 +284,7 @@ static void udp_client(void **state)
     /* A sender's final line has its datagram count (2.1.8: -1 and -0.000). */
     block_replace(&b, "20261130131549,127.0.0.1,50786,127.0.0.1,25001,1,0.0-1.0,255780,2023051,0.000,0,-1,-0.000,0",
                   "20261130131549,127.0.0.1,50786,127.0.0.1,25001,1,0.0-1.0,255780,2023051,0.000,0,174,0.000,0");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* -R: the server sends, so it is the source on both ends' lines. */
@@ -329,7 +295,7 @@ static void udp_reverse(void **state)
 
     for (int side = 0; side < 2; side++) {
         bool client = side == 1;
-        struct sc *s = csv_new(client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+        struct sc *s = sc_new(LP_FMT_CSV, client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
         s->spec.dir = LP_DIR_REVERSE;
         if (client)
             sc_conn(s, 1, RX | INIT | REV, 52220, 25137);
@@ -349,7 +315,7 @@ static void udp_reverse(void **state)
             assert_string_equal(b.line[0], "19700101000000,127.0.0.1,25137,127.0.0.1,52220,1,0.0-0.5,69090,1070812,0.000,0,-1,-0.000,0");
             block_replace(&b, b.line[0], "20261130164611,127.0.0.1,25137,127.0.0.1,52220,1,0.0-0.5,69090,1070812,0.000,0,47,0.000,0");
         }
-        finish(s, &b);
+        sc_finish(s, &b);
     }
 }
 
@@ -362,7 +328,7 @@ static void udp_enhanced_intervals(void **state)
     for (int side = 0; side < 2; side++) {
         bool client = side == 1;
         unsigned fl = client ? TX | INIT : RX;
-        struct sc *s = csv_new(client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_UDP, &o);
+        struct sc *s = sc_new(LP_FMT_CSV, client ? LP_ROLE_CLIENT : LP_ROLE_SERVER, LP_PROTO_UDP, &o);
         struct lp_sample *m;
         if (client)
             sc_conn(s, 1, fl, 48967, 25139);
@@ -392,7 +358,7 @@ static void udp_enhanced_intervals(void **state)
         if (client)
             block_replace(&b, "20261130164632.759,127.0.0.1,48967,127.0.0.1,25139,1,0.0-0.5,70560,1093343,0.000,0,-1,-0.000,0",
                           "20261130164632.759,127.0.0.1,48967,127.0.0.1,25139,1,0.0-0.5,70560,1093343,0.000,0,48,0.000,0");
-        finish(s, &b);
+        sc_finish(s, &b);
     }
 }
 
@@ -471,7 +437,7 @@ static void fields_as_2_1_8(void **state)
             struct lp_fmt_opts o = {.unit = 'a', .enhanced = e == 1};
             bool udp = kinds[k][0][0] == 'u', client = kinds[k][1][0] == 'c';
             unsigned fl = client ? TX | INIT : RX;
-            struct sc *s = csv_new(client ? LP_ROLE_CLIENT : LP_ROLE_SERVER,
+            struct sc *s = sc_new(LP_FMT_CSV, client ? LP_ROLE_CLIENT : LP_ROLE_SERVER,
                                    udp ? LP_PROTO_UDP : LP_PROTO_TCP, &o);
             char *save = NULL;
             int lines = 0;
@@ -490,8 +456,7 @@ static void fields_as_2_1_8(void **state)
                 lines++;
             }
             assert_int_equal(lines, 2);
-            lp_fmt_free(s->f);
-            free(s);
+            sc_free(s);
         }
     }
 }
@@ -502,7 +467,7 @@ static void header_line(void **state)
     (void)state;
     for (int udp = 0; udp < 2; udp++) {
         struct lp_fmt_opts o = {.unit = 'a', .csv_header = true};
-        struct sc *s = csv_new(LP_ROLE_SERVER, udp ? LP_PROTO_UDP : LP_PROTO_TCP, &o);
+        struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_SERVER, udp ? LP_PROTO_UDP : LP_PROTO_TCP, &o);
         char *save = NULL, *h, *d1, *d2;
         sc_conn(s, 1, RX, 5001, 40000);
         sc_start(s, 1);
@@ -521,15 +486,14 @@ static void header_line(void **state)
                                      "bits_per_sec");
         assert_int_equal(fields(h), fields(d1));
         assert_int_equal(fields(h), udp ? 14 : 9);
-        lp_fmt_free(s->f);
-        free(s);
+        sc_free(s);
     }
 }
 
 /* Banners, debug and errors never reach stdout; a repeated START or END adds nothing. */
 static void only_data_on_stdout(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct lp_record r = {.kind = LP_REC_DEBUG};
     (void)state;
 
@@ -554,15 +518,14 @@ static void only_data_on_stdout(void **state)
     assert_string_equal(s->k.err, "linkperf: debug: header sent\n"
                                   "WARNING: did not receive ack of last datagram after 10 tries.\n"
                                   "linkperf: error - unable to connect to server: Connection refused\n");
-    lp_fmt_free(s->f);
-    free(s);
+    sc_free(s);
 }
 
 /* An iperf3-dialect UDP client has both rows after the results exchange: its own is printed.
  * A stream no START named still gets its fields (empty addresses). */
 static void iperf3_dialect_and_unknown_stream(void **state)
 {
-    struct sc *s = csv_new(LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_CSV, LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
     (void)state;
 
     s->spec.dialect = LP_DIALECT_IPERF3;
@@ -576,8 +539,7 @@ static void iperf3_dialect_and_unknown_stream(void **state)
     assert_string_equal(s->k.out,
                         "20261130120000,127.0.0.1,40000,127.0.0.1,5201,1,0.0-10.0,1310720,1048576,0.000,0,896,0.000,0\n"
                         "20261130120000,,0,,0,3,0.0-10.0,1470,1176,0.000,0,0,0.000,0\n");
-    lp_fmt_free(s->f);
-    free(s);
+    sc_free(s);
 }
 
 int main(void)

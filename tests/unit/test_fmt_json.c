@@ -15,25 +15,7 @@
 
 #include "evidence.h"
 #include "fmt/fmt.h"
-
-struct sink {
-    char *buf;
-    size_t n;
-    int writes;
-};
-
-static void sink_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
-{
-    struct sink *k = user;
-
-    assert_int_equal(ch, LP_OUT_STDOUT);
-    k->buf = realloc(k->buf, k->n + n + 1);
-    assert_non_null(k->buf);
-    memcpy(k->buf + k->n, s, n);
-    k->n += n;
-    k->buf[k->n] = '\0';
-    k->writes++;
-}
+#include "fmt_sink.h"
 
 static char *slurp(const char *name)
 {
@@ -292,8 +274,8 @@ static void read_doc(struct replay *r, const cJSON *doc)
 
 static char *replay_doc(struct replay *r, bool stream)
 {
-    struct sink k = {0};
-    struct lp_out out = {sink_write, &k};
+    struct doc_sink k = {0};
+    struct lp_out out = {doc_sink_write, &k};
     struct lp_fmt_opts opts = {.unit = 'a'};
     struct lp_fmt *f = lp_fmt_new(stream ? LP_FMT_JSON_STREAM : LP_FMT_JSON, &opts, &out);
     struct lp_record rec = {.role = r->role, .test_id = 1};
@@ -425,8 +407,8 @@ static void test_json_stream(void **state)
 
 static void test_stream_error_event(void **state)
 {
-    struct sink k = {0};
-    struct lp_out out = {sink_write, &k};
+    struct doc_sink k = {0};
+    struct lp_out out = {doc_sink_write, &k};
     struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON_STREAM, NULL, &out);
     struct lp_record rec = {.kind = LP_REC_ERROR, .role = LP_ROLE_CLIENT, .test_id = 1};
 
@@ -449,8 +431,8 @@ static void test_document_so_far(void **state)
     static struct replay r;
     char *cap = slurp("json_tcp_server.json");
     cJSON *doc = cJSON_Parse(cap), *mine;
-    struct sink k = {0};
-    struct lp_out out = {sink_write, &k};
+    struct doc_sink k = {0};
+    struct lp_out out = {doc_sink_write, &k};
     struct lp_fmt_opts opts = {.unit = 'a', .title = "mytitle"};
     struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON, &opts, &out);
     struct lp_record rec = {.role = LP_ROLE_SERVER, .test_id = 1};
@@ -498,8 +480,8 @@ static void test_document_so_far(void **state)
 /* No DONE (an engine torn down mid-test): free() still prints what there is. */
 static void test_free_flushes(void **state)
 {
-    struct sink k = {0};
-    struct lp_out out = {sink_write, &k};
+    struct doc_sink k = {0};
+    struct lp_out out = {doc_sink_write, &k};
     struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON, NULL, &out);
     struct lp_record rec = {.kind = LP_REC_ERROR, .role = LP_ROLE_CLIENT, .test_id = 1};
     cJSON *doc;

@@ -16,6 +16,7 @@
 
 #include "evidence.h"
 #include "fmt/fmt.h"
+#include "fmt_sink.h"
 
 /* ---- key paths ---- */
 
@@ -159,23 +160,6 @@ static void compare_with(const char *doc, const char *name)
 }
 
 /* ---- engine-shaped records ---- */
-
-struct sink {
-    char *buf;
-    size_t n;
-};
-
-static void sink_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
-{
-    struct sink *k = user;
-
-    assert_int_equal(ch, LP_OUT_STDOUT);
-    k->buf = realloc(k->buf, k->n + n + 1);
-    assert_non_null(k->buf);
-    memcpy(k->buf + k->n, s, n);
-    k->n += n;
-    k->buf[k->n] = '\0';
-}
 
 struct kind {
     enum lp_role role;
@@ -367,8 +351,8 @@ static void play_end(struct run *r)
 static char *run_kind(const struct kind *k)
 {
     static struct run r;
-    struct sink snk = {0};
-    struct lp_out out = {sink_write, &snk};
+    struct doc_sink snk = {0};
+    struct lp_out out = {doc_sink_write, &snk};
     struct lp_fmt_opts opts = {.unit = 'a'};
 
     memset(&r, 0, sizeof(r));
@@ -463,8 +447,8 @@ static void test_server_output(void **state)
 
 static void test_error_before_start(void **state)
 {
-    struct sink snk = {0};
-    struct lp_out out = {sink_write, &snk};
+    struct doc_sink snk = {0};
+    struct lp_out out = {doc_sink_write, &snk};
     struct lp_fmt_opts opts = {.unit = 'a'};
     struct lp_fmt *f = lp_fmt_new(LP_FMT_JSON, &opts, &out);
     struct lp_record rec = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_CLIENT, .test_id = 1};

@@ -15,28 +15,7 @@
 
 #include "evidence.h"
 #include "fmt/fmt.h"
-
-/* ---- output capture ---- */
-
-struct sink {
-    char out[65536], err[4096];
-    size_t nout, nerr;
-};
-
-static void sink_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
-{
-    struct sink *k = user;
-    char *b = ch == LP_OUT_STDERR ? k->err : k->out;
-    size_t *len = ch == LP_OUT_STDERR ? &k->nerr : &k->nout;
-    size_t cap = ch == LP_OUT_STDERR ? sizeof(k->err) : sizeof(k->out);
-
-    assert_true(*len + n < cap);
-    /* Whole lines or whole blocks only. */
-    assert_true(n > 0 && s[n - 1] == '\n');
-    memcpy(b + *len, s, n);
-    *len += n;
-    b[*len] = '\0';
-}
+#include "fmt_sink.h"
 
 /* ---- capture blocks ---- */
 
@@ -544,13 +523,10 @@ static void check_block(const struct block *b, int skip)
     char want[65536];
     size_t n = 0;
     const char *got;
-    struct lp_out out = {sink_write, &k};
     struct lp_fmt *f;
 
     build(&s, b);
-    memset(&k, 0, sizeof(k));
-    f = lp_fmt_new(LP_FMT_TEXT, &s.opts, &out);
-    assert_non_null(f);
+    f = sink_fmt(&k, LP_FMT_TEXT, &s.opts);
     play(&s, f);
     lp_fmt_free(f);
     for (int i = skip; i < b->n; i++)

@@ -13,40 +13,6 @@
 
 #include "test_fmt_text2_util.h"
 
-#define CAP "iperf2/cli_outputs.txt"
-#define CAP2 "iperf2/cli_outputs_fmt.txt"
-
-static void rec_text2(void *f, const struct lp_record *r)
-{
-    lp_fmt_record(f, r);
-}
-
-static struct sc *text2_new(enum lp_role role, enum lp_proto proto, const struct lp_fmt_opts *opts)
-{
-    struct sc *s = malloc(sizeof(*s));
-    struct lp_fmt_opts o = {.unit = 'a'};
-
-    assert_non_null(s);
-    sc_setup(s, role, proto);
-    if (opts)
-        o = *opts;
-    s->f = lp_fmt_new(LP_FMT_TEXT2, &o, &s->out);
-    assert_non_null(s->f);
-    s->rec = rec_text2;
-    return s;
-}
-
-/* DONE, then the output must be the block (after edits) and nothing went to stderr. */
-static void finish(struct sc *s, struct block *b)
-{
-    sc_done(s);
-    expect_block(s->k.out, b);
-    assert_int_equal(s->k.nerr, 0);
-    lp_fmt_free(s->f);
-    free(s);
-    block_free(b);
-}
-
 /* The server's -d/-r leg banner has no buffer size line: no record carries the leg's. */
 #define NO_LEG_WINDOW(b, line) block_delete(b, line)
 
@@ -56,7 +22,7 @@ static void finish(struct sc *s, struct block *b)
 
 static void tcp_plain_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -66,12 +32,12 @@ static void tcp_plain_server(void **state)
     sc_total(s, 1, RX, 0, 1.0003, GB(4.79), Gb(41.1));
     sc_end(s);
     block_load(&b, CAP, T_PLAIN, "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_plain_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -81,14 +47,14 @@ static void tcp_plain_client(void **state)
     sc_total(s, 1, TX | INIT, 0, 1.0043, GB(4.79), Gb(40.9));
     sc_end(s);
     block_load(&b, CAP, T_PLAIN, "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define T_DUAL "TCP -d (dual) with -L 25002"
 
 static void tcp_dual_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -108,12 +74,12 @@ static void tcp_dual_server(void **state)
      * [SUM] on a clock of its own, here before either stream's end). */
     block_replace(&b, "[SUM] 0.0000-1.0001 sec  5.76 GBytes  49.5 Gbits/sec",
                   "[SUM] 0.0000-1.0020 sec  5.76 GBytes  49.4 Gbits/sec");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_dual_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -131,7 +97,7 @@ static void tcp_dual_client(void **state)
     block_load(&b, CAP, T_DUAL, "### client");
     /* As 2.1.8's client: no [SUM] for -d with one stream each way (it prints one with
      * -d -P 2, and on the server). */
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define T_TRADE "TCP -r (tradeoff) with -L 25002"
@@ -140,7 +106,7 @@ static void tcp_dual_client(void **state)
  * end is checked in test_fmt_text2_cases.) */
 static void tcp_tradeoff_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -156,12 +122,12 @@ static void tcp_tradeoff_server(void **state)
     sc_end(s);
     block_load(&b, CAP, T_TRADE, "### server");
     NO_LEG_WINDOW(&b, "TCP window size: 3.76 MByte (default)");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_tradeoff_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -177,14 +143,14 @@ static void tcp_tradeoff_client(void **state)
     sc_total(s, 2, RX | REV, 0, 1.0010, GB(3.53), Gb(30.3));
     sc_end(s);
     block_load(&b, CAP, T_TRADE, "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define T_REV "TCP -R (reverse, 2.1.x)"
 
 static void tcp_reverse_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -195,12 +161,12 @@ static void tcp_reverse_server(void **state)
     sc_total(s, 1, TX | REV, 0, 1.0106, GB(2.60), Gb(22.1));
     sc_end(s);
     block_load(&b, CAP, T_REV, "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_reverse_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -211,7 +177,7 @@ static void tcp_reverse_client(void **state)
     sc_total(s, 1, RX | INIT | REV, 0, 1.0013, GB(2.60), Gb(22.3));
     sc_end(s);
     block_load(&b, CAP, T_REV, "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define T_FD "TCP --full-duplex"
@@ -219,7 +185,7 @@ static void tcp_reverse_client(void **state)
 /* Both halves of the connection carry transfer id 1, as in 2.1.8. */
 static void tcp_fd_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -232,12 +198,12 @@ static void tcp_fd_server(void **state)
     sc_total(s, 1, RX, 0, 1.0014, GB(1.88), Gb(16.1));
     sc_end(s);
     block_load(&b, CAP, T_FD, "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_fd_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -253,14 +219,14 @@ static void tcp_fd_client(void **state)
     block_load(&b, CAP, T_FD, "### client");
     block_replace(&b, "[SUM] 0.0000-1.0010 sec  3.85 GBytes  33.0 Gbits/sec",
                   "[SUM] 0.0000-1.0020 sec  3.85 GBytes  33.0 Gbits/sec");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define T_P2 "TCP -P 2"
 
 static void tcp_p2_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -273,12 +239,12 @@ static void tcp_p2_server(void **state)
     sc_total(s, 1, RX, 0, 1.0030, GB(2.24), Gb(19.2));
     sc_end(s);
     block_load(&b, CAP, T_P2, "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_p2_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     const char *early = "[  2] local 127.0.0.1 port 55392 connected with 127.0.0.1 port 25001 "
                         "(icwnd/mss/irtt=319/32741/37)";
@@ -298,12 +264,12 @@ static void tcp_p2_client(void **state)
     block_insert_before(&b, block_line(&b, "[  1] local"), early);
     block_replace(&b, "[SUM] 0.0000-1.0014 sec  4.51 GBytes  38.7 Gbits/sec",
                   "[SUM] 0.0000-1.0096 sec  4.51 GBytes  38.4 Gbits/sec");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_intervals_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -320,35 +286,24 @@ static void tcp_intervals_server(void **state)
     sc_total(s, 1, RX, 0, 1.5001, GB(4.59), Gb(26.3));
     sc_end(s);
     block_load(&b, CAP, "tcp_i", "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void tcp_intervals_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
-    s->spec.report.interval_s = 0.5;
-    sc_connecting(s, 25001, 16384, false);
-    sc_tcpinfo(sc_conn(s, 1, TX | INIT, 43716, 25001), 319, 32741, 30);
-    sc_start(s, 1);
-    sc_sample(s, 1, TX | INIT, 0.0, 0.5, GB(1.51), Gb(26.0));
-    sc_interval(s);
-    sc_sample(s, 1, TX | INIT, 0.5, 1.0, GB(1.54), Gb(26.4));
-    sc_interval(s);
-    sc_sample(s, 1, TX | INIT, 1.0, 1.5, GB(1.54), Gb(26.4));
-    sc_interval(s);
-    sc_total(s, 1, TX | INIT, 0, 1.5013, GB(4.59), Gb(26.2));
-    sc_end(s);
+    sc_tcp_i_client(s);
     block_load(&b, CAP, "tcp_i", "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* -P 2 -i 0.5: per-interval [SUM] rows from the engine's interval sums. */
 static void tcp_p2_intervals_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_TCP, NULL);
     struct block b;
     (void)state;
 
@@ -371,7 +326,7 @@ static void tcp_p2_intervals_server(void **state)
     block_load(&b, CAP2, "TCP -P 2 with -i 0.5", "### server");
     block_replace(&b, "[SUM] 0.0000-1.0021 sec  4.36 GBytes  37.4 Gbits/sec",
                   "[SUM] 0.0000-1.0020 sec  4.36 GBytes  37.4 Gbits/sec");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* -e: the TCP sender columns from the records (Write/Err is not counted: "-/-"; without an
@@ -379,7 +334,7 @@ static void tcp_p2_intervals_server(void **state)
 static void tcp_enhanced_client(void **state)
 {
     struct lp_fmt_opts o = {.unit = 'a', .enhanced = true};
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, &o);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, &o);
     struct lp_stream_conn *c;
     struct lp_total *t;
     struct block b;
@@ -415,14 +370,14 @@ static void tcp_enhanced_client(void **state)
                   "895K/37(6) us  92951027",
                   "[  1] 0.0000-1.0027 sec  3.21 GBytes  27.5 Gbits/sec  -/-         27      "
                   "895K/37(-) us  92951027");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* -e with intervals: the interval rows carry cwnd, RTT and its variance. */
 static void tcp_enhanced_intervals_client(void **state)
 {
     struct lp_fmt_opts o = {.unit = 'a', .enhanced = true};
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, &o);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, &o);
     struct lp_sample *m;
     struct lp_total *t;
     struct block b;
@@ -466,7 +421,7 @@ static void tcp_enhanced_intervals_client(void **state)
                       "1023K/72(12) us  31054460",
                   "[  1] 0.0000-1.0118 sec  2.11 GBytes  17.9 Gbits/sec  -/-          0     "
                   "1023K/96(24) us  23290845");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* ---- UDP ---- */
@@ -475,7 +430,7 @@ static void tcp_enhanced_intervals_client(void **state)
 
 static void udp_plain_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -485,12 +440,12 @@ static void udp_plain_server(void **state)
     total_udp_rx(sc_total(s, 1, RX, 0, 1.0018, MB(1.25), Mb(10.5)), 0.003, 0, 895);
     sc_end(s);
     block_load(&b, CAP, U_PLAIN, "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void udp_plain_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -502,33 +457,23 @@ static void udp_plain_client(void **state)
     sc_report(s, 1, TX | INIT, 0, 1.0018, MB(1.25), Mb(10.5), 0.002, 0, 895);
     sc_end(s);
     block_load(&b, CAP, U_PLAIN, "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void udp_intervals_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
-    sc_listen(s, 25001, 0, 0, 212992);
-    sc_conn(s, 1, RX, 25001, 40968);
-    sc_start(s, 1);
-    sc_udp_rx(sc_sample(s, 1, RX, 0.0, 0.5, KB(123), Mb(2.02)), 0.003, 0, 86);
-    sc_interval(s);
-    sc_udp_rx(sc_sample(s, 1, RX, 0.5, 1.0, KB(123), Mb(2.02)), 0.003, 0, 86);
-    sc_interval(s);
-    sc_udp_rx(sc_sample(s, 1, RX, 1.0, 1.5, KB(122), Mb(2.00)), 0.004, 0, 85);
-    sc_interval(s);
-    total_udp_rx(sc_total(s, 1, RX, 0, 1.5114, KB(372), Mb(2.02)), 0.003, 0, 259);
-    sc_end(s);
+    sc_udp_i_server(s);
     block_load(&b, CAP, "udp_i", "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void udp_intervals_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -546,13 +491,13 @@ static void udp_intervals_client(void **state)
     sc_report(s, 1, TX | INIT, 0, 1.5114, KB(372), Mb(2.02), 0.003, 0, 259);
     sc_end(s);
     block_load(&b, CAP, "udp_i", "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* Two UDP receivers: out-of-order lines per stream and for the [SUM]. */
 static void udp_p2_intervals_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
     struct lp_sample *m;
     struct lp_total *t;
     struct block b;
@@ -586,14 +531,14 @@ static void udp_p2_intervals_server(void **state)
                   "[SUM] 0.0000-0.5000 sec   251 KBytes  4.12 Mbits/sec   1/175 (0.57%)");
     block_replace(&b, "[SUM] 0.0000-1.0115 sec   500 KBytes  4.05 Mbits/sec   0/348 (0%)",
                   "[SUM] 0.0000-1.0115 sec   500 KBytes  4.05 Mbits/sec   1/348 (0.29%)");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define U_DUAL "UDP -d with -L 25002"
 
 static void udp_dual_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -611,13 +556,13 @@ static void udp_dual_client(void **state)
     sc_end(s);
     block_load(&b, CAP, U_DUAL, "### client");
     /* As 2.1.8's client: no [SUM] for -d with one stream each way. */
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* The -i capture, where 2.1.8 put the leg's banner before its connection line as for TCP. */
 static void udp_dual_intervals_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -646,14 +591,14 @@ static void udp_dual_intervals_server(void **state)
                   "[SUM] 0.2500-0.5000 sec  63.2 KBytes  2.07 Mbits/sec");
     block_replace(&b, "[SUM] 0.0000-0.5166 sec   136 KBytes  2.16 Mbits/sec   0/96 (0%)",
                   "[SUM] 0.0000-0.5162 sec   136 KBytes  2.16 Mbits/sec");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define U_REV "UDP -R"
 
 static void udp_reverse_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -665,12 +610,12 @@ static void udp_reverse_server(void **state)
     sc_total(s, 1, TX | REV, 0, 1.0233, KB(126), Mb(1.01))->packets = 89;
     sc_end(s);
     block_load(&b, CAP, U_REV, "### server");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void udp_reverse_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -682,7 +627,7 @@ static void udp_reverse_client(void **state)
     total_udp_rx(sc_total(s, 1, RX | INIT | REV, 0, 1.0230, KB(126), Mb(1.01)), 0.003, 0, 88);
     sc_end(s);
     block_load(&b, CAP, U_REV, "### client");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 #define U_FD "UDP --full-duplex"
@@ -690,7 +635,7 @@ static void udp_reverse_client(void **state)
 
 static void udp_fd_server(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_SERVER, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -708,12 +653,12 @@ static void udp_fd_server(void **state)
     block_delete(&b, PPS_HDR);
     block_replace(&b, "[SUM] 0.0000-1.0234 sec   254 KBytes  2.03 Mbits/sec 178     174 pps",
                   "[SUM] 0.0000-1.0234 sec   254 KBytes  2.03 Mbits/sec");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 static void udp_fd_client(void **state)
 {
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_UDP, NULL);
     struct block b;
     (void)state;
 
@@ -733,7 +678,7 @@ static void udp_fd_client(void **state)
                   "[SUM] 0.0000-1.0234 sec   254 KBytes  2.03 Mbits/sec");
     /* One UDP sender: no "[SUM-n] Sent" (2.1.8 counted the received datagrams in too). */
     block_delete(&b, "[SUM-2] Sent 178 datagrams");
-    finish(s, &b);
+    sc_finish(s, &b);
 }
 
 /* ---- every -f letter ---- */
@@ -745,7 +690,7 @@ static void udp_fd_client(void **state)
 static void one_format(char unit, double end, double bytes, double bps, bool report)
 {
     struct lp_fmt_opts o = {.unit = unit};
-    struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_UDP, &o);
+    struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_UDP, &o);
     struct block b;
     char side[16];
     const char *p;
@@ -772,8 +717,7 @@ static void one_format(char unit, double end, double bytes, double bps, bool rep
     }
     assert_int_equal(i, b.n);
     block_free(&b);
-    lp_fmt_free(s->f);
-    free(s);
+    sc_free(s);
 }
 
 static void every_format_letter(void **state)
@@ -811,7 +755,7 @@ static void unit_boundaries(void **state)
             unit = f ? f[3] : 'a';
         } else if (starts(l, "[  1]") && n) {
             struct lp_fmt_opts o = {.unit = unit};
-            struct sc *s = text2_new(LP_ROLE_CLIENT, LP_PROTO_TCP, &o);
+            struct sc *s = sc_new(LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, &o);
             double end, rate;
             char runit[32];
             const char *r = strstr(l, "Bytes  ");
@@ -832,8 +776,7 @@ static void unit_boundaries(void **state)
             sc_end(s);
             snprintf(want, sizeof(want), "%s\n", l);
             assert_non_null(strstr(s->k.out, want));
-            lp_fmt_free(s->f);
-            free(s);
+            sc_free(s);
             n = 0;
             rows++;
         } else if (starts(l, "===") && rows) {

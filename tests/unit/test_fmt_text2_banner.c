@@ -15,11 +15,8 @@
 
 static void banner(struct sink *k, enum lp_proto asked, int tcp_window, int udp_buffer)
 {
-    struct lp_out out = {.write = sink_write, .user = k};
     struct lp_fmt_opts o = {.unit = 'B'};
-    memset(k, 0, sizeof(*k));
-    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, &o, &out);
-    assert_non_null(f);
+    struct lp_fmt *f = sink_fmt(k, LP_FMT_TEXT2, &o);
     struct lp_record r = {.kind = LP_REC_LISTENING, .role = LP_ROLE_SERVER};
     r.u.listening.port = 5001;
     r.u.listening.tcp_window = tcp_window;
@@ -49,7 +46,6 @@ static void names_what_was_asked(void **state)
     assert_null(strstr(k.out, "TCP"));
 }
 
-#define CAP2 "iperf2/cli_outputs_fmt.txt"
 
 /* The banner part of a captured block: up to its second line of dashes, the pid replaced
  * with ours. */
@@ -79,10 +75,7 @@ static void banner_block(struct block *b, const char *title, const char *side)
 /* A server's banner, from its own options (-l, -M) as the listening record names them. */
 static void server_banner(struct sink *k, const struct lp_fmt_opts *o, struct lp_spec *sp, int window)
 {
-    struct lp_out out = {.write = sink_write, .user = k};
-    memset(k, 0, sizeof(*k));
-    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, o, &out);
-    assert_non_null(f);
+    struct lp_fmt *f = sink_fmt(k, LP_FMT_TEXT2, o);
     struct lp_record r = {.kind = LP_REC_LISTENING, .role = LP_ROLE_SERVER};
     r.u.listening.port = (uint16_t)sp->port;
     r.u.listening.tcp_window = sp->proto == LP_PROTO_UDP ? 0 : window;
@@ -157,10 +150,7 @@ static void mss_and_read_buffer_server(void **state)
 /* A client's banner: CONNECTING, then START with its options. */
 static void client_banner_of(struct sink *k, const struct lp_fmt_opts *o, const struct lp_spec *sp, int window)
 {
-    struct lp_out out = {.write = sink_write, .user = k};
-    memset(k, 0, sizeof(*k));
-    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, o, &out);
-    assert_non_null(f);
+    struct lp_fmt *f = sink_fmt(k, LP_FMT_TEXT2, o);
     struct lp_record r = {.kind = LP_REC_CONNECTING, .role = LP_ROLE_CLIENT, .test_id = 1};
     snprintf(r.u.connecting.peer.host, sizeof(r.u.connecting.peer.host), "%s", sp->host);
     r.u.connecting.peer.port = (uint16_t)sp->port;

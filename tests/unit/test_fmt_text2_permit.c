@@ -10,14 +10,12 @@
 #include "fmt/text2_int.h"
 #include "test_fmt_text2_util.h"
 
+/* -f B unless o says otherwise: the captures were taken with it. */
 static struct lp_fmt *new_f(struct sink *k, const struct lp_fmt_opts *o)
 {
-    struct lp_out out = {.write = sink_write, .user = k};
     struct lp_fmt_opts d = {.unit = 'B'};
-    memset(k, 0, sizeof(*k));
-    struct lp_fmt *f = lp_fmt_new(LP_FMT_TEXT2, o ? o : &d, &out);
-    assert_non_null(f);
-    return f;
+
+    return sink_fmt(k, LP_FMT_TEXT2, o ? o : &d);
 }
 
 static void banner_key_line(void **state)

@@ -13,32 +13,15 @@
 
 #include "evidence.h"
 #include "fmt/fmt.h"
+#include "fmt_sink.h"
 #include "stats/totals.h"
 #include "stats/udp_rx.h"
 
-/* ---- output sink ---- */
-
-struct sink {
-    char out[65536], err[8192];
-    size_t nout, nerr;
-};
-
-static inline void sink_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
-{
-    struct sink *k = user;
-    char *b = ch == LP_OUT_STDERR ? k->err : k->out;
-    size_t *len = ch == LP_OUT_STDERR ? &k->nerr : &k->nout;
-    size_t cap = ch == LP_OUT_STDERR ? sizeof(k->err) : sizeof(k->out);
-
-    assert_true(*len + n < cap);
-    /* Whole lines only. */
-    assert_true(n > 0 && s[n - 1] == '\n');
-    memcpy(b + *len, s, n);
-    *len += n;
-    b[*len] = '\0';
-}
-
 /* ---- capture blocks ---- */
+
+#define CAP "iperf2/cli_outputs.txt"      /* stock 2.1.8 runs, one section a run */
+#define CAP2 "iperf2/cli_outputs_fmt.txt" /* the same with -f letters, -e, -m, ... */
+#define DASHES "------------------------------------------------------------"
 
 #define BLK_MAX 200
 
@@ -206,8 +189,7 @@ enum { RX = 0, TX = 1, INIT = 2, REV = 4 };
 struct sc {
     struct sink k;
     struct lp_out out;
-    void *f;
-    void (*rec)(void *f, const struct lp_record *r);
+    struct lp_fmt *f;
     enum lp_role role;
     struct lp_spec spec;
     double wall;
@@ -237,7 +219,7 @@ static inline void sc_emit(struct sc *s, struct lp_record *r)
     r->role = s->role;
     r->test_id = 1;
     r->wall_time = s->wall;
-    s->rec(s->f, r);
+    lp_fmt_record(s->f, r);
 }
 
 /* An iperf2-dialect test as the engine describes it; adjust s->spec after. */
@@ -255,6 +237,40 @@ static inline void sc_setup(struct sc *s, enum lp_role role, enum lp_proto proto
     s->spec.blksize = proto == LP_PROTO_UDP ? 1470 : 131072;
     s->spec.rate_bps = proto == LP_PROTO_UDP ? 1048576 : 0;
     s->spec.duration_s = 1;
+}
+
+/* A test of look (LP_FMT_TEXT2 or LP_FMT_CSV) as sc_setup makes it; opts NULL: unit 'a'. */
+static inline struct sc *sc_new(enum lp_fmt_look look, enum lp_role role, enum lp_proto proto,
+                                const struct lp_fmt_opts *opts)
+{
+    struct sc *s = malloc(sizeof(*s));
+    struct lp_fmt_opts o = {.unit = 'a'};
+
+    assert_non_null(s);
+    sc_setup(s, role, proto);
+    if (opts)
+        o = *opts;
+    s->f = lp_fmt_new(look, &o, &s->out);
+    assert_non_null(s->f);
+    return s;
+}
+
+static inline void sc_free(struct sc *s)
+{
+    lp_fmt_free(s->f);
+    free(s);
+}
+
+static inline void sc_done(struct sc *s);
+
+/* DONE, then the output must be the block (after its edits) and nothing went to stderr. */
+static inline void sc_finish(struct sc *s, struct block *b)
+{
+    sc_done(s);
+    expect_block(s->k.out, b);
+    assert_int_equal(s->k.nerr, 0);
+    sc_free(s);
+    block_free(b);
 }
 
 static inline void sc_listen(struct sc *s, unsigned port, unsigned port2, int tcp_window, int udp_buffer)
@@ -497,6 +513,42 @@ static inline void sc_done(struct sc *s)
     struct lp_record r = {.kind = LP_REC_DONE};
 
     sc_emit(s, &r);
+}
+
+/* ---- records of the captures that more than one test plays ---- */
+
+/* The "tcp_i" client of CAP (iperf -c 127.0.0.1 -p 25001 -t 1.5 -i 0.5), with the numbers it
+ * shows: the golden text2 test compares with it, the JPerf check parses it. */
+static inline void sc_tcp_i_client(struct sc *s)
+{
+    s->spec.report.interval_s = 0.5;
+    sc_connecting(s, 25001, 16384, false);
+    sc_tcpinfo(sc_conn(s, 1, TX | INIT, 43716, 25001), 319, 32741, 30);
+    sc_start(s, 1);
+    sc_sample(s, 1, TX | INIT, 0.0, 0.5, GB(1.51), Gb(26.0));
+    sc_interval(s);
+    sc_sample(s, 1, TX | INIT, 0.5, 1.0, GB(1.54), Gb(26.4));
+    sc_interval(s);
+    sc_sample(s, 1, TX | INIT, 1.0, 1.5, GB(1.54), Gb(26.4));
+    sc_interval(s);
+    sc_total(s, 1, TX | INIT, 0, 1.5013, GB(4.59), Gb(26.2));
+    sc_end(s);
+}
+
+/* The "udp_i" server of CAP (iperf -s -p 25001 -u -i 0.5), as the tcp_i client above. */
+static inline void sc_udp_i_server(struct sc *s)
+{
+    sc_listen(s, 25001, 0, 0, 212992);
+    sc_conn(s, 1, RX, 25001, 40968);
+    sc_start(s, 1);
+    sc_udp_rx(sc_sample(s, 1, RX, 0.0, 0.5, KB(123), Mb(2.02)), 0.003, 0, 86);
+    sc_interval(s);
+    sc_udp_rx(sc_sample(s, 1, RX, 0.5, 1.0, KB(123), Mb(2.02)), 0.003, 0, 86);
+    sc_interval(s);
+    sc_udp_rx(sc_sample(s, 1, RX, 1.0, 1.5, KB(122), Mb(2.00)), 0.004, 0, 85);
+    sc_interval(s);
+    total_udp_rx(sc_total(s, 1, RX, 0, 1.5114, KB(372), Mb(2.02)), 0.003, 0, 259);
+    sc_end(s);
 }
 
 /* ---- JPerf 2.0.2's parser (IperfThread.parseLine), for the parsability checks ---- */

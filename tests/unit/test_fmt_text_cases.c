@@ -12,24 +12,7 @@
 #include <time.h>
 
 #include "fmt/fmt.h"
-
-struct sink {
-    char out[16384], err[2048];
-    size_t nout, nerr;
-};
-
-static void sink_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
-{
-    struct sink *k = user;
-    char *b = ch == LP_OUT_STDERR ? k->err : k->out;
-    size_t *len = ch == LP_OUT_STDERR ? &k->nerr : &k->nout;
-    size_t cap = ch == LP_OUT_STDERR ? sizeof(k->err) : sizeof(k->out);
-
-    assert_true(*len + n < cap);
-    memcpy(b + *len, s, n);
-    *len += n;
-    b[*len] = '\0';
-}
+#include "fmt_sink.h"
 
 struct fx {
     struct sink k;
@@ -48,6 +31,7 @@ static struct fx *fx_new(enum lp_role role)
     assert_non_null(x);
     x->out.write = sink_write;
     x->out.user = &x->k;
+    x->k.raw = true;
     x->opts.unit = 'a';
     lp_spec_init(&x->spec, role);
     x->rec.role = role;
@@ -326,6 +310,34 @@ static void test_sender_without_tcp_info(void **state)
     fx_free(x);
 }
 
+/* -d lines are the same in every line look: stderr, stamped but never titled; none for a
+ * record without a message. */
+static void test_debug_lines(void **state)
+{
+    static const enum lp_fmt_look looks[] = {LP_FMT_TEXT, LP_FMT_TEXT2, LP_FMT_CSV};
+    struct lp_fmt_opts o = {.unit = 'a', .title = "tt", .timestamps = true};
+    struct lp_record r = {.kind = LP_REC_DEBUG, .role = LP_ROLE_CLIENT, .test_id = 1,
+                          .wall_time = 1796044257.0};
+    static struct sink k;
+
+    (void)state;
+    setenv("TZ", "UTC", 1);
+    tzset();
+    snprintf(o.timestamp_format, sizeof(o.timestamp_format), "%%T ");
+    for (size_t i = 0; i < sizeof(looks) / sizeof(looks[0]); i++) {
+        struct lp_fmt *f = sink_fmt(&k, looks[i], &o);
+        r.u.debug.message = "header sent";
+        lp_fmt_record(f, &r);
+        r.u.debug.message = NULL;
+        lp_fmt_record(f, &r);
+        /* CSV lines carry their own time: no prefix there. */
+        assert_string_equal(k.err, looks[i] == LP_FMT_CSV ? "linkperf: debug: header sent\n"
+                                                          : "13:10:57 linkperf: debug: header sent\n");
+        assert_int_equal(k.nout, 0);
+        lp_fmt_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_server_json_output),
         cmocka_unit_test(test_verbose_lines),
         cmocka_unit_test(test_sender_without_tcp_info),
+        cmocka_unit_test(test_debug_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -372,23 +372,13 @@ static void whole_tests(void **state)
 
 /* ---- the iperf2 look ---- */
 
-static void rec_look(void *f, const struct lp_record *r)
-{
-    lp_fmt_record(f, r);
-}
-
 static struct sc *look_new(bool csv)
 {
-    struct sc *s = malloc(sizeof(*s));
     struct lp_fmt_opts o = {.unit = 'B'};
+    struct sc *s = sc_new(csv ? LP_FMT_CSV : LP_FMT_TEXT2, LP_ROLE_CLIENT, LP_PROTO_TCP, &o);
 
-    assert_non_null(s);
-    sc_setup(s, LP_ROLE_CLIENT, LP_PROTO_TCP);
     s->spec.report.interval_s = 1;
     s->spec.duration_s = 4;
-    s->f = lp_fmt_new(csv ? LP_FMT_CSV : LP_FMT_TEXT2, &o, &s->out);
-    assert_non_null(s->f);
-    s->rec = rec_look;
     sc_conn(s, 1, TX | INIT, 43716, 25001);
     sc_conn(s, 2, TX | INIT, 43718, 25001);
     sc_start(s, 2);
@@ -425,8 +415,7 @@ static void look_free(struct sc *s)
 {
     sc_done(s);
     assert_int_equal(s->k.nerr, 0);
-    lp_fmt_free(s->f);
-    free(s);
+    sc_free(s);
 }
 
 static void text2_rows_on_the_schedule(void **state)

@@ -18,6 +18,18 @@ static double pct(int64_t lost, uint64_t total)
     return total ? 100.0 * (double)lost / (double)total : 0;
 }
 
+/* What a UDP receiver's row (a sample or a total: the same fields) says for the counts from
+ * `from` to `to`: the datagrams expected by sequence number, the loss and reordering between
+ * the two readings, and the jitter of the later one. */
+#define assert_udp_receiver_row(r, to, from)                                                  \
+    do {                                                                                      \
+        assert_int_equal((r).packets, (to).max_seq - (from).max_seq);                         \
+        assert_int_equal((r).lost_packets, (to).lost - (from).lost);                          \
+        assert_int_equal((r).out_of_order, (to).out_of_order - (from).out_of_order);          \
+        assert_true((r).jitter_ms == (to).jitter_s * 1000.0);                                 \
+        assert_true((r).lost_percent == pct((to).lost - (from).lost, (to).max_seq - (from).max_seq)); \
+    } while (0)
+
 static void rate(void **state)
 {
     (void)state;
@@ -76,11 +88,7 @@ static void sample_udp(void **state)
     memset(&s, 0, sizeof(s));
     s.seconds = 1;
     lp_totals_sample(&s, true, false, &now, &last);
-    assert_int_equal(s.packets, now.max_seq - last.max_seq);
-    assert_int_equal(s.lost_packets, now.lost - last.lost);
-    assert_int_equal(s.out_of_order, now.out_of_order - last.out_of_order);
-    assert_true(s.jitter_ms == now.jitter_s * 1000.0);
-    assert_true(s.lost_percent == pct(now.lost - last.lost, now.max_seq - last.max_seq));
+    assert_udp_receiver_row(s, now, last);
     /* Late datagrams cancel losses counted earlier: an interval's loss can be negative. */
     now.lost = last.lost - 2;
     lp_totals_sample(&s, true, false, &now, &last);
@@ -232,11 +240,7 @@ static void counts_of_a_stream(void **state)
     memset(&t, 0, sizeof(t));
     t.seconds = 2;
     lp_totals_counts(&t, true, false, &fin, &base);
-    assert_int_equal(t.packets, fin.max_seq - base.max_seq);
-    assert_int_equal(t.lost_packets, fin.lost - base.lost);
-    assert_int_equal(t.out_of_order, fin.out_of_order - base.out_of_order);
-    assert_true(t.jitter_ms == fin.jitter_s * 1000);
-    assert_true(t.lost_percent == pct(fin.lost - base.lost, fin.max_seq - base.max_seq));
+    assert_udp_receiver_row(t, fin, base);
 }
 
 static struct lp_total total(bool udp, double seconds, uint64_t bytes, bool retr, int64_t nretr, double jitter)
@@ -255,19 +259,30 @@ static struct lp_total total(bool udp, double seconds, uint64_t bytes, bool retr
     return t;
 }
 
+/* The [SUM] of n totals of one direction as run.c makes it: each added, then closed; *njit
+ * is how many jitters it averaged. */
+static struct lp_total sum_of(const struct lp_total *t, unsigned n, bool sender, unsigned *njit)
+{
+    struct lp_total sum;
+    bool all = true;
+
+    memset(&sum, 0, sizeof(sum));
+    *njit = 0;
+    for (unsigned i = 0; i < n; i++)
+        lp_totals_add(&sum, &t[i], njit, &all);
+    lp_totals_close(&sum, *njit, all, sender);
+    return sum;
+}
+
 static void direction_sums(void **state)
 {
     struct lp_total t[3] = {total(false, 10, 1000000, true, 3, 0), total(false, 10.5, 2000000, true, 4, 0),
                             total(false, 9, 500000, true, 5, 0)};
     struct lp_total sum;
-    unsigned njit = 0;
-    bool all = true;
+    unsigned njit;
     (void)state;
     /* Every TCP sender knows its retransmits: the sum has them; the time is the longest. */
-    memset(&sum, 0, sizeof(sum));
-    for (int i = 0; i < 3; i++)
-        lp_totals_add(&sum, &t[i], &njit, &all);
-    lp_totals_close(&sum, njit, all, true);
+    sum = sum_of(t, 3, true, &njit);
     assert_true(sum.present);
     assert_true(sum.has_retransmits);
     assert_int_equal(sum.retransmits, t[0].retransmits + t[1].retransmits + t[2].retransmits);
@@ -277,48 +292,31 @@ static void direction_sums(void **state)
     /* One of them does not: none (a part of the retransmits would read as all of them). */
     t[2].has_retransmits = false;
     t[2].retransmits = 0;
-    memset(&sum, 0, sizeof(sum));
-    njit = 0, all = true;
-    for (int i = 0; i < 3; i++)
-        lp_totals_add(&sum, &t[i], &njit, &all);
-    lp_totals_close(&sum, njit, all, true);
+    sum = sum_of(t, 3, true, &njit);
     assert_false(sum.has_retransmits);
     assert_int_equal(sum.retransmits, 0);
     /* The receiver side never shows retransmits. */
     t[2].has_retransmits = true;
-    memset(&sum, 0, sizeof(sum));
-    njit = 0, all = true;
-    for (int i = 0; i < 3; i++)
-        lp_totals_add(&sum, &t[i], &njit, &all);
-    lp_totals_close(&sum, njit, all, false);
+    sum = sum_of(t, 3, false, &njit);
     assert_false(sum.has_retransmits);
 }
 
 static void udp_sums_and_jitter(void **state)
 {
-    struct lp_total rx[2] = {total(true, 2, 1470000, false, 0, 0.5), total(true, 2, 2940000, false, 0, 1.5)};
-    struct lp_total absent;
+    struct lp_total rx[3] = {total(true, 2, 1470000, false, 0, 0.5), {.jitter_ms = 99},
+                             total(true, 2, 2940000, false, 0, 1.5)};
     struct lp_total sum;
-    unsigned njit = 0;
-    bool all = true;
+    unsigned njit;
     (void)state;
-    memset(&absent, 0, sizeof(absent));
-    absent.jitter_ms = 99; /* not present: counts for nothing, not even in the average */
-    memset(&sum, 0, sizeof(sum));
-    lp_totals_add(&sum, &rx[0], &njit, &all);
-    lp_totals_add(&sum, &absent, &njit, &all);
-    lp_totals_add(&sum, &rx[1], &njit, &all);
-    lp_totals_close(&sum, njit, all, false);
+    /* rx[1] is not present: it counts for nothing, not even in the jitter's average. */
+    sum = sum_of(rx, 3, false, &njit);
     assert_int_equal(njit, 2);
-    assert_true(sum.jitter_ms == (rx[0].jitter_ms + rx[1].jitter_ms) / 2);
-    assert_int_equal(sum.lost_packets, rx[0].lost_packets + rx[1].lost_packets);
-    assert_true(sum.lost_percent == pct(sum.lost_packets, rx[0].packets + rx[1].packets));
+    assert_true(sum.jitter_ms == (rx[0].jitter_ms + rx[2].jitter_ms) / 2);
+    assert_int_equal(sum.lost_packets, rx[0].lost_packets + rx[2].lost_packets);
+    assert_true(sum.lost_percent == pct(sum.lost_packets, rx[0].packets + rx[2].packets));
     assert_false(sum.has_retransmits); /* UDP */
     /* The sender side: no jitter, no loss (iperf3 prints 0 there). */
-    memset(&sum, 0, sizeof(sum));
-    njit = 0;
-    lp_totals_add(&sum, &rx[0], &njit, &all);
-    lp_totals_close(&sum, njit, all, true);
+    sum = sum_of(rx, 1, true, &njit);
     assert_true(sum.jitter_ms == 0 && sum.lost_packets == 0 && sum.lost_percent == 0);
     assert_int_equal(sum.packets, rx[0].packets);
 }

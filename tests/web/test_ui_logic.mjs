@@ -115,15 +115,31 @@ test('iperf3 options, IP options and flags', () => {
     'linkperf -c h --dialect iperf2 -F /tmp/x.bin --ttl 8 --compat');
 });
 
-test('TOS names are RFC 1349, not JPerf labels', () => {
-  const names = Object.fromEntries(F.TOS);
-  assert.match(names['0x02'], /Minimize-Cost/);
-  assert.match(names['0x04'], /Maximize-Reliability/);
-  assert.match(names['0x08'], /Maximize-Throughput/);
-  assert.match(names['0x10'], /Minimize-Delay/);
-  const dscp = F.DSCP.map((d) => d[0]);
-  for (const n of ['CS0', 'CS7', 'AF11', 'AF23', 'AF43', 'EF']) assert.ok(dscp.includes(n), n);
-  assert.equal(F.DSCP.find((d) => d[0] === 'AF41')[1], 'AF41 (34)');
+// The select lists are the binary's: every select whose option names values in the options
+// document (-f, -S, --dscp) lists exactly those, in the document's order, after its '' entry
+// (the option not given: the default's label, or the field's word when there is none).
+test('select lists are the options document\'s choices', () => {
+  const selects = F.FIELDS.filter((f) => f.kind === 'select' && f.opt && OPT[f.opt].choices);
+  assert.ok(selects.length > 0);
+  for (const f of selects) {
+    const o = OPT[f.opt];
+    const dflt = o.choices.find((c) => c.value === o.default);
+    assert.deepEqual(f.options.slice(1), o.choices.filter((c) => c !== dflt).map((c) => [c.value, c.label]), f.name);
+    assert.deepEqual(f.options[0], ['', dflt ? dflt.label + ' (default)' : f.none], f.name);
+    assert.ok(f.options[0][1], f.name + ': the not-given entry has no text');
+    // each value is taken, goes out as typed and comes back into the same field
+    for (const [value] of f.options.slice(1)) {
+      const s = stateFor(f, value);
+      assert.deepEqual(F.validate(s), {}, f.name + ' ' + value);
+      const args = F.buildArgs(s);
+      assert.equal(args[args.indexOf(f.flag) + 1], value, f.name);
+      assert.equal(F.parseArgs(args).state[f.name], value, f.name);
+    }
+    // and the default, given, reads back as the not-given entry
+    if (dflt) assert.equal(F.parseArgs(['-c', 'h', f.flag, dflt.value]).state[f.name], '');
+  }
+  // the only select the document does not fill is the page's own dialect choice
+  assert.deepEqual(F.FIELDS.filter((f) => f.kind === 'select' && !selects.includes(f)).map((f) => f.name), ['dialect']);
 });
 
 test('shell quoting of spaces and quotes', () => {
@@ -335,7 +351,9 @@ test('.jperf import: a UDP client configuration', () => {
   assert.equal(s.transmit, '30');
   assert.equal(s.format, 'm');
   assert.equal(s.tos, '0x04'); // the byte JPerf's "Throughput" really sent
-  assert.ok(r.notes.some((n) => /Maximize-Reliability/.test(n)));
+  // JPerf's note names the byte as the -S list labels it (RFC 1349's name, from the binary)
+  const label = F.FIELDS.find((f) => f.name === 'tos').options.find((o) => o[0] === s.tos)[1];
+  assert.ok(r.notes.some((n) => n.includes(label.replace(/ \(.*\)$/, ''))), label + ' in ' + r.notes);
   assert.equal(s.tcpWin, ''); // disabled in JPerf
   assert.deepEqual(F.validate(s), {});
   assert.equal(F.commandLine(F.buildArgs(s)),

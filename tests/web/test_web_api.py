@@ -189,9 +189,10 @@ def edges(o):
 @suite.case
 def options_document():
     """GET /api/options is `linkperf ui --options`: the option table's names, ranges,
-    messages and defaults. Every range in it is the parser's: /api/check and the CLI itself
-    refuse the values just outside it with the document's template filled with its range
-    text (the words the page shows), and take its edges."""
+    messages, defaults and named values. Every range in it is the parser's: /api/check and
+    the CLI itself refuse the values just outside it with the document's template filled
+    with its range text (the words the page shows), and take its edges. Every named value
+    (the page's select lists) is one /api/check takes, each listed once, with a label."""
     res = lptest.linkperf("ui", "--options")
     check(res.rc == 0, "linkperf ui --options: %s" % res.describe())
     cli = json.loads(res.out)
@@ -225,6 +226,16 @@ def options_document():
         res = lptest.linkperf(*(role_args(o) + ["--%s=%s" % (o["name"], text)]), timeout=20)
         want = "linkperf: option %s: %s\n" % (o["label"], fill(tpl, text, o["range"], ""))
         check(res.rc == 2 and res.err == want, "%s\nwant %r" % (res.describe(), want))
+    listed = [o for o in doc["options"] if "choices" in o]
+    check(listed, "no option lists named values")
+    for o in listed:
+        values = [c["value"] for c in o["choices"]]
+        check(len(values) == len(set(values)) and all(c["label"] for c in o["choices"]),
+              "--%s choices: %s" % (o["name"], o["choices"]))
+        for v in values:
+            args = role_args(o) + ["--%s=%s" % (o["name"], v)]
+            _, got = ui.json("POST", "/api/check", {"args": args}, want=200)
+            check(got["ok"] is True, "check %s: %s" % (args, got))
     check(ui.stop() == 0, "linkperf ui did not exit 0", ui.proc.tail())
 
 

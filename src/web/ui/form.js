@@ -1,11 +1,12 @@
 /* The linkperf form model: fields, validation, the argument list and the shell-quoted
  * command line, its inverse, and JPerf .jperf import. Pure logic, no DOM, so that Node tests
  * it; app.js draws the fields from FIELDS. Option knowledge is not written here: names,
- * letters, ranges, their texts, the words of the messages and the defaults come from the
- * options document the binary makes from its option table (GET /api/options, also
- * `linkperf ui --options`; src/cli/optdoc.c). create(doc) builds the form from it; what
- * stays here is the page's own: labels, groups, which fields apply when, placeholders for
- * "0 = off", the choice lists and the page's rules on combinations. */
+ * letters, ranges, their texts, the words of the messages, the defaults and the named values
+ * of the select lists (-f, -S, --dscp) come from the options document the binary makes from
+ * its option table (GET /api/options, also `linkperf ui --options`; src/cli/optdoc.c).
+ * create(doc) builds the form from it; what stays here is the page's own: labels, groups,
+ * which fields apply when, placeholders for "0 = off", the words for "not given", and the
+ * page's rules on combinations. */
 (function (root) {
   'use strict';
 
@@ -22,24 +23,6 @@
     reverse: false, bidir: false, omit: '', udp64: false, title: '',
   });
 
-  // linkperf's -f letters (iperf3 spelling): lower case bits/s, upper case bytes/s.
-  const FORMATS = [['', 'adaptive bits (default)'], ['A', 'adaptive Bytes'],
-    ['k', 'Kbits/s'], ['m', 'Mbits/s'], ['g', 'Gbits/s'], ['t', 'Tbits/s'],
-    ['K', 'KBytes/s'], ['M', 'MBytes/s'], ['G', 'GBytes/s'], ['T', 'TBytes/s']];
-
-  // RFC 1349 names; JPerf's labels for 0x04 and 0x10 were wrong (see shared/ANCHORS.md).
-  const TOS = [['', 'None'], ['0x02', 'Minimize-Cost (0x02)'],
-    ['0x04', 'Maximize-Reliability (0x04)'], ['0x08', 'Maximize-Throughput (0x08)'],
-    ['0x10', 'Minimize-Delay (0x10)']];
-
-  const DSCP = [['', 'None']].concat(
-    [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ['CS' + n, 'CS' + n + ' (' + n * 8 + ')']),
-    [11, 12, 13, 21, 22, 23, 31, 32, 33, 41, 42, 43].map((n) => {
-      const v = Math.floor(n / 10) * 8 + (n % 10) * 2;
-      return ['AF' + n, 'AF' + n + ' (' + v + ')'];
-    }),
-    [['EF', 'EF (46)'], ['VA', 'VA (44)']]);
-
   const GROUPS = [['quick', 'Quick start'], ['app', 'Application'], ['transport', 'Transport'],
     ['tcp', 'TCP'], ['udp', 'UDP'], ['ip', 'IP'], ['lp', 'iperf3 / linkperf']];
 
@@ -54,7 +37,9 @@
    * there); range: 'narrow' when the option's narrower range applies wherever the field does
    * (a client's port, a UDP datagram); applies(state): when the field is live (else greyed,
    * not emitted); zero: the placeholder when the default is 0 or empty ("system"); note:
-   * what the hint adds after the range. */
+   * what the hint adds after the range; options: a select's [value, text] pairs, when its
+   * option names none in the document (else they are the option's "choices"); none: the
+   * first entry's text, '' (the option not given), for an option without a default. */
   const FIELD_SPECS = [
     { name: 'mode', group: 'quick', label: 'Mode', kind: 'radio', options: [['client', 'Client'], ['server', 'Server']], applies: always },
     { name: 'host', group: 'quick', label: 'Server address', kind: 'text', opt: 'client', applies: isClient, check: 'host', hint: 'host name or address (host%dev binds a device)' },
@@ -67,7 +52,7 @@
     { name: 'dialect', group: 'app', label: 'Dialect', kind: 'select', opt: 'dialect', applies: isClient, options: [['iperf3', 'iperf3'], ['iperf2', 'iperf2 (JPerf, boards)']] },
     { name: 'transmitUnit', group: 'app', label: 'Transmit', kind: 'radio', applies: isClient, options: [['seconds', 'Seconds'], ['bytes', 'Bytes']] },
     { name: 'transmit', group: 'app', label: 'Transmit amount', kind: 'text', opt: 'time', applies: isClient },
-    { name: 'format', group: 'app', label: 'Output format', kind: 'select', opt: 'format', applies: always, options: FORMATS },
+    { name: 'format', group: 'app', label: 'Output format', kind: 'select', opt: 'format', applies: always },
     { name: 'interval', group: 'app', label: 'Report interval (s)', kind: 'text', opt: 'interval', applies: always, note: '(0 = no interval reports)' },
     { name: 'dual', group: 'app', label: 'Dual (iperf2 -d)', kind: 'check', opt: 'dual', applies: isClient },
     { name: 'tradeoff', group: 'app', label: 'Tradeoff (iperf2 -r)', kind: 'check', opt: 'tradeoff', applies: isClient },
@@ -88,8 +73,8 @@
     { name: 'udpLen', group: 'udp', label: 'Packet size', kind: 'text', opt: 'length', range: 'narrow', applies: udpClient, note: 'bytes' },
 
     { name: 'ttl', group: 'ip', label: 'TTL (multicast)', kind: 'text', opt: 'ttl', applies: isClient, zero: 'system (1)' },
-    { name: 'tos', group: 'ip', label: 'Type of service', kind: 'select', opt: 'tos', applies: isClient, options: TOS },
-    { name: 'dscp', group: 'ip', label: 'DSCP', kind: 'select', opt: 'dscp', applies: isClient, options: DSCP },
+    { name: 'tos', group: 'ip', label: 'Type of service', kind: 'select', opt: 'tos', applies: isClient, none: 'None' },
+    { name: 'dscp', group: 'ip', label: 'DSCP', kind: 'select', opt: 'dscp', applies: isClient, none: 'None' },
     { name: 'bind', group: 'ip', label: 'Bind to host', kind: 'text', opt: 'bind', applies: always, check: 'host', hint: 'local address (host%dev binds a device)' },
     { name: 'ipv6', group: 'ip', label: 'IPv6', kind: 'check', opt: 'version6', applies: always },
 
@@ -316,6 +301,17 @@
       return (t) => tooLong(o, t) || (/^[A-Za-z0-9_.-]+$/.test(t) ? '' : 'an algorithm name (letters, digits, _ . -)');
     }
     const oneOf = (list) => (t) => (list.some((x) => x[0] === t) ? '' : "'" + t + "' is not one of the choices");
+    // A select's entries from its option's named values (RFC 1349's TOS values, the DSCP
+    // names, the -f letters): first '' (the option not given), shown as the default it
+    // leaves ("adaptive bits (default)") or as the field's word for none, then the others in
+    // the document's order.
+    function choicesOf(spec, o) {
+      if (spec.options) return spec.options;
+      if (!o || !Array.isArray(o.choices)) throw new Error('the options document lists no choices for --' + spec.opt);
+      const d = o.choices.find((c) => c.value === o.default);
+      const first = ['', d ? d.label + ' (default)' : spec.none];
+      return [first].concat(o.choices.filter((c) => c !== d).map((c) => [c.value, c.label]));
+    }
 
     function checkerOf(spec, o) {
       if (spec.kind === 'select' || spec.kind === 'radio') return oneOf(spec.options);
@@ -342,7 +338,8 @@
         f.flag = flagOf(spec.opt);
         f.help = o.help;
       }
-      f.check = checkerOf(spec, o);
+      if (spec.kind === 'select') f.options = choicesOf(spec, o);
+      f.check = checkerOf(f, o);
       f.hint = hintOf(spec, o);
       return Object.freeze(f);
     });
@@ -500,12 +497,13 @@
      * field for are returned in `unknown` (with their values), so the caller can say what
      * was dropped. */
 
-    // "-S 16" and "-S 0x10" name the same TOS byte; the form's choices are spelled 0x%02x.
+    // "-S 16" and "-S 0x10" name the same TOS byte: a value read back is the list's entry
+    // for that byte when it has one, whichever way the list spells it.
     function tosText(v) {
-      const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : /^0[0-7]+$/.test(v) ? parseInt(v, 8) : parseInt10(v);
-      if (Number.isNaN(n)) return v;
-      const t = '0x' + n.toString(16).padStart(2, '0');
-      return TOS.some((o) => o[0] === t) ? t : v;
+      const byte = (t) => (/^0x[0-9a-f]+$/i.test(t) ? parseInt(t, 16) : /^0[0-7]+$/.test(t) ? parseInt(t, 8) : parseInt10(t));
+      const n = byte(v);
+      const hit = Number.isNaN(n) ? undefined : BY_NAME.tos.options.find((o) => o[0] !== '' && byte(o[0]) === n);
+      return hit ? hit[0] : v;
     }
 
     function parseArgs(input) {
@@ -553,6 +551,7 @@
           s.transmitUnit = f === flagOf('bytes') ? 'bytes' : 'seconds';
           s.transmit = v;
         } else if (field.name === 'tos') s.tos = tosText(v);
+        else if (field.kind === 'select' && field.opt && v === optOf(field.opt).default) s[field.name] = ''; // "-f a": the default, listed as 
         else if (field.name === 'host' && s.mode === 'server') unknown.push(f + ' ' + v);
         else s[field.name] = v;
       }
@@ -683,7 +682,7 @@
     });
   }
 
-  const STATIC = { DEFAULTS, GROUPS, FORMATS, TOS, DSCP, defaults, normalize, shellQuote,
+  const STATIC = { DEFAULTS, GROUPS, defaults, normalize, shellQuote,
     commandLine, parseProperties, parseUnits, splitCommand, fill };
   const api = Object.assign({ create }, STATIC);
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
