@@ -151,7 +151,7 @@ struct lp_cli_table {
     const char *name;              /* "iperf3", "iperf2": names the origin of unsupported rows */
     const struct lp_cli_opt *opts;
     size_t count;
-    bool iperf2;                   /* iperf2 spelling: iperf2's rules in parse.c */
+    bool iperf2;                   /* iperf2 spelling: iperf2's rules in checks.c */
     const char *help_hint;         /* "linkperf --help": where messages send the user */
 };
 

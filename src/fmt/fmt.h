@@ -19,7 +19,7 @@ struct lp_out {
 };
 
 struct lp_fmt_opts {
-    char unit;               /* -f: one of k m g t K M G T a A (default 'a') */
+    char unit;               /* -f: one of k m g t K M G T a A (default 'a'); b B too (iperf2 look) */
     bool verbose;            /* -V */
     bool timestamps;         /* --timestamps: prefix each text line */
     char timestamp_format[64]; /* strftime format; "" = iperf3's default "%c " */
