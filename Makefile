@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 ASAN_CLANG_BUILD ?= build-asan-clang
 CLANG_BUILD ?= build-clang
 FUZZ_BUILD ?= build-fuzz
-# make fuzz: seconds per harness (11 harnesses: about 2 minutes), and which (default: all).
+# make fuzz: seconds per harness (12 harnesses: about 2 minutes), and which (default: all).
 FUZZ_SECONDS ?= 10
 FUZZ_HARNESSES ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -1,5 +1,6 @@
 /* The iperf3-spelling option table (data) and lookups over any table.
- * Does not parse argv or check combinations: parse.c does, driven by these rows. */
+ * Does not parse argv or check combinations: parse.c reads argv driven by these rows, and
+ * checks.c checks what needs the whole line. */
 #include "cli/options.h"
 
 #include <stdio.h>

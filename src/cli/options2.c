@@ -1,5 +1,5 @@
 /* The iperf2-spelling option table (linkperf --iperf2, or the binary run as linkperf2):
- * iperf 2.1.8's letters, long names and meanings. Data only; parse.c applies iperf2's
+ * iperf 2.1.8's letters, long names and meanings. Data only; checks.c applies iperf2's
  * rules (role-dependent -c/-P/-t, port defaults, exclusions) where table->iperf2 is set. */
 #include "cli/options.h"
 

@@ -9,7 +9,8 @@ void lp_cli_config_init(struct lp_cli_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->action = LP_CLI_ACTION_RUN;
-    /* The role is known only after all of argv is read; parse.c sets it at the end. */
+    /* A client until -s says otherwise (lp_cli_set_server); checks.c settles what depends
+     * on the role once all of argv is read. */
     lp_spec_init(&cfg->spec, LP_ROLE_CLIENT);
     cfg->spec.max_tests = LP_CLI_DEFAULT_MAX_TESTS;
     cfg->fmt.unit = 'a';

@@ -1,6 +1,6 @@
 /* Setters of the iperf2-spelling rows whose argument grammar is iperf2's own: -c (host or
  * allowlist), -b (rate or pps), -f, -x, -y, -S names, -B host:port%dev, -M, --fq-rate.
- * Role-dependent meanings are settled later, in parse.c, once the whole line is read. */
+ * Role-dependent meanings are settled later, in checks.c, once the whole line is read. */
 #include "cli/setters.h"
 
 #include <stdio.h>
@@ -98,7 +98,7 @@ LP_CLI_SETTER(lp_cli_set_tos2)
 }
 
 /* host[:port][%dev], IPv6 as [addr]:port or bare (then no port). The port is the client's
- * source port; parse.c refuses it on a server, where iperf2 ignores it with a warning. */
+ * source port; checks.c refuses it on a server, where iperf2 ignores it with a warning. */
 LP_CLI_SETTER(lp_cli_set_bind2)
 {
     char left[LP_HOST_MAX], label[48];

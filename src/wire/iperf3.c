@@ -1,5 +1,5 @@
-/* iperf3 codecs (see iperf3.h). Freestanding C99: the host's dialects and the board agent
- * both use them. */
+/* iperf3 codecs (see iperf3.h) the host's dialects use. Freestanding C99; the board agent
+ * uses only the inline ones in iperf3.h, so this file is not in its file lists. */
 #include "wire/iperf3.h"
 
 void lp_i3_cookie_from_entropy(char cookie[LP_I3_COOKIE_SIZE], const uint8_t entropy[36])

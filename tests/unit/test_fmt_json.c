@@ -1,7 +1,7 @@
 /* -J output byte for byte: the numbers of a real iperf3 3.21 document (3.12's keys and
  * 3.21's additions) are read back into records, and formatting those records must print
  * the very same document (the captures whose start object repeats keys are checked up to
- * those duplicates). Also --json-stream lines and lp_fmt_json_document. */
+ * those duplicates). Also --json-stream lines and lp_fmt_document. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

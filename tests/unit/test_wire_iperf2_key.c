@@ -1,4 +1,4 @@
-/* iperf2 --permit-key on the wire (src/wire/iperf2.c), against the bytes stock iperf 2.1.8
+/* iperf2 --permit-key on the wire (src/wire/iperf2_extras.c), against the bytes stock iperf 2.1.8
  * sends (docs/internals/permit-key.md): the keyed header's length rule, the key length at
  * LEN-2, the bounds 4..128, the comparison, and our client's encoder byte for byte. */
 #include <setjmp.h>
