@@ -32,7 +32,9 @@ enum i3_phase {
   PH_RUNNING,
   PH_DRAIN,          /* server: TEST_END seen, counting what is still in flight */
   PH_FLUSH,          /* client -n: waiting until the server has acknowledged all data */
-  PH_ENDED,          /* TEST_END sent/seen, results not yet exchanged */
+  PH_ENDED,          /* TEST_END sent/seen, results not yet exchanged (a receiving client
+                      * still counts: PH_COLLECT ends that) */
+  PH_COLLECT,        /* client: results asked for; a receiving side first reads what lwIP holds */
   PH_RESULTS,        /* reading the peer's results */
   PH_DISPLAY         /* results exchanged: waiting for DISPLAY_RESULTS / IPERF_DONE */
 };
@@ -68,6 +70,7 @@ struct i3_test {
   uint32_t dur_ms;         /* senders stop after this long (0: no time limit) */
   uint64_t amount;         /* -n, or -k blocks x len; 0: by time */
   uint64_t rate_bps;       /* per stream */
+  uint64_t rx_mark;        /* client PH_COLLECT: the bytes received when the last tick ran */
   lpa_ms_t deadline;       /* handshake steps give up at this time */
   lpa_ms_t run_ms;         /* TEST_RUNNING */
   lpa_ms_t end_ms;         /* the measured part of the test ended */
@@ -103,6 +106,8 @@ extern struct i3_slot lpa_i3[LPA_MAX_SESSIONS];
 /* This side's direction on stream i: the first `parallel` streams go dir0, the rest back. */
 /* This side sends on some stream (-R on the server, forward on the client, --bidir). */
 #define I3_SENDS(t) ((t)->bidir || (t)->dir0 == LPA_DIR_TX)
+/* This side receives on some stream (forward on the server, -R on the client, --bidir). */
+#define I3_RECEIVES(t) ((t)->bidir || (t)->dir0 == LPA_DIR_RX)
 #define I3_STREAM_DIR(t, i) ((uint8_t)((i) < (t)->parallel ? (t)->dir0 : (t)->dir0 ^ 1u))
 #define I3(s) (lpa_i3[(s)->index].t)
 

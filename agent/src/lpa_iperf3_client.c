@@ -1,7 +1,8 @@
 /* iperf3 client: control connection and cookie, parameters, data streams opened one after the
  * other (TCP: connect + cookie; UDP: hello until the reply), sending or (-R) receiving until the
  * time or byte count, TEST_END, the results exchange and IPERF_DONE. The client decides the
- * end of the test, as in iperf3. -P streams (cfg.streams), twice that with --bidir (mode
+ * end of the test, as in iperf3; unlike a stock client, its receiving side then counts what
+ * the server sent before it read TEST_END. -P streams (cfg.streams), twice that with --bidir (mode
  * LPA_MODE_DUAL): the first half sends, the second receives. -O (cfg.omit_s): the test runs
  * that much longer and the first seconds are not counted, as in iperf3. */
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #define HELLO_RETRY_MS 1000u /* a UDP hello without reply is repeated after 1 s */
 #define FLUSH_MAX_MS 5000u   /* -n: wait this long at most for the server to have it all */
+#define COLLECT_MAX_MS 2000u /* results asked: read what lwIP holds for this long at most */
 
 static const struct lpa_proto_ops cli_ops;
 
@@ -104,14 +106,49 @@ static void stream_ready(struct lpa_session *s, struct i3_stream *st, lpa_ms_t n
   if (t->nstreams < I3_WANT(t)) (void)open_stream(s, now);
 }
 
-/* The client's end condition is reached: TEST_END, then the server asks for results. */
+/* The client's end condition is reached: TEST_END, then the server asks for results. A
+ * receiving side (-R, --bidir) goes on counting: the server sends until it reads TEST_END,
+ * and what it sent before is on its way, or already in lwIP's mailboxes behind a tick that
+ * came late on a busy board. The receiving flows end when the results are asked for
+ * (collect_tick), as the agent's server counts what is in flight after TEST_END. */
 static int end_test(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   if (t->bidir) lpa_i3_finish_tx(s, now);
-  lpa_i3_finish(s, t->dir0 == LPA_DIR_RX || t->bidir ? now : lpa_i3_tx_end(t, now));
+  if (I3_RECEIVES(t)) t->end_ms = now;
+  else lpa_i3_finish(s, lpa_i3_tx_end(t, now));
   t->phase = PH_ENDED;
   t->deadline = now + I3_STALL_MS;
   return lpa_i3_send_state(s, LP_I3_TEST_END);
+}
+
+static struct lpa_flow *rx_sum(struct i3_test *t) {
+  lpa_i3_sum_sync(t);
+  return t->sum.dir == LPA_DIR_RX ? &t->sum : &t->sum2;
+}
+
+static int send_results(struct lpa_session *s) {
+  struct i3_test *t = I3(s);
+  t->phase = PH_RESULTS;
+  return lpa_i3_send_results(s, 1);
+}
+
+/* EXCHANGE_RESULTS came: the server has stopped sending, and everything it sent arrived
+ * before this message or was dropped on the way. The back ends read every connection before
+ * they tick, so a tick with no more bytes than the one before means lwIP holds nothing more
+ * for the receiving streams: they end at their last arrival (or TEST_END) and the results
+ * go out. The raw back end has delivered it all already: the first tick sends. */
+static void collect_tick(struct lpa_session *s, lpa_ms_t now) {
+  struct i3_test *t = I3(s);
+  struct lpa_flow *rx = rx_sum(t);
+  lpa_ms_t end = t->end_ms;
+  if (rx->bytes != t->rx_mark && !LPA_DUE(now, t->deadline)) {
+    t->rx_mark = rx->bytes;
+    return;
+  }
+  if (LPA_LATER(rx->last_ms, end)) end = rx->last_ms;
+  lpa_i3_finish(s, end);
+  t->deadline = now + I3_STALL_MS;
+  (void)send_results(s);
 }
 
 static uint8_t server_error(uint32_t e) {
@@ -151,10 +188,14 @@ static int cli_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
     return 0;
   case LP_I3_EXCHANGE_RESULTS:
     if (t->phase != PH_ENDED) break;
-    t->phase = PH_RESULTS;
-    if (lpa_i3_send_results(s, 1) < 0) return -1;
     lpa_i3_expect(t, RD_LEN, 4);
-    return 0;
+    if (I3_RECEIVES(t)) {
+      t->phase = PH_COLLECT;
+      t->rx_mark = rx_sum(t)->bytes;
+      t->deadline = now + COLLECT_MAX_MS;
+      return 0;
+    }
+    return send_results(s);
   case LP_I3_DISPLAY_RESULTS:
     if (t->phase != PH_DISPLAY) break;
     if (lpa_i3_send_state(s, LP_I3_IPERF_DONE) < 0) return -1;
@@ -326,6 +367,9 @@ static void cli_tick(struct lpa_session *s, lpa_ms_t now) {
       return;
     }
     (void)end_test(s, now);
+    return;
+  case PH_COLLECT:
+    collect_tick(s, now);
     return;
   case PH_FLUSH:
     if (all_acked(t) || LPA_DUE(now, t->deadline)) {

@@ -282,15 +282,18 @@ class Topology:
         - to lwIP: vb's transmit (veth into A's backlog full), tap0's transmit (its queue to
           the host program full: the program was off the CPU);
         - from lwIP: tap0's receive (the program's writes into A's backlog), va's transmit
-          (veth into B's backlog), and B's UDP receive errors (a PC tool's socket buffer full:
-          the tool was off the CPU).
+          (veth into B's backlog), B's UDP receive errors (a PC tool's socket buffer full:
+          the tool was off the CPU) and B's UDP datagrams to no socket (NoPorts: a stock
+          iperf 2.1.8 -d client whose listener thread bound its port after the agent's flow
+          back had begun; a late datagram after a tool closed its socket).
         A veth drop shows on both ends (the sender's tx_dropped and the receiver's
         rx_dropped), so only the sending end is read."""
         d = {}
         for ns, dev, key in ((self.ns_b, "vb", "tx"), (self.ns_a, self.tap, "tx"),
                              (self.ns_a, self.tap, "rx"), (self.ns_a, "va", "tx")):
             d["%s_%s_dropped" % (dev, key)] = _link_stat(ns, dev, key, "dropped")
-        d["b_udp_in_errors"] = _udp_in_errors(self.ns_b)
+        d["b_udp_in_errors"], d["b_udp_no_ports"] = _udp_drops(self.ns_b)
+        d["vb_tx_packets"] = _link_stat(self.ns_b, "vb", "tx", "packets")  # not a drop
         out = {direction: sum(d[k] for k in keys) for direction, keys in KERNEL_KEYS.items()}
         out["detail"] = d
         return out
@@ -320,17 +323,19 @@ def _link_stat(ns, dev, direction, key):
     return int(json.loads(r.stdout)[0]["stats64"][direction][key])
 
 
-def _udp_in_errors(ns):
-    """Udp InErrors of a namespace (/proc/net/snmp is per namespace): datagrams the kernel
-    dropped at a socket, RcvbufErrors (buffer full) among them."""
+def _udp_drops(ns):
+    """Udp InErrors and NoPorts of a namespace (/proc/net/snmp is per namespace): datagrams
+    the kernel dropped at a socket (RcvbufErrors, buffer full, among them) and datagrams that
+    found no socket on their port."""
     r = _sh(["ip", "netns", "exec", ns, "cat", "/proc/net/snmp"])
     rows = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("Udp:")]
-    return int(rows[1][rows[0].index("InErrors")])
+    return int(rows[1][rows[0].index("InErrors")]), int(rows[1][rows[0].index("NoPorts")])
 
 
 # Which kernel counter (Topology.kernel_drops's detail) lies on which direction's way.
 KERNEL_KEYS = {"to_board": ("vb_tx_dropped", "tap0_tx_dropped"),
-               "from_board": ("tap0_rx_dropped", "va_tx_dropped", "b_udp_in_errors")}
+               "from_board": ("tap0_rx_dropped", "va_tx_dropped", "b_udp_in_errors",
+                              "b_udp_no_ports")}
 
 
 class Drops:
@@ -358,6 +363,14 @@ class Drops:
         moved += ["%s+%d" % (k, now[k] - then[k]) for k in KERNEL_KEYS[direction]
                   if now[k] != then[k]]
         return n, injected, "drops %s: %s" % (direction, ", ".join(moved) or "none")
+
+    def offered(self, before, direction):
+        """Frames put on `direction`'s way since `before`, counted at its first hop: what
+        B's vb sent toward the board (or dropped), or what lwIP gave the emulated link."""
+        if direction == "from_board":
+            return self.link["tx_frames"] - before.link["tx_frames"]
+        now, then = self.kernel["detail"], before.kernel["detail"]
+        return sum(now[k] - then[k] for k in ("vb_tx_packets", "vb_tx_dropped"))
 
 
 def parse_ping(r):

@@ -32,10 +32,13 @@ agree between the two sides' rows, TCP goodput each way at most the link model, 
 receiver reporting exactly that direction's drops.
 
 Rates are asserted only as ceilings (the link model, -b): how close a run comes to them depends
-on the CPU the machine has to spare, which is bench/'s business. Wherever a receiver can miss
-datagrams without seeing a gap (the last ones of a test, or ones in flight when the other side
-ended it), the check is lost <= drops <= lost + (sent - received); on an idle machine all three
-are usually equal."""
+on the CPU the machine has to spare, which is bench/'s business. Where the agent receives UDP
+it counts until its sender has stopped (as server: what is in flight after TEST_END; as client:
+until the server asks for results), so the check is exact: sent = received + drops counted on
+the way (check_exact; drops of the way's other frames, the control connection's, allowed for).
+Where a stock receiver can miss datagrams without seeing a gap (the last ones of a test, or
+ones in flight when it ended the test), the check is lost <= drops <= lost + (sent - received);
+on an idle machine all three are usually equal."""
 import json
 import re
 import time
@@ -147,6 +150,19 @@ def check_accounted(what, lost, received, sent, drops, where, *ctx):
     check(received <= sent and lost <= drops <= lost + (sent - received),
           "%s: lost %d of %d (sent %d), %d dropped on the way (%s)" % (
               what, lost, received, sent, drops, where), *ctx)
+
+
+def check_exact(what, lost, total, sent, drops, offered, where, *ctx):
+    """A UDP receiver that counts until its sender has stopped (the agent: as server it
+    counts what is in flight after TEST_END, as client until the server asks for results):
+    every datagram sent was received or dropped on the way and counted there, sent =
+    received + drops. Frames of the same way that were no datagram of the test (the control
+    connection's, ICMP) may be among the drops: at most offered - sent of them."""
+    received = total - lost
+    check(total <= sent and sent - received <= drops <= sent - received + max(offered - sent, 0),
+          "%s: sent %d, received %d (%d lost in %d), %d dropped on the way (%s; %d frames "
+          "offered on the way)" % (what, sent, received, lost, total, drops, where, offered),
+          *ctx)
 
 
 def server_case(topo, host, args, udp=False, reverse=False, amount=None, streams=1,
@@ -431,15 +447,21 @@ class LinkEnv(al.CaseEnv):
         check(rc == 0, "link loss window: %s" % out)
         return before
 
-    def check_loss(self, what, before, direction, lost, received, sent, *ctx):
+    def check_loss(self, what, before, direction, lost, received, sent, *ctx, exact=False):
         """A receiver's loss on a lossy link: the window dropped some of its datagrams, and
-        the drops on its direction's way account for its loss (check_accounted). Switches the
-        loss off."""
+        the drops on its direction's way account for its loss (check_accounted; exact: the
+        receiver is the agent, which counts until its sender has stopped, check_exact).
+        Switches the loss off."""
         self.host.command("link loss 0")
-        drops, injected, where = self.topo.drops(self.host).since(before, direction)
+        after = self.topo.drops(self.host)
+        drops, injected, where = after.since(before, direction)
         check(injected > 0, "%s: the link dropped nothing (the test would prove nothing)" % what,
               *self.ctx(*ctx))
-        check_accounted(what, lost, received, sent, drops, where, *self.ctx(*ctx))
+        if exact:
+            check_exact(what, lost, received, sent, drops, after.offered(before, direction),
+                        where, *self.ctx(*ctx))
+        else:
+            check_accounted(what, lost, received, sent, drops, where, *self.ctx(*ctx))
         return where
 
 
@@ -467,7 +489,8 @@ def link_server_udp_loss(env, reverse):
               what, recv["lost_packets"], recv["packets"], rx_row["lost"], rx_row["total"]),
           *env.ctx(r.describe()))
     where = env.check_loss(what, before, "from_board" if reverse else "to_board",
-                           recv["lost_packets"], recv["packets"], sent["packets"], r.describe())
+                           recv["lost_packets"], recv["packets"], sent["packets"], r.describe(),
+                           exact=not reverse)
     print("        %-34s %d/%d lost, %s" % (what, recv["lost_packets"], recv["packets"], where))
 
 
@@ -500,15 +523,13 @@ def link_client_udp_loss(env, reverse, tool=None):
     own, peer = rows[-2], rows[-1]
     if reverse:
         # A stock 3.12 server that sent prints its own datagram count only (its JSON has no
-        # trace of the loss the agent reported back). The agent decides the end, so what was
-        # in flight when it did is sent but not counted: its total is at most 1% short.
+        # trace of the loss the agent reported back). The agent decides the end, but counts
+        # on until the server, which sends until it reads TEST_END, asks for results: every
+        # datagram the server sent is one the agent counted or one dropped on the way.
         sent = doc["end"]["sum_sent"]
         check(own["role"] == "receiver" and "lost" in own,
               "%s: the agent printed no receiver row with loss: %s" % (what, own["line"]),
               *env.ctx())
-        check(0.99 * sent["packets"] <= own["total"] <= sent["packets"],
-              "%s: the PC server sent %d datagrams, the agent counted %d" % (
-                  what, sent["packets"], own["total"]), *env.ctx())
         lost, total, nsent = own["lost"], own["total"], sent["packets"]
     else:
         recv = doc["end"]["sum_received"]
@@ -524,7 +545,7 @@ def link_client_udp_loss(env, reverse, tool=None):
         # link (the data, and the control connection's few) bound it.
         nsent = max(total, env.host.link()["tx_frames"] - before.link["tx_frames"])
     where = env.check_loss(what, before, "to_board" if reverse else "from_board", lost, total,
-                           nsent)
+                           nsent, exact=reverse)
     print("        %-34s %d/%d lost, %s" % (what, lost, total, where))
 
 
@@ -557,10 +578,14 @@ def check_bidir_pair(env, what, fwd_bps, back_bps, *ctx):
             what, name, bps / 1e6, MODEL_BPS / 1e6), *env.ctx(*ctx))
 
 
-def check_udp_rate(env, what, name, bps, *ctx):
-    """A UDP sender paced at -b 20M: nothing arrives faster than that (2% for rounding)."""
-    check(bps <= 1.02 * 20e6, "%s %s: %.2f Mbit/s received at -b 20M" % (
-        what, name, bps / 1e6), *env.ctx(*ctx))
+def check_udp_rate(env, what, name, sent, *ctx):
+    """A UDP sender paced at -b 20M: its own count over its own time stays at that rate (2%
+    for rounding and catching up after a stall: iperf3 and the agent pace on the average since
+    the start). The sender's clock, not the receiver's: a receiver that started its clock
+    late counts a sender's earlier datagrams in a shorter time."""
+    bps = sent["bytes"] * 8 / max(sent["seconds"], 1e-9)
+    check(bps <= 1.02 * 20e6, "%s %s: %d bytes sent in %.3f s, %.2f Mbit/s at -b 20M" % (
+        what, name, sent["bytes"], sent["seconds"], bps / 1e6), *env.ctx(*ctx))
 
 
 def link_server_bidir(env, udp, tool=None, par=1):
@@ -602,21 +627,22 @@ def link_server_bidir(env, udp, tool=None, par=1):
           *env.ctx(r.describe()))
     if udp:
         # A clean link: whatever either receiver lost was dropped on its way, counted.
+        # The agent counts what is in flight after TEST_END: client->server exactly.
         after = env.topo.drops(env.host)
-        for name, rx, tx, direction in (("client->server", fr, fs, "to_board"),
-                                        ("server->client", br, bs, "from_board")):
-            drops, _, where = after.since(before, direction)
-            check_accounted("%s %s" % (what, name), rx["lost_packets"], rx["packets"],
-                            tx["packets"], drops, where, *env.ctx(r.describe()))
+        drops, _, where = after.since(before, "to_board")
+        check_exact(what + " client->server", fr["lost_packets"], fr["packets"], fs["packets"],
+                    drops, after.offered(before, "to_board"), where, *env.ctx(r.describe()))
+        drops, _, where = after.since(before, "from_board")
+        check_accounted(what + " server->client", br["lost_packets"], br["packets"],
+                        bs["packets"], drops, where, *env.ctx(r.describe()))
         check((rx_own["lost"], rx_own["total"]) == (fr["lost_packets"], fr["packets"]) and
               (tx_peer["lost"], tx_peer["total"]) == (br["lost_packets"], br["packets"]),
               "%s: the agent printed %d/%d and %d/%d, the client JSON %d/%d and %d/%d" % (
                   what, rx_own["lost"], rx_own["total"], tx_peer["lost"], tx_peer["total"],
                   fr["lost_packets"], fr["packets"], br["lost_packets"], br["packets"]),
               *env.ctx(r.describe()))
-        for name, bps in (("client->server", fr["bits_per_second"]),
-                          ("server->client", br["bits_per_second"])):
-            check_udp_rate(env, what, name, bps, r.describe())
+        for name, sent in (("client->server", fs), ("server->client", bs)):
+            check_udp_rate(env, what, name, sent, r.describe())
     else:
         check_bidir_pair(env, what, fr["bits_per_second"], br["bits_per_second"], r.describe())
     print("        %-34s client->server %.2f, server->client %.2f Mbit/s (model %.2f)" % (
@@ -645,7 +671,7 @@ def link_server_bidir_loss(env):
               fr["lost_packets"], fr["packets"], br["lost_packets"], br["packets"]),
           *env.ctx(r.describe()))
     where_in = env.check_loss(what + " client->server", before, "to_board", fr["lost_packets"],
-                              fr["packets"], fs["packets"], r.describe())
+                              fr["packets"], fs["packets"], r.describe(), exact=True)
     where_out = env.check_loss(what + " server->client", before, "from_board",
                                br["lost_packets"], br["packets"], bs["packets"], r.describe())
     print("        %-34s in %d/%d (%s), out %d/%d (%s)" % (
@@ -698,20 +724,22 @@ def link_client_bidir(env, udp, tool=None, par=1):
     if udp:
         # A clean link: whatever either receiver lost was dropped on its way, counted. What
         # the agent sent is bounded by the frames lwIP put on the link.
+        # The agent receives until the server asks for results: PC->agent exactly.
         after = env.topo.drops(env.host)
         frames = after.link["tx_frames"] - before.link["tx_frames"]
-        for name, lost, got, sent, direction in (
-                ("agent->PC", fr["lost_packets"], fr["packets"], max(frames, fr["packets"]),
-                 "from_board"),
-                ("PC->agent", rx_own["lost"], rx_own["total"], bs["packets"], "to_board")):
-            drops, _, where = after.since(before, direction)
-            check_accounted("%s %s" % (what, name), lost, got, sent, drops, where, *env.ctx())
+        drops, _, where = after.since(before, "from_board")
+        check_accounted(what + " agent->PC", fr["lost_packets"], fr["packets"],
+                        max(frames, fr["packets"]), drops, where, *env.ctx())
+        drops, _, where = after.since(before, "to_board")
+        check_exact(what + " PC->agent", rx_own["lost"], rx_own["total"], bs["packets"], drops,
+                    after.offered(before, "to_board"), where, *env.ctx())
         check((tx_peer["lost"], tx_peer["total"]) == (fr["lost_packets"], fr["packets"]),
               "%s: the server measured %d/%d, the agent was told %d/%d" % (
                   what, fr["lost_packets"], fr["packets"], tx_peer["lost"], tx_peer["total"]),
               *env.ctx())
-        for name, bps in (("agent->PC", fr["bits_per_second"]), ("PC->agent", rx_own["bps"])):
-            check_udp_rate(env, what, name, bps)
+        for name, sent in (("agent->PC", {"bytes": tx_own["bytes"], "seconds": tx_own["end"]}),
+                           ("PC->agent", bs)):
+            check_udp_rate(env, what, name, sent)
     else:
         check_bidir_pair(env, what, fr["bits_per_second"], rx_own["bps"])
     print("        %-34s agent->PC %.2f, PC->agent %.2f Mbit/s (model %.2f)" % (
@@ -723,8 +751,8 @@ def link_case(name):
     link = ["--rate", "%d" % RATE]
     with al.Topology(tag="i3l" + name[:3], net=76) as topo:
         topo.pin_neighbor()
-        topo.ping(3, interval=0.1)  # lwIP learns the PC's address before data flows
         host = topo.start_host(exe, args=link, cmds=["iperf3 -s"])
+        topo.ping(3, interval=0.1)  # lwIP learns the PC's address before data flows
         env = LinkEnv(topo, name, host)
         link_server_udp_loss(env, reverse=False)
         link_server_udp_loss(env, reverse=True)
