@@ -203,6 +203,7 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM, headless: !process.env.E2E_HEADED, timeout: 30000,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-renderer-backgrounding', '--disable-background-timer-throttling',
       '--disable-component-update', '--no-first-run', '--disable-sync'].filter((a) => a !== '--headless' || !process.env.E2E_HEADED),
   });
   try {
@@ -230,6 +231,17 @@ async function main() {
         else if (now.points > a.points) { b = now; break; }
       }
       await sleep(100);
+    }
+    if (!(a && b)) {
+      // What the page knew, for a failure that is rare (twice in CI): the event stream's state,
+      // the runs it lists, the panel's data set and any page errors.
+      const seen = await page.evaluate((sel) => ({
+        live: document.getElementById('live').textContent,
+        runs: [...document.getElementById('runs').options].map((o) => o.textContent),
+        panel: Object.assign({}, (document.querySelector(sel) || {}).dataset || {}),
+        text: document.getElementById('text').textContent.split('\n').slice(-4),
+      }), bps);
+      log('page state:', JSON.stringify(seen), '| problems:', JSON.stringify(problems));
     }
     check(a && b, 'the TCP chart did not grow while the run ran (' + (a ? a.points : 0) + ' points, then ' + (b ? b.points : 'none') + ')');
     log('TCP chart: ' + a.points + ' then ' + b.points + ' points while running; sum ' + bpsOf(b, 'sum') + ' bits/s; series', b.legend.map((x) => x.label).join(','));

@@ -401,15 +401,19 @@
   /* ---- the text pane: lines batched per frame, auto-scroll when at the bottom ---- */
 
   let pendingLines = [];
-  let frame = 0, drawPending = false;
+  let frame = 0, frameTimer = 0, drawPending = false;
 
   function queueLine(line) {
     pendingLines.push(line);
     schedule();
   }
 
+  // A frame, or half a second, whichever comes first: a browser that holds animation frames
+  // back (a background tab, a renderer it throttles) still sees the run's rows arrive.
   function schedule() {
-    if (!frame) frame = requestAnimationFrame(onFrame);
+    if (frame) return;
+    frame = requestAnimationFrame(onFrame);
+    frameTimer = setTimeout(() => { cancelAnimationFrame(frame); onFrame(); }, 500);
   }
 
   function scheduleDraw() {
@@ -419,6 +423,7 @@
 
   function onFrame() {
     frame = 0;
+    clearTimeout(frameTimer);
     if (pendingLines.length) {
       const pre = $('text');
       const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 24;
