@@ -12,6 +12,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "core/compiler.h"
 #include "core/loop.h"
 
 #define NPOSTS 10000
@@ -251,8 +252,9 @@ static void tstop_fire(struct lp_timer *t)
     lp_loop_stop(log->loop);
 }
 
-/* Deterministic pseudo-random numbers (xorshift32): the same schedule on every run. */
-static uint32_t next_rand(uint32_t *x)
+/* Deterministic pseudo-random numbers (xorshift32): the same schedule on every run. Its left
+ * shifts drop bits out of the word by design. */
+static LP_WRAPS uint32_t next_rand(uint32_t *x)
 {
     *x ^= *x << 13;
     *x ^= *x >> 17;
