@@ -105,6 +105,9 @@ struct lp_spec {
     bool repeating_payload;
     bool skip_rx_copy;                /* TCP receive with MSG_TRUNC: count without copying */
     bool zerocopy;                    /* -Z: send without copying where the kernel can */
+    bool copy;                        /* --copy: TCP data through user space both ways, as an
+                                       * application moves it (default: sendfile from a
+                                       * memory file and MSG_TRUNC receives) */
     bool dont_fragment;               /* --dont-fragment: IPv4 DF on UDP */
     uint64_t fq_rate_bps;             /* --fq-rate: SO_MAX_PACING_RATE (0 = unset) */
     unsigned connect_timeout_ms;      /* --connect-timeout: control connect (0 = OS default) */

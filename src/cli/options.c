@@ -94,6 +94,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "milliseconds (TCP_USER_TIMEOUT); 0 keeps the system setting."},
     ROW_DEBUG('d', 0, "emit debugging output"),
     ROW_THREADS,
+    ROW_COPY,
     ROW_VERSION("show version information and quit"),
     ROW_HELP("show this message and quit"),
     ROW_MAN,
@@ -318,13 +319,17 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "Set the DSCP, 0..63 (decimal, octal or hex as for -S) or a name: CS0..CS7, "
             "AF11..AF43, EF, VA. The TOS byte becomes DSCP << 2."},
     {.name = "zerocopy", .letter = 'Z', FLAG(spec.zerocopy), CLIENT,
-     .help = "use a 'zero copy' method of sending data"},
+     .help = "use a 'zero copy' method of sending data",
+     .man = "Send TCP data with MSG_ZEROCOPY: the kernel lends the pages to the NIC instead "
+            "of copying them. Where it reports that it copied after all (loopback, veth: "
+            "the data is delivered locally) the stream switches to sendfile() from a memory "
+            "file, which is also the default send path (see --copy)."},
     {.name = "skip-rx-copy", FLAG(spec.skip_rx_copy), CLIENT,
      .help = "ignore received data instead of copying it (MSG_TRUNC)",
      .man = "Receive TCP data without copying it to user space (MSG_TRUNC); the bytes "
-            "are counted, not read. The request is also sent to the server (iperf3 3.19's "
-            "skip_rx_copy parameter), so it applies to whichever end receives; servers "
-            "older than 3.19 ignore it."},
+            "are counted, not read. linkperf's own receivers do so already unless --copy; "
+            "the request is also sent to the server (iperf3 3.19's skip_rx_copy parameter), "
+            "so a stock 3.19+ server receives that way too; older servers ignore it."},
     {.name = "omit", .letter = 'O', .arg = LP_CLI_ARG_INT, .metavar = "N", .min = 0,
      .max = 600, CLIENT, .flags = LP_CLI_F_IPERF3_ONLY, .store = LP_CLI_STORE_UINT, FIELD(spec.omit_s),
      .help = "omit the first N seconds of the test from the statistics"},

@@ -159,6 +159,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
     ROW_IPERF2("iperf2 spelling (already on)"),
     ROW_CSV_HEADER,
     ROW_THREADS,
+    ROW_COPY,
     ROW_DEBUG(0, LP_CLI_F_LINKPERF, "trace the protocol on standard error"),
     NO("hide-ips", 0, GENERAL, "hide ip addresses and host names within outputs"),
     ROW_PERMIT_KEY("permit key to be used to verify client and server (TCP only)"),

@@ -109,6 +109,18 @@
      .man = "Number of worker threads that move data; 0 (the default) starts one per "      \
             "online CPU core."}
 
+/* The default TCP data path copies nothing it does not need to (stream.c): a test of the
+ * link, not of the host's memcpy. --copy restores an application's copies. */
+#define ROW_COPY                                                                            \
+    {.name = "copy", FLAG(spec.copy), GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF, \
+     .help = "move TCP data through user space both ways, as an application does",        \
+     .man = "By default TCP data is sent with sendfile() from a memory file holding the "   \
+            "payload and received with MSG_TRUNC (counted, not copied): the fastest safe "  \
+            "path, the same bytes on the wire. With --copy every block is written with "     \
+            "send() and read with a copying recv(), as an application would; use it to "    \
+            "measure what the host's copies cost. -Z, --skip-rx-copy, -F and trip-times "    \
+            "choose their own paths."}
+
 #define ROW_VERSION(help_)                                                                  \
     {.name = "version", .letter = 'v', GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_STOP,   \
      .set = lp_cli_set_version, .help = help_}

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
+#include <linux/errqueue.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,7 +26,8 @@
 #define LP_TCP_READ_MAX (256u * 1024u)
 #define LP_UDP_BATCH 64
 #define LP_UDP_RX_HEAD 64           /* bytes of each datagram we actually copy */
-#define LP_UDP_RCVBUF (4 * 1024 * 1024)
+#define LP_UDP_GRO_MSG 65536u       /* one GRO message: at most an IP packet's 64 KiB */
+#define LP_UDP_GRO_BATCH 16         /* GRO messages per recvmmsg */
 #define LP_MIN_PACE_NS (20u * 1000u) /* do not wake more often than every 20 us */
 
 static void do_attach(struct lp_post *p);
@@ -117,10 +120,13 @@ static void udp_recv_socket_setup(struct lp_stream *s)
 {
     int one = 1;
     setsockopt(s->h.fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+    /* GRO: the kernel hands over a GSO sender's datagrams (loopback) or a NIC's coalesced run
+     * of them as one message, which udp_recv splits. Kernels before 5.0 refuse it. */
+    s->gro = setsockopt(s->h.fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
     /* Without -w, give UDP receivers room for bursts (the kernel caps it at rmem_max):
      * drops in our own socket would be counted as link loss. */
     if (s->cfg.window_bytes <= 0) {
-        int big = LP_UDP_RCVBUF;
+        int big = LP_STREAM_UDP_RCVBUF;
         setsockopt(s->h.fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
     }
 }
@@ -144,6 +150,7 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     lp_latency_init(&s->lat);
     lp_latency_batch_reset(&s->lat_batch);
     s->next_seq = 1;
+    s->zc_fd = -1;
     atomic_init(&s->counting, true);
     if (cfg->kind == LP_STREAM_UDP_RECV)
         udp_recv_socket_setup(s);
@@ -152,6 +159,7 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         s->burst_size = cfg->blksize > LP_I2_BURST_LEN ? cfg->blksize : LP_I2_BURST_LEN;
         s->cfg.blksize = s->burst_size;
         s->cfg.zerocopy = false; /* the header changes under the kernel's feet otherwise */
+        s->cfg.sendfile = false;
         s->cfg.has_file = false;
     }
     if (cfg->kind == LP_STREAM_TCP_SEND && cfg->lead && cfg->lead_len) {
@@ -191,6 +199,8 @@ void lp_stream_free(struct lp_stream *s)
         return;
     if (s->h.fd >= 0)
         close(s->h.fd);
+    if (s->zc_fd >= 0)
+        close(s->zc_fd);
     free(s->payload);
     free(s->batch_buf);
     free(s);
@@ -352,16 +362,65 @@ static bool pace_allows(struct lp_stream *s, uint64_t bytes, uint64_t now)
 
 /* ---- TCP ---- */
 
+/* The default TCP send, and -Z where MSG_ZEROCOPY cannot avoid the copy: the payload,
+ * repeated, in a memory file that sendfile() hands to the socket by page reference. Sized in
+ * whole blocks, so no write is cut short at its end. */
+#define LP_ZC_FILE_BYTES (256u * 1024u)
+
+static void zerocopy_by_sendfile(struct lp_stream *s)
+{
+    size_t blk = s->cfg.blksize ? s->cfg.blksize : 1;
+    size_t blocks = LP_ZC_FILE_BYTES / blk ? LP_ZC_FILE_BYTES / blk : 1;
+    int fd = memfd_create("linkperf-payload", MFD_CLOEXEC);
+    if (fd < 0)
+        return; /* MSG_ZEROCOPY stays: it still works, only copies */
+    for (size_t i = 0; i < blocks; i++) {
+        if (write(fd, s->payload, blk) != (ssize_t)blk) {
+            close(fd);
+            return;
+        }
+    }
+    s->zc_fd = fd;
+    s->zc_len = (off_t)(blocks * blk);
+    s->zc_off = 0;
+    s->send_flags = 0;
+}
+
 /* MSG_ZEROCOPY completions arrive on the error queue; the payload never changes, so they
- * only need reaping (to release the socket's option memory), not matching. */
+ * only need reaping (to release the socket's option memory), not matching. A completion
+ * that says the kernel copied after all (loopback, veth: the data is delivered locally, so
+ * the pages cannot be lent) turns -Z into sendfile from a memory file, which is faster there
+ * (docs/BENCHMARKS.md). */
 static void reap_zerocopy(struct lp_stream *s)
 {
-    char ctl[128];
+    union {
+        char buf[CMSG_SPACE(sizeof(struct sock_extended_err)) + 64];
+        struct cmsghdr align;
+    } ctl;
+    bool copied = false;
     for (int i = 0; i < 64; i++) {
-        struct msghdr m = {.msg_control = ctl, .msg_controllen = sizeof(ctl)};
+        struct msghdr m = {.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
         if (recvmsg(s->h.fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-            return;
+            break;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+            struct sock_extended_err ee;
+            if (c->cmsg_len < CMSG_LEN(sizeof(ee)))
+                continue;
+            memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+            if (ee.ee_origin == SO_EE_ORIGIN_ZEROCOPY && (ee.ee_code & SO_EE_CODE_ZEROCOPY_COPIED))
+                copied = true;
+        }
     }
+    if (copied && s->send_flags && s->zc_fd < 0)
+        zerocopy_by_sendfile(s);
+}
+
+static ssize_t send_zc_file(struct lp_stream *s, size_t n)
+{
+    if (s->zc_off + (off_t)n > s->zc_len)
+        s->zc_off = 0;
+    ssize_t w = sendfile(s->h.fd, s->zc_fd, &s->zc_off, n);
+    return w < 0 ? -errno : w;
 }
 
 /* -F: the file's content, from the kernel's page cache straight to the socket; a test
@@ -385,6 +444,8 @@ static ssize_t tcp_write(struct lp_stream *s, const uint8_t *from, size_t n)
 {
     if (s->cfg.has_file)
         return send_file(s, n);
+    if (s->zc_fd >= 0)
+        return send_zc_file(s, n);
     ssize_t w = send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
     return w < 0 ? -errno : w;
 }
@@ -699,8 +760,11 @@ static void tcp_recv(struct lp_stream *s)
 /* Datagrams up to this size are built in one contiguous batch buffer, which UDP GSO can
  * send as a few large writes that the kernel cuts into datagrams. */
 #define LP_UDP_CONTIG_MAX 8192u
-#define LP_UDP_GSO_BYTES 64000u      /* under the 65507-byte limit of one UDP write */
-#define LP_UDP_GSO_MAX_SEGS 64u      /* UDP_MAX_SEGMENTS on the oldest kernels with GSO */
+#define LP_UDP_GSO_BYTES 65507u      /* the limit of one UDP write (IPv4) */
+#define LP_UDP_GSO_MAX_SEGS 128u     /* UDP_MAX_SEGMENTS since Linux 6.9 */
+#define LP_UDP_GSO_OLD_SEGS 64u      /* ... and on older kernels with GSO */
+#define LP_UDP_TX_MSGS 16u           /* GSO writes per sendmmsg */
+#define LP_UDP_TX_BYTES (256u * 1024u) /* a GSO sender's batch buffer, at most */
 
 /* Send n datagrams (headers stamped with ts, sequence numbers from next_seq). Returns how
  * many left, or a negative errno. */
@@ -712,11 +776,13 @@ static int udp_send_batch(struct lp_stream *s, unsigned n, const struct timespec
     size_t hlen = udp_stamp_len(&s->cfg);
     size_t blk = s->cfg.blksize;
     unsigned m = 0;
+    unsigned per = s->batch_buf && s->gso_segs ? s->gso_segs : 1;
 
-    memset(msgs, 0, sizeof(msgs[0]) * n);
+    if (n > per * LP_UDP_BATCH)
+        n = per * LP_UDP_BATCH; /* one mmsghdr per write */
+    memset(msgs, 0, sizeof(msgs[0]) * ((n + per - 1) / per));
     if (s->batch_buf) {
         /* Contiguous: stamp headers in place; with GSO one message carries many datagrams. */
-        unsigned per = s->gso_segs ? s->gso_segs : 1;
         for (unsigned i = 0; i < n; i++)
             udp_stamp(s, s->batch_buf + i * blk, s->next_seq + i, ts);
         for (unsigned i = 0; i < n; i += per, m++) {
@@ -746,9 +812,14 @@ static int udp_send_batch(struct lp_stream *s, unsigned n, const struct timespec
     return (int)dgrams;
 }
 
-/* Without GSO (old kernel, or a route that refuses it) keep sending one datagram a message. */
-static void udp_gso_off(struct lp_stream *s)
+/* A kernel older than 6.9 takes 64 datagrams a write; without GSO at all (older still, or a
+ * route that refuses it) keep sending one datagram a message. */
+static void udp_gso_step_down(struct lp_stream *s)
 {
+    if (s->gso_segs > LP_UDP_GSO_OLD_SEGS) {
+        s->gso_segs = LP_UDP_GSO_OLD_SEGS;
+        return;
+    }
     int zero = 0;
     setsockopt(s->h.fd, IPPROTO_UDP, UDP_SEGMENT, &zero, sizeof(zero));
     s->gso_segs = 0;
@@ -782,7 +853,9 @@ static void udp_send(struct lp_stream *s)
 
     for (int round = 0; round < 4; round++) {
         uint64_t now = lp_now_ns();
-        unsigned n = LP_UDP_BATCH;
+        unsigned n = s->gso_segs ? s->batch_n : LP_UDP_BATCH;
+        if (s->batch_buf && n > s->batch_n)
+            n = s->batch_n; /* GSO refused after all: the buffer may hold fewer */
         if (s->cfg.rate_bps) {
             uint64_t need = (uint64_t)blk * (s->cfg.burst ? s->cfg.burst : 1);
             if (!pace_allows(s, need, now))
@@ -807,8 +880,8 @@ static void udp_send(struct lp_stream *s)
         struct timespec ts;
         clock_gettime(s->cfg.wire == LP_WIRE_IPERF2 ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
         int sent = udp_send_batch(s, n, &ts);
-        if (sent < 0 && s->gso_segs && (sent == -EIO || sent == -EINVAL || sent == -EOPNOTSUPP)) {
-            udp_gso_off(s);
+        while (sent < 0 && s->gso_segs && (sent == -EIO || sent == -EINVAL || sent == -EOPNOTSUPP)) {
+            udp_gso_step_down(s);
             sent = udp_send_batch(s, n, &ts);
         }
         if (sent < 0) {
@@ -957,29 +1030,72 @@ void lp_stream_udp_counted_through_max(struct lp_stream *s)
         s->seq_floor = s->rx.max_seq + 1;
 }
 
+/* Where a received message came from and how the kernel cut it: its arrival time (the
+ * kernel's stamp, else the batch's clock reading) and, for a GRO message, the length of each
+ * datagram in it (0: one datagram). */
+static void udp_msg_meta(struct msghdr *mh, uint64_t *arrival, size_t *seg)
+{
+    *seg = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec kts;
+            memcpy(&kts, CMSG_DATA(c), sizeof(kts));
+            *arrival = ts_to_ns(&kts);
+        } else if (c->cmsg_level == IPPROTO_UDP && c->cmsg_type == UDP_GRO) {
+            int gso = 0;
+            memcpy(&gso, CMSG_DATA(c), sizeof(gso));
+            *seg = gso > 0 ? (size_t)gso : 0;
+        }
+    }
+}
+
+/* Account every datagram of one received message: len bytes, of which the first have bytes
+ * were copied to p; a GRO message holds datagrams of seg bytes each (the last may be
+ * shorter). A datagram whose header was not copied is not counted. */
+static size_t udp_account_msg(struct lp_stream *s, const uint8_t *p, size_t have, size_t len, size_t seg,
+                              uint64_t arrival, uint64_t *pkts, bool *fin)
+{
+    size_t bytes = 0;
+    if (seg == 0 || seg >= len)
+        seg = len;
+    for (size_t off = 0; off < len && off < have && !*fin; off += seg) {
+        size_t dlen = len - off < seg ? len - off : seg;
+        size_t hlen = have - off < dlen ? have - off : dlen;
+        size_t got = udp_account(s, p + off, hlen < LP_UDP_RX_HEAD ? hlen : LP_UDP_RX_HEAD, dlen, arrival, fin);
+        bytes += got;
+        *pkts += got ? 1 : 0;
+    }
+    return bytes;
+}
+
+/* Without GRO only each datagram's header is copied (MSG_TRUNC still reports its length);
+ * with GRO one message is many datagrams and each one's header sits inside it, so the whole
+ * message is read (one copy, but one system call and one socket buffer entry for up to 64 KiB). */
 static void udp_recv(struct lp_stream *s)
 {
     struct mmsghdr msgs[LP_UDP_BATCH];
     struct iovec iov[LP_UDP_BATCH];
     union {
-        char buf[CMSG_SPACE(sizeof(struct timespec))];
+        char buf[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
     } ctl[LP_UDP_BATCH];
-    uint8_t *heads = (uint8_t *)s->worker->scratch;
+    uint8_t *base = (uint8_t *)s->worker->scratch;
+    size_t buflen = s->gro ? LP_UDP_GRO_MSG : LP_UDP_RX_HEAD;
+    size_t fit = s->worker->scratch_len / buflen;
+    int batch = fit < (size_t)(s->gro ? LP_UDP_GRO_BATCH : LP_UDP_BATCH) ? (int)fit : (s->gro ? LP_UDP_GRO_BATCH : LP_UDP_BATCH);
     bool any = false;
 
     for (int round = 0; round < 8 && !s->fin_seen; round++) {
-        memset(msgs, 0, sizeof(msgs));
-        for (int i = 0; i < LP_UDP_BATCH; i++) {
-            /* Only the header is copied: MSG_TRUNC still reports each datagram's length. */
-            iov[i].iov_base = heads + (size_t)i * LP_UDP_RX_HEAD;
-            iov[i].iov_len = LP_UDP_RX_HEAD;
+        memset(msgs, 0, sizeof(msgs[0]) * (size_t)batch);
+        for (int i = 0; i < batch; i++) {
+            iov[i].iov_base = base + (size_t)i * buflen;
+            iov[i].iov_len = buflen;
             msgs[i].msg_hdr.msg_iov = &iov[i];
             msgs[i].msg_hdr.msg_iovlen = 1;
             msgs[i].msg_hdr.msg_control = ctl[i].buf;
             msgs[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
         }
-        int n = recvmmsg(s->h.fd, msgs, LP_UDP_BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+        int n = recvmmsg(s->h.fd, msgs, (unsigned)batch, MSG_DONTWAIT | MSG_TRUNC, NULL);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 break;
@@ -994,25 +1110,13 @@ static void udp_recv(struct lp_stream *s)
         clock_gettime(CLOCK_REALTIME, &batch_ts);
         bool counting = atomic_load_explicit(&s->counting, memory_order_relaxed);
         uint64_t bytes = 0, pkts = 0;
-        for (int i = 0; i < n && counting; i++) {
-            size_t len = msgs[i].msg_len;
+        for (int i = 0; i < n && counting && !s->fin_seen; i++) {
+            size_t len = msgs[i].msg_len, seg;
             uint64_t arrival = ts_to_ns(&batch_ts);
-            for (struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-                    struct timespec kts;
-                    memcpy(&kts, CMSG_DATA(c), sizeof(kts));
-                    arrival = ts_to_ns(&kts);
-                }
-            }
-            bool fin = false;
-            size_t got = udp_account(s, iov[i].iov_base, len < LP_UDP_RX_HEAD ? len : LP_UDP_RX_HEAD, len, arrival, &fin);
-            bytes += got;
-            pkts += got ? 1 : 0;
-            if (fin) {
-                /* iperf2's sender is done: later FINs are answered by the control thread. */
-                s->fin_seen = true;
-                break;
-            }
+            udp_msg_meta(&msgs[i].msg_hdr, &arrival, &seg);
+            /* iperf2's FIN: its sender is done, later FINs are answered by the control thread. */
+            bytes += udp_account_msg(s, iov[i].iov_base, len < buflen ? len : buflen, len, seg, arrival, &pkts,
+                                     &s->fin_seen);
         }
         if (bytes) {
             add_bytes(s, bytes);
@@ -1020,7 +1124,7 @@ static void udp_recv(struct lp_stream *s)
             note_rx(s, bytes);
             any = true;
         }
-        if (n < LP_UDP_BATCH)
+        if (n < batch)
             break;
     }
     if (any) {
@@ -1040,7 +1144,7 @@ static void on_io(struct lp_handler *h, uint32_t events)
         return;
     switch (s->cfg.kind) {
     case LP_STREAM_TCP_SEND:
-        if ((events & EPOLLERR) && s->send_flags)
+        if ((events & EPOLLERR) && s->cfg.zerocopy)
             reap_zerocopy(s);
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             tcp_send(s);
@@ -1079,17 +1183,31 @@ static void udp_batch_setup(struct lp_stream *s)
     size_t blk = s->cfg.blksize;
     if (blk > LP_UDP_CONTIG_MAX)
         return;
-    s->batch_buf = malloc((size_t)LP_UDP_BATCH * blk);
-    if (!s->batch_buf)
-        return; /* the iovec path needs no extra memory */
-    for (unsigned i = 0; i < LP_UDP_BATCH; i++)
-        memcpy(s->batch_buf + i * blk, s->payload, blk);
     unsigned segs = LP_UDP_GSO_BYTES / (unsigned)blk;
     if (segs > LP_UDP_GSO_MAX_SEGS)
         segs = LP_UDP_GSO_MAX_SEGS;
     int gso = (int)blk;
-    if (segs >= 2 && setsockopt(s->h.fd, IPPROTO_UDP, UDP_SEGMENT, &gso, sizeof(gso)) == 0)
-        s->gso_segs = segs;
+    bool use_gso = segs >= 2 && setsockopt(s->h.fd, IPPROTO_UDP, UDP_SEGMENT, &gso, sizeof(gso)) == 0;
+    /* With GSO several writes go per system call: up to LP_UDP_TX_MSGS of them, in at most
+     * LP_UDP_TX_BYTES (a whole write at the least). */
+    unsigned n = LP_UDP_BATCH;
+    if (use_gso) {
+        unsigned by_bytes = LP_UDP_TX_BYTES / (unsigned)blk;
+        n = LP_UDP_TX_MSGS * segs;
+        if (n > by_bytes)
+            n = by_bytes > segs ? by_bytes : segs;
+    }
+    s->batch_buf = malloc((size_t)n * blk);
+    if (!s->batch_buf) {
+        int zero = 0;
+        if (use_gso) /* GSO cuts only contiguous datagrams */
+            setsockopt(s->h.fd, IPPROTO_UDP, UDP_SEGMENT, &zero, sizeof(zero));
+        return; /* the iovec path needs no extra memory */
+    }
+    for (unsigned i = 0; i < n; i++)
+        memcpy(s->batch_buf + i * blk, s->payload, blk);
+    s->batch_n = n;
+    s->gso_segs = use_gso ? segs : 0;
 }
 
 static void do_attach(struct lp_post *p)
@@ -1110,9 +1228,14 @@ static void do_attach(struct lp_post *p)
         udp_batch_setup(s);
     if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.zerocopy) {
         int one = 1;
-        /* Kernels without SO_ZEROCOPY keep copying: the test still runs, just as before. */
+        /* MSG_ZEROCOPY first: on a NIC that can send from user pages it saves the copy.
+         * Kernels without SO_ZEROCOPY get sendfile at once. */
         if (setsockopt(s->h.fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0)
             s->send_flags = MSG_ZEROCOPY;
+        else
+            zerocopy_by_sendfile(s);
+    } else if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.sendfile && !s->cfg.has_file) {
+        zerocopy_by_sendfile(s); /* on failure send() copies, as before */
     }
     s->events = ev;
     int err = lp_loop_add(&s->worker->loop, &s->h, ev);

@@ -75,7 +75,8 @@ struct lp_stream_config {
     bool udp_counters64;
     bool skip_rx_copy;
     bool repeating_payload;
-    bool zerocopy;           /* TCP send with MSG_ZEROCOPY where the kernel allows it */
+    bool zerocopy;           /* -Z: MSG_ZEROCOPY where the kernel lends the pages, else sendfile */
+    bool sendfile;           /* TCP sender: sendfile from a memory file holding the payload */
     enum lp_stream_wire wire;
     bool udp_seq64;          /* iperf2 receiver: the flow uses 64-bit sequence numbers */
     const uint8_t *udp_template; /* iperf2 sender: bytes after the prefix of every datagram */
@@ -98,6 +99,11 @@ struct lp_stream_config {
     lp_stream_notify_fn notify;
     void *owner;
 };
+
+/* A UDP receiver's socket buffer without -w (the kernel caps it at net.core.rmem_max): room
+ * for a burst while its thread is off the CPU, so our own socket's drops are not counted as
+ * the link's loss. */
+#define LP_STREAM_UDP_RCVBUF (4 * 1024 * 1024)
 
 struct lp_stream_counters {
     uint64_t bytes;
@@ -129,12 +135,16 @@ struct lp_stream {
     bool attached;
     int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
     int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
-    uint8_t *batch_buf;        /* UDP sender, small datagrams: LP_UDP_BATCH of them back to back */
+    int zc_fd;                 /* -Z by sendfile: the payload in a memory file; -1 = none */
+    off_t zc_off, zc_len;
+    uint8_t *batch_buf;        /* UDP sender, small datagrams: batch_n of them back to back */
     bool fin_seen;             /* iperf2 receiver: the sender's end-of-test datagram arrived */
     uint64_t seq_floor;        /* UDP receiver: datagrams numbered below it were counted already
                                 * (a multicast flow's copies read from the listener); 0 = none */
     off_t file_off;
     unsigned gso_segs;         /* datagrams per UDP GSO write (0 = no GSO) */
+    unsigned batch_n;          /* datagrams batch_buf holds */
+    bool gro;                  /* UDP receiver: UDP_GRO is on, messages may hold many datagrams */
     uint64_t rate_t0_ns, rate_bytes;
     uint64_t attach_ns;        /* when it started on its worker */
     struct lp_latency_batch lat_batch;

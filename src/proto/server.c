@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/stream.h"
 #include "linkperf/engine.h"
 #include "net/allow.h"
 #include "proto/detect.h"
@@ -603,6 +604,15 @@ static int join_group(int fd, const struct sockaddr_storage *group)
     return setsockopt(fd, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, &m, sizeof(m)) < 0 ? -errno : 0;
 }
 
+/* The shared UDP socket holds every new iperf2 flow's first datagrams, and a whole flow while
+ * the server is busy: the kernel's default buffer (208 KB) overflowed at 10 Mbit/s under
+ * load. -w sizes it as 2.1.8 does. */
+static void udp_listener_buffer(const struct lp_server *s, int fd)
+{
+    int want = s->spec.window_bytes > 0 ? s->spec.window_bytes : LP_STREAM_UDP_RCVBUF;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+}
+
 static int open_multicast_listener(struct lp_server *s, struct srv_listener *l, const struct lp_addr *a,
                                    char *err, size_t errlen)
 {
@@ -612,6 +622,8 @@ static int open_multicast_listener(struct lp_server *s, struct srv_listener *l, 
     lp_sock_endpoint(&a->ss, &ep);
     l->port = ep.port;
     l->udp_fd = lp_sock_listen(a, SOCK_DGRAM, 0);
+    if (l->udp_fd >= 0)
+        udp_listener_buffer(s, l->udp_fd);
     int rc = l->udp_fd < 0 ? l->udp_fd : join_group(l->udp_fd, &a->ss);
     if (rc < 0) {
         snprintf(err, errlen, "cannot receive multicast group %s port %u: %s", ep.host, (unsigned)ep.port,
@@ -654,6 +666,7 @@ static int open_listener(struct lp_server *s, struct srv_listener *l, uint16_t p
         snprintf(err, errlen, "unable to bind UDP port %u: %s", (unsigned)l->port, strerror(-l->udp_fd));
         return l->udp_fd;
     }
+    udp_listener_buffer(s, l->udp_fd);
     /* Which of our addresses each datagram was sent to (see srv_listener.cur_dst); best
      * effort: without it flow sockets answer from the route's source, as before. */
     int one = 1;

@@ -15,6 +15,7 @@ come back to the schedule (the smallest error over the second half of the test i
 tenth of an interval; with deadlines taken from the last cut every edge there carries the
 sum of all the earlier lateness), and the interval bytes add up to the summary's.
 """
+import math
 import os
 
 import iperf2lib as L
@@ -136,7 +137,8 @@ def check_i3_schedule(doc, i, total_bytes, what, ctx):
         check(abs(s["start"] - t) < 2e-6, "%s: interval %d starts at %.6f, the previous ended "
               "at %.6f" % (what, n, s["start"], t), ctx)
         t = s["end"]
-        k += max(1, int(round((s["end"] - s["start"]) / i)))
+        # the boundaries this row's end has passed: a late row ends past the last one it covers
+        k = max(k + 1, int(math.floor((s["end"] + 2e-6) / i)))
         if n < len(ivs) - 1:
             e = s["end"] - k * i
             check(e > -2e-6, "%s: edge %d at %.6f, before its deadline %.6f" % (

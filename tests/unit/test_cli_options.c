@@ -34,6 +34,7 @@ CHECK(rcv_timeout, c->spec.rcv_timeout_ms == 5000)
 CHECK(snd_timeout, c->spec.snd_timeout_ms == 3000)
 CHECK(debug, c->debug == 2)
 CHECK(threads, c->spec.threads == 4)
+CHECK(copy, c->spec.copy)
 CHECK(version, c->action == LP_CLI_ACTION_VERSION)
 CHECK(help, c->action == LP_CLI_ACTION_HELP)
 CHECK(man, c->action == LP_CLI_ACTION_MAN)
@@ -154,6 +155,7 @@ static const struct opt_case cases[] = {
      {{{"-c", "h", "--snd-timeout", "-1"}, "option --snd-timeout: -1 is out of range (0..86400000)"}}},
     {"debug", {"-c", "h", "--debug=2"}, check_debug,
      {{{"-c", "h", "--debug=5"}, "option -d/--debug: '5' is not a debug level (1..4)"}}},
+    {"copy", {"-c", "h", "--copy"}, check_copy, {{{"-c", "h", "--copy=1"}, "option --copy takes no argument"}}},
     {"threads", {"-c", "h", "--threads", "4"}, check_threads,
      {{{"-c", "h", "--threads", "65"}, "option --threads: 65 is out of range (0..64)"}}},
     {"version", {"-v"}, check_version, {{{"--version=1"}, "option -v/--version takes no argument"}}},

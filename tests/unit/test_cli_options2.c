@@ -46,6 +46,7 @@ CHECK(man, c->action == LP_CLI_ACTION_MAN)
 CHECK(iperf2, c->iperf2)
 CHECK(csv_header, c->csv && c->fmt.csv_header)
 CHECK(threads, c->spec.threads == 3)
+CHECK(copy, c->spec.copy)
 CHECK(debug, c->debug == 4 && c->spec.report.debug == 4)
 CHECK(server, c->spec.role == LP_ROLE_SERVER && c->spec.port == 5001 && c->spec.port2 == 5201)
 CHECK(singleclient, c->spec.max_tests == 1)
@@ -194,6 +195,7 @@ static const struct opt_case cases[] = {
      {{{"-c", "h", "--iperf2=x"}, "option --iperf2 takes no argument"}}},
     {"csv-header", {"-s", "-y", "c", "--csv-header"}, check_csv_header,
      {{{"-s", "--csv-header"}, "option --csv-header needs -y C"}}},
+    {"copy", {"-s", "--copy"}, check_copy, {{{"-s", "--copy=1"}, "option --copy takes no argument"}}},
     {"threads", {"-s", "--threads", "3"}, check_threads,
      {{{"-s", "--threads", "65"}, "option --threads: 65 is out of range (0..64)"}}},
     {"debug", {"-c", "h", "--debug"}, check_debug,
