@@ -129,9 +129,10 @@ check-unit: deps-fast
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
-# Side-by-side benchmark against iperf3 and iperf2 (not a test; ~10 min). See bench/README.md.
+# Side-by-side benchmark against iperf3, iperf2 and the kernel ceiling (not a test; ~30 min).
+# IPERF3_NEW=/path/to/iperf3 adds the newest iperf3's rows. See bench/README.md.
 bench: deps-check build
-	bench/run.py --out docs/BENCHMARKS.md
+	bench/run.py --out docs/BENCHMARKS.md $(if $(IPERF3_NEW),--iperf3-new $(IPERF3_NEW))
 
 man: build
 	$(BUILD)/linkperf --man > docs/linkperf.1

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Side-by-side loopback benchmark: linkperf vs stock iperf3 and iperf2.
 
-Each tool's own client runs against its own fresh server on a random free
-port; tools are interleaved (A B C A B C ...) for N repetitions and the median
-of the receiver-side numbers is reported, with ratios and CPU seconds per side.
-Only the Python 3 standard library is used. See bench/README.md.
+Each tool runs in its plain and its fastest modes, one row each, with its own
+client against its own fresh server on a random free port, next to the
+kernel's ceiling (bench/ceiling/ceiling.c, compiled at run time). All rows of
+a case are interleaved (A B C A B C ...) for N repetitions and the median of
+the receiver-side numbers is reported, with ratios to the best peer row and
+to the ceiling, and CPU seconds per side. Only the Python 3 standard library
+is used. See bench/README.md.
 
 This is a measurement, never a pass/fail: the script exits non-zero only when
 it could not run at all (missing binary, bad arguments).
@@ -14,6 +17,7 @@ import argparse
 import atexit
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -194,7 +198,11 @@ def pids_cpu_s(pids):
     return total / CLK_TCK
 
 
-def wait_quiet(max_wait_s, max_cores=0.15):
+QUIET_CORES = 0.15   # quiet-wait: other processes below this many cores
+NOISY_SHARE = 0.05   # a run is noisy when others used more of the machine
+
+
+def wait_quiet(max_wait_s, max_cores=QUIET_CORES):
     """Before a run, wait (bounded) until other processes use less than
     max_cores of CPU over half a second. Returns (waited_s, last_load_cores)."""
     t0 = time.monotonic()
@@ -209,7 +217,7 @@ def wait_quiet(max_wait_s, max_cores=0.15):
 
 def noisy(r, cores):
     """A run during which other processes used more than 5 % of the machine."""
-    return r.get("other_cpu_s", 0) > 0.05 * cores * r["secs"]
+    return r.get("other_cpu_s", 0) > NOISY_SHARE * cores * r["secs"]
 
 
 # --------------------------------------------------------------------------
@@ -224,18 +232,18 @@ CASES = [
 ]
 
 
-def iperf3_style_cmds(binary, case, port, secs, extra):
+def iperf3_style_cmds(binary, case, port, secs, extra, srv_extra=()):
     _, _, proto, streams, length = case
-    srv = [binary, "-s", "-1", "-p", str(port)]
+    srv = [binary, "-s", "-1", "-p", str(port)] + list(srv_extra)
     cli = [binary, "-c", HOST, "-p", str(port), "-t", str(secs), "-J"]
     if streams > 1:
         cli += ["-P", str(streams)]
     if proto == "udp":
         cli += ["-u", "-b", "0", "-l", str(length)]
-    return srv, cli + extra
+    return srv, cli + list(extra)
 
 
-def iperf2_cmds(binary, case, port, secs):
+def iperf2_cmds(binary, case, port, secs, extra=(), srv_extra=()):
     _, _, proto, streams, length = case
     # stdbuf: iperf2's CSV goes through stdio; line-buffer it so that the
     # server's report is in the file as soon as the test ends.
@@ -248,7 +256,19 @@ def iperf2_cmds(binary, case, port, secs):
         # iperf 2.1.8 has no "-b 0 = unlimited" for UDP; a rate far above
         # what loopback carries gives an inter-packet gap of 0.
         cli += ["-u", "-b", "100G", "-l", str(length)]
-    return srv, cli
+    return srv + list(srv_extra), cli + list(extra)
+
+
+def ceiling_cmds(binary, case, port, secs, extra):
+    """bench/ceiling: receiver first, then the sender with the case's -t,
+    stream count and (UDP) datagram length; TCP keeps the ceiling's own -l."""
+    _, _, proto, streams, length = case
+    srv = [binary, "recv", "--proto", proto, "--port", str(port), "--streams", str(streams)]
+    cli = [binary, "send", "--proto", proto, "--host", HOST, "--port", str(port),
+           "-t", str(secs), "--streams", str(streams)]
+    if length:
+        cli += ["-l", str(length)]
+    return srv, cli + list(extra)
 
 
 def read(path):
@@ -312,6 +332,12 @@ def parse_iperf3_json(text, case):
         if sr["lost_packets"] < 0:
             r["odd"].append(f"negative loss {sr['lost_packets']}")
     bps, nbytes, secs = sr["bits_per_second"], sr["bytes"], sr["seconds"]
+    if not nbytes:
+        # e.g. iperf3 3.21 --gsro below -l 508 sends nothing (esnet/iperf#2032)
+        raise ValueError("the receiver counted no data"
+                         + (f" (sender: {ss.get('packets')} packets, {ss.get('bytes')} bytes)"
+                            if ss and proto == "udp" else ""))
+    r["recv_bytes"] = int(nbytes)
     if secs and abs(bps - nbytes * 8 / secs) > 0.01 * max(bps, 1):
         r["odd"].append(f"receiver bps {bps:.4g} != bytes*8/seconds")
     return r
@@ -339,6 +365,9 @@ def parse_iperf2(srv_text, cli_text, case):
         raise ValueError(f"server CSV has {len(srows)} of {streams} stream reports")
     r = {"odd": []}
     r["recv_bps"] = sum(float(f[8]) for f in srows)
+    r["recv_bytes"] = sum(int(f[7]) for f in srows)
+    if not r["recv_bytes"]:
+        raise ValueError("the receiver counted no data")
     r["sent_bps"] = sum(float(f[8]) for f in crows) if crows else None
     if proto == "udp":
         f = srows[0]
@@ -355,33 +384,221 @@ def parse_iperf2(srv_text, cli_text, case):
     return r
 
 
+def ceiling_line(text, role):
+    """The last JSON line of this role in bench/ceiling's stdout."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(d, dict) and d.get("role") == role:
+                return d
+    raise ValueError(f"no '{role}' JSON line from ceiling")
+
+
+def parse_ceiling(srv_text, cli_text, case):
+    """bench/ceiling's one JSON line per side: receiver bytes/packets/lost/
+    seconds (first to last data), sender bytes/packets/seconds."""
+    _, _, proto, _, _ = case
+    rv = ceiling_line(srv_text, "recv")
+    r = {"odd": []}
+    try:
+        sd = ceiling_line(cli_text, "send")
+    except ValueError:
+        sd = None
+        r["odd"].append("no sender JSON line")
+    secs = float(rv["seconds"])
+    if not rv["bytes"] or secs <= 0:
+        raise ValueError(f"the receiver counted no data ({rv['bytes']} B in {secs} s)")
+    r["recv_bytes"] = int(rv["bytes"])
+    r["recv_bps"] = rv["bytes"] * 8 / secs
+    r["method"] = f"{sd['method'] if sd else '?'} -> {rv['method']}"
+    if sd and sd["seconds"] > 0:
+        r["sent_bps"] = sd["bytes"] * 8 / sd["seconds"]
+    if proto == "udp":
+        got, lost = int(rv["packets"]), int(rv["lost"])
+        r["recv_pps"] = got / secs
+        r["lost"], r["total"] = lost, got + lost
+        r["loss_pct"] = 100.0 * lost / (got + lost) if got + lost else 0.0
+        if sd and sd["seconds"] > 0:
+            r["sent_pps"] = sd["packets"] / sd["seconds"]
+        if sd and got + lost != sd["packets"]:
+            r["odd"].append(f"received + lost {got + lost} != sent {sd['packets']} datagrams")
+        if lost < 0:
+            r["odd"].append(f"negative loss {lost}")
+    elif sd and rv["bytes"] != sd["bytes"]:
+        r["odd"].append(f"TCP receiver {rv['bytes']} B != sender {sd['bytes']} B")
+    if sd and rv["bytes"] > sd["bytes"]:
+        r["odd"].append(f"received {rv['bytes']} B > sent {sd['bytes']} B")
+    return r
+
+
+TCP_CASES = tuple(c[0] for c in CASES if c[2] == "tcp")
+UDP_CASES = tuple(c[0] for c in CASES if c[2] == "udp")
+# iperf2's "best" TCP row: 1 MiB reads and writes on both ends instead of the
+# default 128 KiB (see bench/README.md for what else was tried).
+IPERF2_BEST = ["-l", "1M"]
+
+
+def help_text(binary):
+    return sh([binary, "--help"])
+
+
+def tool_version(binary, default="?"):
+    """'3.12' from 'iperf 3.12 (cJSON ...)', '2.1.8' from 'iperf version 2.1.8 ...'."""
+    m = re.search(r"\biperf(?: version)? (\d+(?:\.\d+)+\S*)", sh([binary, "--version"])
+                  or sh([binary, "-v"]))
+    return m.group(1) if m else default
+
+
+def version_tuple(v):
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def new_tool(label, kind, binary, cli=(), srv=(), cases=None, group="peer",
+             candidate=True, role="mode"):
+    """One row of the case tables. group: linkperf | peer | ceiling;
+    candidate: counts when picking the group's best row (-R and --no-history
+    rows do not); role: default (linkperf plain) | plain | mode | history |
+    reverse | ceiling (the reference) | ceiling-alt."""
+    return {"label": label, "kind": kind, "bin": binary, "cli": list(cli), "srv": list(srv),
+            "cases": list(cases) if cases else None, "group": group,
+            "candidate": candidate, "role": role}
+
+
 def make_tools(args):
-    """(label, kind, extra client args, only these cases or None)."""
-    tools = [("linkperf", "linkperf", [], None)]
-    if args.skip_rx_copy:
-        # --skip-rx-copy acts where the client receives; a forward test's
-        # receiver is the server, so measure -R with and without it as well.
-        tools += [("linkperf --skip-rx-copy", "linkperf", ["--skip-rx-copy"], ("tcp1",)),
-                  ("linkperf -R", "linkperf", ["-R"], ("tcp1",)),
-                  ("linkperf -R --skip-rx-copy", "linkperf", ["-R", "--skip-rx-copy"], ("tcp1",))]
-    tools += [("iperf3", "iperf3", [], None), ("iperf2", "iperf2", [], None)]
+    """Every row, in table order; and the rows left out, as sentences."""
+    tools, not_run = [], []
+    lp = args.linkperf
+    h = help_text(lp)
+    tools.append(new_tool("linkperf", "linkperf", lp, group="linkperf", role="default"))
+    if "--no-history" in h:
+        # Every linkperf test is recorded in the history database on both
+        # ends unless --no-history, which both the client and server take.
+        tools.append(new_tool("linkperf --no-history", "linkperf", lp, ["--no-history"],
+                              ["--no-history"], cases=("tcp1",), group="linkperf",
+                              candidate=False, role="history"))
+    else:
+        not_run.append("linkperf has no --no-history: the history row is left out")
+    zc, skip = "--zerocopy" in h, "--skip-rx-copy" in h
+    for ok, extra in ((skip, ["--skip-rx-copy"]), (zc, ["-Z"]),
+                      (zc and skip, ["-Z", "--skip-rx-copy"])):
+        if ok:
+            tools.append(new_tool("linkperf " + " ".join(extra), "linkperf", lp, extra,
+                                  cases=TCP_CASES, group="linkperf"))
+    if not (zc and skip):
+        not_run.append("linkperf: no " + " or ".join(o for o, y in (("-Z", zc), ("--skip-rx-copy", skip))
+                                                    if not y) + " in --help: those rows left out")
+    if args.reverse:
+        # -R: the server sends. Peers are not run reversed, so these rows are
+        # for comparison only and never linkperf's "best".
+        for extra in (["-R"], ["-R", "--skip-rx-copy"]):
+            if "--skip-rx-copy" in extra and not skip:
+                continue
+            tools.append(new_tool("linkperf " + " ".join(extra), "linkperf", lp, extra,
+                                  cases=("tcp1",), group="linkperf", candidate=False,
+                                  role="reverse"))
+
+    iperf3s = [(args.iperf3, tool_version(args.iperf3))]
+    if args.iperf3_new:
+        v = tool_version(args.iperf3_new)
+        iperf3s.append((args.iperf3_new, v if v != iperf3s[0][1] else v + " (new)"))
+    else:
+        not_run.append("newest iperf3: --iperf3-new not given, its rows are left out")
+    for binary, ver in iperf3s:
+        name = f"iperf3 {ver}"
+        h = help_text(binary)
+        tools.append(new_tool(name, "iperf3", binary, role="plain"))
+        zc, skip = "--zerocopy" in h, "--skip-rx-copy" in h
+        for ok, extra in ((zc, ["-Z"]), (skip, ["--skip-rx-copy"]),
+                          (zc and skip, ["-Z", "--skip-rx-copy"])):
+            if ok:
+                tools.append(new_tool(f"{name} " + " ".join(extra), "iperf3", binary, extra,
+                                      cases=TCP_CASES))
+        for opt, y in (("-Z", zc), ("--skip-rx-copy", skip)):
+            if not y:
+                not_run.append(f"{name}: no {opt} in `--help`: its TCP {opt} rows are left out")
+        if "--gsro" in h:
+            cases = []
+            for c in CASES:
+                if c[0] not in UDP_CASES:
+                    continue
+                if version_tuple(ver) <= (3, 21) and c[4] < 508:
+                    not_run.append(f"{name} --gsro in {c[0]}: left out, iperf3 up to 3.21 sends "
+                                   f"nothing with GSO below -l 508 (esnet/iperf#2032)")
+                    continue
+                cases.append(c[0])
+            if cases:
+                tools.append(new_tool(f"{name} --gsro", "iperf3", binary, ["--gsro"], cases=cases))
+        else:
+            not_run.append(f"{name}: no --gsro in `--help`: no UDP GSO/GRO row")
+
+    name = f"iperf2 {tool_version(args.iperf2)}"
+    tools.append(new_tool(name, "iperf2", args.iperf2, role="plain"))
+    tools.append(new_tool(f"{name} " + " ".join(IPERF2_BEST), "iperf2", args.iperf2,
+                          IPERF2_BEST, IPERF2_BEST, TCP_CASES))
+    not_run.append(f"{name}: no zero-copy send and no MSG_TRUNC receive; its UDP has no "
+                   "GSO/GRO, so UDP has only the plain row")
+
+    if args.ceiling:
+        tools.append(new_tool("ceiling", "ceiling", args.ceiling, group="ceiling",
+                              candidate=False, role="ceiling"))
+        tools.append(new_tool("ceiling --method zerocopy", "ceiling", args.ceiling,
+                              ["--method", "zerocopy"], cases=TCP_CASES, group="ceiling",
+                              candidate=False, role="ceiling-alt"))
+    else:
+        not_run.append("ceiling: " + args.ceiling_error)
+    return tools, not_run
+
+
+def infer_tool(label):
+    """A row's description from its label alone (JSON files written before
+    the rows were described in meta.tools)."""
+    words = label.split()
+    if label.startswith("linkperf"):
+        role = ("default" if label == "linkperf" else "reverse" if "-R" in words
+                else "history" if "--no-history" in words else "mode")
+        return new_tool(label, "linkperf", None, group="linkperf",
+                        candidate=role in ("default", "mode"), role=role)
+    if label.startswith("ceiling"):
+        return new_tool(label, "ceiling", None, group="ceiling", candidate=False,
+                        role="ceiling" if label == "ceiling" else "ceiling-alt")
+    return new_tool(label, "iperf2" if label.startswith("iperf2") or words[0] == "iperf"
+                    else "iperf3", None, role="plain" if len(words) <= 2 else "mode")
+
+
+def tools_for_render(meta, results):
+    tools = [dict(t) for t in meta.get("tools") or []]
+    known = {t["label"] for t in tools}
+    for r in results:
+        if r["tool"] not in known:
+            known.add(r["tool"])
+            tools.append(infer_tool(r["tool"]))
     return tools
 
 
 def run_one(args, case, tool, tmp, tag):
-    label, kind, extra, _ = tool
+    label, kind = tool["label"], tool["kind"]
     proto, streams = case[2], case[3]
     port = free_port()
     if kind == "iperf2":
-        srv_cmd, cli_cmd = iperf2_cmds(args.iperf2, case, port, args.time)
+        srv_cmd, cli_cmd = iperf2_cmds(tool["bin"], case, port, args.time, tool["cli"], tool["srv"])
+    elif kind == "ceiling":
+        srv_cmd, cli_cmd = ceiling_cmds(tool["bin"], case, port, args.time, tool["cli"])
     else:
-        binary = args.linkperf if kind == "linkperf" else args.iperf3
-        srv_cmd, cli_cmd = iperf3_style_cmds(binary, case, port, args.time, extra)
+        srv_cmd, cli_cmd = iperf3_style_cmds(tool["bin"], case, port, args.time, tool["cli"],
+                                             tool["srv"])
     f = {k: os.path.join(tmp, f"{tag}.{k}") for k in ("so", "se", "co", "ce")}
+    shown = (lambda cmd: " ".join(cmd).replace(tool["bin"], "TMP/ceiling")) \
+        if kind == "ceiling" else " ".join  # the temp dir's name says nothing
     res = {"tool": label, "case": case[0], "port": port, "ok": False, "secs": args.time,
-           "client_cmd": " ".join(cli_cmd), "odd": []}
-    # iperf2's UDP server holds only a UDP socket; the others listen on TCP.
-    ready_proto = "udp" if (kind == "iperf2" and proto == "udp") else "tcp"
+           "group": tool["group"], "client_cmd": shown(cli_cmd),
+           "server_cmd": shown(srv_cmd), "odd": []}
+    # iperf2's UDP server and the ceiling's UDP receiver hold only a UDP
+    # socket (the ceiling binds port P last); the others listen on TCP.
+    ready_proto = "udp" if (kind in ("iperf2", "ceiling") and proto == "udp") else "tcp"
     res["quiet_wait_s"], res["load_before"] = wait_quiet(args.quiet_wait)
     busy0, soft0 = cpu_busy_s(), pids_cpu_s(args.ksoftirqd)
     srv = spawn(srv_cmd, f["so"], f["se"], args.nice)
@@ -414,12 +631,14 @@ def run_one(args, case, tool, tmp, tag):
             if rr is None:
                 res["odd"].append("server (-1) did not exit within 10 s after the client")
         if kind != "iperf2" and rr is not None:
-            scpu, how = rr[1], "exited"
+            src, scpu, how = rr[0], rr[1], "exited"
         else:
-            _, scpu, how = stop(srv)
+            src, scpu, how = stop(srv)
         res["server_cpu_s"] = scpu
         if kind != "iperf2" and how != "exited":
             res["odd"].append(f"server {how}")
+        elif kind != "iperf2" and src != 0:
+            res["odd"].append(f"server exit status {src}")
         res["ksoftirqd_cpu_s"] = pids_cpu_s(args.ksoftirqd) - soft0
         res["other_cpu_s"] = max(0.0, cpu_busy_s() - busy0 - res["client_cpu_s"]
                                  - scpu - res["ksoftirqd_cpu_s"])
@@ -427,6 +646,8 @@ def run_one(args, case, tool, tmp, tag):
         try:
             if kind == "iperf2":
                 parsed = parse_iperf2(read(f["so"]), co, case)
+            elif kind == "ceiling":
+                parsed = parse_ceiling(read(f["so"]), co, case)
             else:
                 parsed = parse_iperf3_json(co, case)
         except (ValueError, KeyError, TypeError, IndexError) as e:
@@ -436,6 +657,12 @@ def run_one(args, case, tool, tmp, tag):
             return res
         res["odd"] += parsed.pop("odd")
         res.update(parsed)
+        if kind == "ceiling":
+            want = ("zerocopy" if "zerocopy" in tool["cli"] else
+                    "sendfile" if proto == "tcp" else "gso") + " -> " + \
+                ("trunc" if proto == "tcp" else "gro")
+            if res["method"] != want:
+                res["odd"].append(f"ceiling fell back: {res['method']} instead of {want}")
         if res["client_rc"] != 0:
             res["odd"].append(f"client exit status {res['client_rc']}")
         res["ok"] = True
@@ -504,10 +731,16 @@ def machine():
 
 def versions(args):
     lp = first_line(sh([args.linkperf, "-v"]))
-    i3 = first_line(sh([args.iperf3, "-v"]))
-    i2 = first_line(sh([args.iperf2, "-v"]))
     git = sh(["git", "-C", REPO, "describe", "--always", "--dirty"]) or "?"
-    return {"linkperf": f"{lp} (git {git}, {args.linkperf})", "iperf3": i3, "iperf2": i2}
+    v = {"linkperf": f"{lp} (git {git}, {args.linkperf})",
+         "iperf3": f"{first_line(sh([args.iperf3, '-v']))} ({shutil.which(args.iperf3)})",
+         "iperf2": f"{first_line(sh([args.iperf2, '-v']))} ({shutil.which(args.iperf2)})"}
+    if args.iperf3_new:
+        v["iperf3_new"] = f"{first_line(sh([args.iperf3_new, '-v']))} ({args.iperf3_new})"
+    if args.ceiling:
+        v["ceiling"] = (f"bench/ceiling/ceiling.c built with `{' '.join(CEILING_CC)}` "
+                        f"({first_line(sh(['cc', '--version']))})")
+    return v
 
 
 # --------------------------------------------------------------------------
@@ -530,8 +763,8 @@ def gbps(x):
     return "—" if x is None else f"{x / 1e9:.2f}"
 
 
-def kpps(x):
-    return "—" if x is None else f"{x / 1e3:.0f}"
+def mpps(x):
+    return "—" if x is None else f"{x / 1e6:.3f}"
 
 
 def num(x, fmt):
@@ -542,78 +775,245 @@ def ratio(a, b):
     return None if (a is None or not b) else a / b
 
 
+def pct(x):
+    return "—" if x is None else f"{100 * x:.0f} %"
+
+
+def run_gbit(r):
+    """Gbit the receiver counted in one run."""
+    if r.get("recv_bytes") is not None:
+        return r["recv_bytes"] * 8 / 1e9
+    return r["recv_bps"] * r["secs"] / 1e9
+
+
+def run_eff(r):
+    """Received Gbit per CPU-second of client + server, one run."""
+    if not r.get("ok") or r.get("recv_bps") is None:
+        return None
+    cpu = (r.get("client_cpu_s") or 0.0) + (r.get("server_cpu_s") or 0.0)
+    if not math.isfinite(cpu) or cpu <= 0:
+        return None
+    return run_gbit(r) / cpu
+
+
+def eff_med(rows):
+    v = [e for e in (run_eff(r) for r in rows) if e is not None]
+    return statistics.median(v) if v else None
+
+
+def case_stats(case, tools, results):
+    """Rows of one case and its reference rows: linkperf default, linkperf
+    best (fastest forward row), best peer (fastest iperf3/iperf2 row, any
+    mode), ceiling (the 'ceiling' row)."""
+    key = case[0]
+    by = {t["label"]: [r for r in results if r["case"] == key and r["tool"] == t["label"]]
+          for t in tools}
+    ran = [t for t in tools if by[t["label"]]]
+
+    def best(pred, stat=lambda rows: med(rows, "recv_bps")):
+        c = [(stat(by[t["label"]]), t["label"]) for t in ran if pred(t)]
+        c = [x for x in c if x[0] is not None]
+        return max(c) if c else (None, None)
+
+    one = lambda role: next((t["label"] for t in ran if t["role"] == role), None)
+    st = {"by": by, "ran": ran, "default": one("default"), "ceiling": one("ceiling"),
+          "history": one("history"),
+          "peer": best(lambda t: t["group"] == "peer"),
+          "lp_best": best(lambda t: t["group"] == "linkperf" and t["candidate"]),
+          "peer_eff": best(lambda t: t["group"] == "peer", eff_med),
+          "lp_eff": best(lambda t: t["group"] == "linkperf" and t["candidate"], eff_med)}
+    st["ceil"] = med(by[st["ceiling"]], "recv_bps") if st["ceiling"] else None
+    return st
+
+
+def per_rep(by, a, b, key="recv_bps"):
+    """a / b for the runs of a and b in the same repetition."""
+    ref = {r["rep"]: r.get(key) for r in by.get(b, []) if r.get("ok")}
+    return [r[key] / ref[r["rep"]] for r in by.get(a, [])
+            if r.get("ok") and r.get(key) and ref.get(r["rep"])]
+
+
 def case_table(case, tools, results, cores):
     key, _, proto, _, _ = case
-    by = {t[0]: [r for r in results if r["case"] == key and r["tool"] == t[0]]
-          for t in tools}
-    ran = [t for t in tools if by[t[0]]]
-    base3 = med(by.get("iperf3", []), "recv_bps")
-    base2 = med(by.get("iperf2", []), "recv_bps")
+    st = case_stats(case, tools, results)
+    by, ran = st["by"], st["ran"]
+    peer_bps, peer = st["peer"]
+    ceil = st["ceil"]
     lines = []
+    if peer:
+        lines.append(f"Best peer: **{peer}** ({gbps(peer_bps)} Gbit/s median), the fastest "
+                     "iperf3/iperf2 row of this case; \"× best peer\" divides by it.")
+    else:
+        lines.append("No iperf3/iperf2 row has a result in this case: no \"× best peer\".")
+    if st["ceiling"] and ceil:
+        methods = sorted({r.get("method") for r in by[st["ceiling"]] if r.get("method")})
+        lines.append(f"Ceiling: **{st['ceiling']}** ({gbps(ceil)} Gbit/s median"
+                     + (f"; method {', '.join(methods)}" if methods else "")
+                     + "); \"% of ceiling\" divides by it.")
+    else:
+        lines.append("No ceiling row in this run: no \"% of ceiling\".")
+    lines.append("")
     if proto == "tcp":
-        lines.append("| tool | ok | receiver Gbit/s (median) | spread | quiet runs: median (n) "
-                     "| ×iperf3 | ×iperf2 | client CPU s | server CPU s | Gbit per CPU-s | retrans | noisy runs |")
+        lines.append("| row | ok | receiver Gbit/s (median) | spread | quiet runs: median (n) "
+                     "| × best peer | % of ceiling | client CPU s | server CPU s "
+                     "| Gbit per CPU-s | retrans | noisy runs |")
         lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     else:
-        lines.append("| tool | ok | receiver Gbit/s (median) | spread | quiet runs: median (n) "
-                     "| ×iperf3 | ×iperf2 | received kpps | sent kpps | loss % | client CPU s | server CPU s "
-                     "| ksoftirqd CPU s | noisy runs |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        lines.append("| row | ok | receiver Gbit/s (median) | spread | quiet runs: median (n) "
+                     "| received Mpps | sent Mpps | loss % | × best peer | % of ceiling "
+                     "| client CPU s | server CPU s | Gbit per CPU-s | ksoftirqd CPU s "
+                     "| noisy runs |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for t in ran:
-        rows = by[t[0]]
+        rows = by[t["label"]]
         ok = sum(1 for r in rows if r["ok"])
         rb = med(rows, "recv_bps")
         sp = spread(rows, "recv_bps")
-        r3 = None if t[0] == "iperf3" else ratio(rb, base3)
-        r2 = None if t[0] == "iperf2" else ratio(rb, base2)
+        xpeer = ratio(rb, peer_bps) if t["group"] == "linkperf" else None
         ccpu, scpu = med(rows, "client_cpu_s"), med(rows, "server_cpu_s")
         quiet = [r for r in rows if r["ok"] and not noisy(r, cores)]
-        cells = [f"**{t[0]}**" if t[0].startswith("linkperf") else t[0],
+        name = t["label"] + (" (best peer)" if t["label"] == peer else "")
+        cells = [f"**{name}**" if t["group"] == "linkperf" else name,
                  f"{ok}/{len(rows)}", gbps(rb),
                  "—" if sp is None else f"{sp:.0f} %",
-                 f"{gbps(med(quiet, 'recv_bps'))} ({len(quiet)})",
-                 num(r3, ".2f"), num(r2, ".2f")]
+                 f"{gbps(med(quiet, 'recv_bps'))} ({len(quiet)})"]
+        if proto == "udp":
+            cells += [mpps(med(rows, "recv_pps")), mpps(med(rows, "sent_pps")),
+                      num(med(rows, "loss_pct"), ".2f")]
+        cells += [num(xpeer, ".2f"), pct(ratio(rb, ceil)),
+                  num(ccpu, ".2f"), num(scpu, ".2f"), num(eff_med(rows), ".2f")]
         if proto == "tcp":
-            eff = None
-            effs = [r["recv_bps"] / 1e9 * r["secs"] / (r["client_cpu_s"] + r["server_cpu_s"])
-                    for r in rows if r["ok"]
-                    and (r["client_cpu_s"] + r["server_cpu_s"]) > 0]
-            if effs:
-                eff = statistics.median(effs)
             rt = med(rows, "retrans")
-            cells += [num(ccpu, ".2f"), num(scpu, ".2f"), num(eff, ".2f"),
-                      "—" if rt is None else f"{rt:.0f}"]
+            cells.append("—" if rt is None else f"{rt:.0f}")
         else:
-            cells += [kpps(med(rows, "recv_pps")), kpps(med(rows, "sent_pps")),
-                      num(med(rows, "loss_pct"), ".2f"),
-                      num(ccpu, ".2f"), num(scpu, ".2f"),
-                      num(med(rows, "ksoftirqd_cpu_s"), ".2f")]
+            cells.append(num(med(rows, "ksoftirqd_cpu_s"), ".2f"))
         cells.append(str(sum(1 for r in rows if r["ok"] and noisy(r, cores))))
         lines.append("| " + " | ".join(cells) + " |")
+
     paired = []
     for t in ran:
-        if not t[0].startswith("linkperf"):
+        if t["group"] != "linkperf":
             continue
-        for base in ("iperf3", "iperf2"):
-            ref = {r["rep"]: r["recv_bps"] for r in by.get(base, []) if r["ok"]}
-            pr = [r["recv_bps"] / ref[r["rep"]] for r in by[t[0]]
-                  if r["ok"] and ref.get(r["rep"])]
-            if pr:
-                paired.append(f"- {t[0]} / {base}: " + ", ".join(f"{x:.2f}" for x in pr))
+        for base, what in ((peer, "best peer"), (st["ceiling"], "ceiling")):
+            if base and (what == "best peer" or t["role"] == "default"):
+                pr = per_rep(by, t["label"], base)
+                if pr:
+                    paired.append(f"- {t['label']} / {base}"
+                                  + (f" ({what})" if base != what else "") + ": "
+                                  + ", ".join(f"{x:.2f}" for x in pr))
     if paired:
-        lines += ["", "Per-repetition ratios (same repetition, run back to back):", ""] + paired
+        lines += ["", "Per-repetition ratios (two rows of the same repetition; within one "
+                  "repetition the rows run one after another in table order):", ""] + paired
+
+    hist, dflt = st["history"], st["default"]
+    if hist and dflt:
+        a, b = med(by[dflt], "recv_bps"), med(by[hist], "recv_bps")
+        cpu = lambda rows: statistics.median(
+            [r["client_cpu_s"] + r["server_cpu_s"] for r in rows if r["ok"]]) \
+            if any(r["ok"] for r in rows) else None
+        ca, cb = cpu(by[dflt]), cpu(by[hist])
+        pr = per_rep(by, dflt, hist)
+        lines += ["", f"History: `{dflt}` records every test in the history database on "
+                  f"both ends, `{hist}` on neither. Receiver median {gbps(a)} vs {gbps(b)} "
+                  f"Gbit/s: {dflt} / {hist} = {num(ratio(a, b), '.3f')}"
+                  + (f" (per repetition {', '.join(f'{x:.3f}' for x in pr)})" if pr else "")
+                  + f"; client + server CPU s {num(ca, '.2f')} vs {num(cb, '.2f')}; "
+                  f"Gbit per CPU-s {num(eff_med(by[dflt]), '.2f')} vs "
+                  f"{num(eff_med(by[hist]), '.2f')}."]
     fails = [r for r in results if r["case"] == key and not r["ok"]]
-    for r in fails:
+    if fails:
         lines.append("")
+    for r in fails:
         lines.append(f"- FAILED {r['tool']} (rep {r['rep']}): {r.get('error', '?')}")
     return lines
 
 
+TARGETS = {  # case: (× best peer wanted, on which number, max loss % or None)
+    "tcp1": (1.3, "recv_bps", None), "tcp4": (1.3, "recv_bps", None),
+    "udp1470": (1.3, "recv_bps", 0.1), "udp64": (1.5, "recv_pps", None),
+}
+CEILING_TARGET = 0.90
+
+
+def verdict(ok):
+    return "met" if ok else "**not met**"
+
+
+def targets_line(case, st):
+    """The issue's targets for this case and whether this run met them."""
+    key = case[0]
+    by, dflt = st["by"], st["default"]
+    want, stat, max_loss = TARGETS.get(key, (None, None, None))
+    parts = []
+    peer_bps, peer = st["peer"]
+    if want is not None:
+        what = "received pps" if stat == "recv_pps" else "receiver rate"
+        goal = f"linkperf default ≥ {want}× best peer ({what})" + \
+            (f" at ≤ {max_loss} % loss" if max_loss is not None else "")
+        a = med(by[dflt], stat) if dflt else None
+        b = med(by[peer], stat) if peer else None
+        x = ratio(a, b)
+        if x is None:
+            parts.append(f"{goal}: cannot tell (no linkperf default or no peer result)")
+        else:
+            ok = x >= want
+            txt = f"{goal}: {x:.2f}× {peer}"
+            if max_loss is not None:
+                loss = med(by[dflt], "loss_pct")
+                ok = ok and loss is not None and loss <= max_loss
+                txt += f", linkperf loss {num(loss, '.2f')} %"
+            parts.append(f"{txt} — {verdict(ok)}")
+    lp_bps, lp = st["lp_best"]
+    goal = f"linkperf best mode ≥ {CEILING_TARGET * 100:.0f} % of ceiling"
+    x = ratio(lp_bps, st["ceil"])
+    parts.append(f"{goal}: cannot tell (no ceiling result)" if x is None or lp is None else
+                 f"{goal}: {lp} {x * 100:.0f} % — {verdict(x >= CEILING_TARGET)}")
+    (le, ll), (pe, pl) = st["lp_eff"], st["peer_eff"]
+    goal = "Gbit per CPU-s ≥ every peer"
+    parts.append(f"{goal}: cannot tell" if le is None or pe is None else
+                 f"{goal}: linkperf at best {le:.2f} ({ll}), peers at best {pe:.2f} ({pl}) "
+                 f"— {verdict(le >= pe)}")
+    return f"- **{key}**: " + "; ".join(parts) + "."
+
+
+def summary(cases, tools, results):
+    L = ["| case | linkperf default | linkperf best | best peer | ceiling "
+         "| linkperf default × best peer | linkperf best % of ceiling "
+         "| Gbit per CPU-s: linkperf default / best peer |",
+         "|---|---|---|---|---|---|---|---|"]
+    targets = []
+    for case in cases:
+        st = case_stats(case, tools, results)
+        by, udp = st["by"], case[2] == "udp"
+
+        def cell(label, name=False):
+            if not label:
+                return "—"
+            bps = med(by[label], "recv_bps")
+            txt = f"{gbps(bps)} Gbit/s"
+            if udp:
+                txt += f", {mpps(med(by[label], 'recv_pps'))} Mpps, " \
+                       f"{num(med(by[label], 'loss_pct'), '.2f')} % loss"
+            return (f"{label}: " if name else "") + txt
+
+        dflt, lp, peer, ceil = st["default"], st["lp_best"][1], st["peer"][1], st["ceiling"]
+        d_bps = med(by[dflt], "recv_bps") if dflt else None
+        L.append("| " + " | ".join([
+            case[0], cell(dflt), cell(lp, True), cell(peer, True), cell(ceil),
+            num(ratio(d_bps, st["peer"][0]), ".2f"),
+            pct(ratio(st["lp_best"][0], st["ceil"])),
+            f"{num(eff_med(by[dflt]) if dflt else None, '.2f')} / "
+            f"{num(eff_med(by[peer]) if peer else None, '.2f')}"]) + " |")
+        targets.append(targets_line(case, st))
+    return L + ["", "Targets of issue 17, stated for this run (a statement about these "
+                "numbers, not a pass/fail test):", ""] + targets
+
+
 def raw_table(results):
-    lines = ["| case | rep | tool | ok | recv Gbit/s | sent Gbit/s | loss % | recv kpps "
-             "| client CPU s | server CPU s | ksoftirqd CPU s | other CPU s | waited s "
-             "| notes |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| case | rep | row | ok | recv Gbit/s | sent Gbit/s | loss % | recv Mpps "
+             "| client CPU s | server CPU s | Gbit per CPU-s | ksoftirqd CPU s | other CPU s "
+             "| waited s | notes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         notes = "; ".join(r.get("odd", []))
         if not r["ok"]:
@@ -622,8 +1022,9 @@ def raw_table(results):
         lines.append("| " + " | ".join([
             r["case"], str(r["rep"]), r["tool"], "yes" if r["ok"] else "**no**",
             gbps(r.get("recv_bps")), gbps(r.get("sent_bps")),
-            num(r.get("loss_pct"), ".2f"), kpps(r.get("recv_pps")),
+            num(r.get("loss_pct"), ".2f"), mpps(r.get("recv_pps")),
             num(r.get("client_cpu_s"), ".2f"), num(r.get("server_cpu_s"), ".2f"),
+            num(run_eff(r), ".2f"),
             num(r.get("ksoftirqd_cpu_s"), ".2f"), num(r.get("other_cpu_s"), ".2f"),
             num(r.get("quiet_wait_s"), ".1f"), notes]) + " |")
     return lines
@@ -640,57 +1041,105 @@ def old_notes(path):
     return text[i + len(NOTES_BEGIN):j].strip("\n")
 
 
-def report(args, argv, mach, vers, tools, results, started, elapsed):
+def report(args, argv, mach, vers, tools, results, started, elapsed, not_run=None,
+           note=None):
+    cases = [c for c in CASES if c[0] in {r["case"] for r in results}]
+    mach = dict({k: "?" for k in ("cpu", "mhz", "hypervisor", "mem", "kernel", "os", "cc",
+                                  "rmem_max", "wmem_max", "lo_mtu", "loadavg")}, **mach)
+    mach["cores"] = mach.get("cores") or 1
     L = ["# linkperf benchmarks", "",
-         "Loopback throughput of linkperf against stock iperf3 and iperf2, measured",
-         "side by side in one run on one machine (see `bench/README.md`). Numbers are",
-         "receiver-side; ratios are medians of linkperf over medians of the other tool.",
-         "Generated by `bench/run.py`; the notes section is written by hand.", "",
-         "## Run", "",
-         "```", "$ " + " ".join(argv), "```", "",
-         f"- date: {started:%Y-%m-%d %H:%M} UTC; total run time {elapsed / 60:.1f} min",
-         f"- each case: {args.reps} repetition(s), tools interleaved in the order of "
-         f"the tables (A B C, A B C, ...), `-t {args.time}`, "
-         "a fresh server on a random free port per run; CPU pinning: none; "
-         f"nice: {args.nice}",
-         "- CPU s = user+system time of the client / server process (all threads), "
-         "from `wait4` rusage; ksoftirqd CPU s = the kernel's softirq threads during "
-         "the run; \"other CPU s\" = machine-wide busy time during the run minus all "
-         "of those, i.e. other processes. A run is *noisy* when other CPU s > 5 % of "
-         "the machine (cores × t); before each run the script waits up to "
-         f"{args.quiet_wait} s for the machine to go quiet (< 0.15 cores busy)",
-         "- spread = (max − min) / median of the receiver rate over the repetitions",
-         "",
-         "Machine:", "",
-         f"- CPU: {mach['cpu']}, {mach['cores']} cores as seen by the OS "
-         f"(hypervisor: {mach['hypervisor']}, {mach['mhz']} MHz), {mach['mem']} RAM",
-         f"- kernel: {mach['kernel']}; {mach['os']}",
-         f"- loopback MTU {mach['lo_mtu']}; TCP congestion control {mach['cc']}; "
-         f"net.core.rmem_max {mach['rmem_max']}, wmem_max {mach['wmem_max']}",
-         f"- load average before the run: {mach['loadavg']}",
-         f"- linkperf: {vers['linkperf']}",
-         f"- iperf3: {vers['iperf3']}",
-         f"- iperf2: {vers['iperf2']}",
-         "", "Command lines (client side; servers are `-s -1 -p PORT`, iperf2 "
-         "`-s [-u] -p PORT -y C`):", ""]
+         "Loopback throughput of linkperf against stock iperf3 (Debian's and the newest",
+         "release) and iperf2, each in its plain and its fastest modes, and against the",
+         "kernel's own ceiling (`bench/ceiling/`), measured side by side in one run on one",
+         "machine (see `bench/README.md`). Numbers are receiver-side; ratios are medians",
+         "over medians unless marked per repetition. Generated by `bench/run.py`; the notes",
+         "section is written by hand.", "",
+         "## Summary", ""] + summary(cases, tools, results) + [""]
+    if not any(t["group"] == "ceiling" for t in tools):
+        L += ["This run has no ceiling rows (recorded before `bench/ceiling/` existed, or "
+              "it could not be built): the \"% of ceiling\" cells are empty.", ""]
+    if "iperf3_new" not in vers:
+        L += ["This run has no rows of the newest iperf3 (`--iperf3-new` not given, or a "
+              "file recorded before the option existed).", ""]
+    if note:
+        L += [note, ""]
+    L += ["## Run", "",
+          "```", "$ " + " ".join(argv), "```", "",
+          f"- date: {started:%Y-%m-%d %H:%M} UTC; total run time {elapsed / 60:.1f} min",
+          f"- method: each case runs every one of its rows once per repetition, one after "
+          f"another in the order of its table, for {args.reps} repetition(s) (A B C …, "
+          "A B C …): interleaved, so that slow drifts of the machine hit all rows alike; "
+          "medians over the repetitions. Per-repetition ratios pair two rows of the same "
+          "repetition, at most one pass over the case's rows apart. "
+          f"`-t {args.time}` per run, a fresh server on a random free port per run",
+          f"- quiet-wait: before each run the script waits up to {args.quiet_wait} s until "
+          f"other processes use < {QUIET_CORES} cores (over 0.5 s); a run is *noisy* when "
+          f"other CPU s > {NOISY_SHARE * 100:.0f} % of the machine (cores × t). "
+          f"Nice: {args.nice} for every client and server. CPU pinning: none",
+          "- CPU s = user+system time of the client / server process (all threads), "
+          "from `wait4` rusage; ksoftirqd CPU s = the kernel's softirq threads during "
+          "the run; \"other CPU s\" = machine-wide busy time during the run minus all "
+          "of those, i.e. other processes. Gbit per CPU-s = received Gbit / (client + "
+          "server CPU s), per run, median",
+          "- best peer = the iperf3/iperf2 row (any mode) with the highest median receiver "
+          "rate in the case; linkperf best = the fastest linkperf row that is neither `-R` "
+          "nor `--no-history`; ceiling = the `ceiling` row (`bench/ceiling/ceiling.c`: TCP "
+          "`sendfile()` → `recv(MSG_TRUNC)`, UDP GSO `sendmmsg()` → GRO `recvmmsg()`)",
+          "- spread = (max − min) / median of the receiver rate over the repetitions",
+          "",
+          "Machine:", "",
+          f"- CPU: {mach['cpu']}, {mach['cores']} cores as seen by the OS "
+          f"(hypervisor: {mach['hypervisor']}, {mach['mhz']} MHz), {mach['mem']} RAM",
+          f"- kernel: {mach['kernel']}; {mach['os']}",
+          f"- loopback MTU {mach['lo_mtu']}; TCP congestion control {mach['cc']}; "
+          f"net.core.rmem_max {mach['rmem_max']}, wmem_max {mach['wmem_max']}",
+          f"- load average before the run: {mach['loadavg']}",
+          f"- linkperf: {vers.get('linkperf', '?')}",
+          f"- iperf3: {vers.get('iperf3', '?')}",
+          f"- iperf3, newest: {vers.get('iperf3_new', 'not measured (--iperf3-new not given)')}",
+          f"- iperf2: {vers.get('iperf2', '?')}",
+          f"- ceiling: {vers.get('ceiling', 'not measured')}", ""]
+    if not_run:
+        L += ["Left out (not supported, or not asked for):", ""] + [f"- {n}" for n in not_run] + [""]
+    L += ["Command lines (client; then the server where it is not `-s -1 -p PORT`):", ""]
     seen = set()
     for r in results:
         k = (r["case"], r["tool"])
         if k in seen:
             continue
         seen.add(k)
-        cmd = re.sub(r"-p \d+", "-p PORT", r["client_cmd"])
-        L.append(f"- {r['case']} / {r['tool']}: `{cmd}`")
+        cmd = re.sub(r"(-p|--port) \d+", r"\1 PORT", r["client_cmd"])
+        line = f"- {r['case']} / {r['tool']}: `{cmd}`"
+        srv = r.get("server_cmd")
+        if srv and not re.fullmatch(r"\S+ -s -1 -p \d+", srv):
+            line += "; server `" + re.sub(r"(-p|--port) \d+", r"\1 PORT", srv) + "`"
+        L.append(line)
     L.append("")
-    for case in CASES:
-        if case[0] not in {r["case"] for r in results}:
-            continue
+    for case in cases:
         L += [f"## {case[1]}", ""] + case_table(case, tools, results, mach["cores"]) + [""]
     L += ["## Notes", "", NOTES_BEGIN]
     notes = old_notes(args.out) if args.out else None
     L.append(notes if notes is not None else "(none yet)")
     L += [NOTES_END, "", "## Every run", ""] + raw_table(results) + [""]
     return "\n".join(L)
+
+
+CEILING_SRC = os.path.join(REPO, "bench", "ceiling", "ceiling.c")
+CEILING_CC = ["cc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-pthread", "-o", "TMP/ceiling",
+              "bench/ceiling/ceiling.c"]
+
+
+def build_ceiling(tmp):
+    """Compile bench/ceiling/ceiling.c into tmp; (path, None) or (None, why)."""
+    if not shutil.which("cc"):
+        return None, "no `cc` to build bench/ceiling/ceiling.c: its rows are left out"
+    out = os.path.join(tmp, "ceiling")
+    argv = ["cc"] + CEILING_CC[1:6] + [out, CEILING_SRC]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0 or not os.access(out, os.X_OK):
+        return None, ("building bench/ceiling/ceiling.c failed: its rows are left out ("
+                      + first_line(p.stderr) + ")")
+    return out, None
 
 
 # --------------------------------------------------------------------------
@@ -723,10 +1172,14 @@ def main():
     ap.add_argument("--linkperf", help="linkperf binary (default build-bench/linkperf)")
     ap.add_argument("--no-build", dest="build", action="store_false",
                     help="do not (re)build build-bench first")
-    ap.add_argument("--iperf3", default="iperf3")
+    ap.add_argument("--iperf3", default="iperf3", help="iperf3 to compare with (Debian's)")
+    ap.add_argument("--iperf3-new", metavar="PATH",
+                    help="also the newest iperf3, built from source (its rows are left out "
+                         "without this)")
     ap.add_argument("--iperf2", default="iperf")
-    ap.add_argument("--no-skip-rx-copy", dest="skip_rx_copy", action="store_false",
-                    help="leave out the extra 'linkperf --skip-rx-copy' TCP row")
+    ap.add_argument("--no-reverse", "--no-skip-rx-copy", dest="reverse", action="store_false",
+                    help="leave out linkperf's -R rows of the TCP one-stream case "
+                         "(--no-skip-rx-copy: the old name)")
     ap.add_argument("--quiet-wait", type=float, default=30.0,
                     help="before each run wait up to this many s for other load to stop (30)")
     ap.add_argument("--nice", type=int, default=0,
@@ -747,23 +1200,29 @@ def main():
         ap.error("no known case in --cases")
 
     args.linkperf = os.path.abspath(find_linkperf(args))
-    for b in (args.linkperf, shutil.which(args.iperf3), shutil.which(args.iperf2),
-              shutil.which("stdbuf")):
-        if not b or not os.access(b, os.X_OK):
-            sys.exit(f"bench: missing program: {b}")
-    if args.skip_rx_copy and "--skip-rx-copy" not in sh([args.linkperf, "-h"]):
-        log("bench: linkperf has no --skip-rx-copy; leaving that row out")
-        args.skip_rx_copy = False
+    if args.iperf3_new:
+        args.iperf3_new = os.path.abspath(args.iperf3_new)
+    for name, b in (("linkperf", args.linkperf), ("iperf3", shutil.which(args.iperf3)),
+                    ("iperf3-new", args.iperf3_new if args.iperf3_new else "-"),
+                    ("iperf2", shutil.which(args.iperf2)), ("stdbuf", shutil.which("stdbuf"))):
+        if b != "-" and (not b or not os.access(b, os.X_OK)):
+            sys.exit(f"bench: missing program: {name} ({b})")
 
     args.ksoftirqd = ksoftirqd_pids()
     atexit.register(kill_all)
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, on_signal)
 
-    tools = make_tools(args)
+    tmp = tempfile.mkdtemp(prefix="linkperf-bench.")
+    args.ceiling, args.ceiling_error = build_ceiling(tmp)
+    if args.ceiling_error:
+        log("bench: " + args.ceiling_error)
+    tools, not_run = make_tools(args)
+    for n in not_run:
+        log("bench: left out: " + n)
     plan = []
     for case in cases:
-        ctools = [t for t in tools if t[3] is None or case[0] in t[3]]
+        ctools = [t for t in tools if t["cases"] is None or case[0] in t["cases"]]
         for rep in range(1, args.reps + 1):
             for t in ctools:
                 plan.append((case, rep, t))
@@ -775,23 +1234,23 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     results = []
-    tmp = tempfile.mkdtemp(prefix="linkperf-bench.")
     for i, (case, rep, tool) in enumerate(plan, 1):
-        r = run_one(args, case, tool, tmp, f"{i:03d}.{case[0]}.{rep}.{re.sub(r'[^A-Za-z0-9]+', '_', tool[0])}")
+        tag = f"{i:03d}.{case[0]}.{rep}.{re.sub(r'[^A-Za-z0-9]+', '_', tool['label'])}"
+        r = run_one(args, case, tool, tmp, tag)
         r["rep"] = rep
         results.append(r)
         if r["ok"]:
             extra = ""
             if case[2] == "udp":
                 extra = f" recv {r['recv_pps'] / 1e3:.0f} kpps loss {r['loss_pct']:.2f}%"
-            log(f"[{i}/{len(plan)}] {case[0]} rep {rep} {tool[0]}: "
+            log(f"[{i}/{len(plan)}] {case[0]} rep {rep} {tool['label']}: "
                 f"{r['recv_bps'] / 1e9:.2f} Gbit/s{extra} cpu c/s "
                 f"{r['client_cpu_s']:.2f}/{r['server_cpu_s']:.2f} "
                 f"softirqd {r['ksoftirqd_cpu_s']:.2f} other {r['other_cpu_s']:.2f}"
                 + (f" (waited {r['quiet_wait_s']:.0f} s)" if r["quiet_wait_s"] > 1 else "")
                 + (f"  ODD: {'; '.join(r['odd'])}" if r["odd"] else ""))
         else:
-            log(f"[{i}/{len(plan)}] {case[0]} rep {rep} {tool[0]}: FAILED: {r.get('error')}")
+            log(f"[{i}/{len(plan)}] {case[0]} rep {rep} {tool['label']}: FAILED: {r.get('error')}")
         time.sleep(0.5)
     elapsed = time.monotonic() - t0
     kill_all()
@@ -801,7 +1260,7 @@ def main():
         log(f"bench: raw logs in {tmp}")
 
     argv = ["bench/run.py"] + sys.argv[1:]
-    text = report(args, argv, mach, vers, tools, results, started, elapsed)
+    text = report(args, argv, mach, vers, tools, results, started, elapsed, not_run)
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text)
@@ -811,7 +1270,9 @@ def main():
     if args.json:
         meta = {"argv": argv, "started": started.isoformat(), "elapsed_s": elapsed,
                 "time_s": args.time, "reps": args.reps, "nice": args.nice,
-                "quiet_wait_s": args.quiet_wait, "skip_rx_copy": args.skip_rx_copy}
+                "quiet_wait_s": args.quiet_wait, "reverse_rows": args.reverse,
+                "tools": [{k: v for k, v in t.items() if k != "bin"} for t in tools],
+                "not_run": not_run}
         with open(args.json, "w") as fh:
             json.dump({"meta": meta, "machine": mach, "versions": vers,
                        "results": results}, fh, indent=1)
@@ -821,12 +1282,21 @@ def main():
 def render(args):
     with open(args.render) as fh:
         d = json.load(fh)
-    m = d["meta"]
-    args.time, args.reps, args.nice = m["time_s"], m["reps"], m["nice"]
-    args.quiet_wait, args.skip_rx_copy = m["quiet_wait_s"], m["skip_rx_copy"]
-    started = datetime.datetime.fromisoformat(m["started"])
-    text = report(args, m["argv"], d["machine"], d["versions"], make_tools(args),
-                  d["results"], started, m["elapsed_s"])
+    m, results = d.get("meta", {}), d.get("results", [])
+    args.time, args.reps = m.get("time_s", "?"), m.get("reps", "?")
+    args.nice, args.quiet_wait = m.get("nice", 0), m.get("quiet_wait_s", "?")
+    started = datetime.datetime.fromisoformat(m["started"]) if m.get("started") else \
+        datetime.datetime.fromtimestamp(0, datetime.timezone.utc)
+    note = None
+    if "tools" not in m:
+        note = (f"Rendered from `{os.path.basename(args.render)}`, written by an older "
+                "`bench/run.py`: its rows are described from their labels (`iperf3`, `iperf2` "
+                "are the plain rows of the versions listed under Machine), and the rows, "
+                "columns and figures that run did not have are absent or \"—\"; Gbit per "
+                "CPU-s is from rate × time, as those files hold no byte counts.")
+    text = report(args, m.get("argv", ["bench/run.py", "?"]), d.get("machine", {}),
+                  d.get("versions", {}), tools_for_render(m, results), results, started,
+                  m.get("elapsed_s", 0.0), m.get("not_run"), note)
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text)
