@@ -150,7 +150,7 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     lp_latency_init(&s->lat);
     lp_latency_batch_reset(&s->lat_batch);
     s->next_seq = 1;
-    s->zc_fd = -1;
+    s->memfd = -1;
     atomic_init(&s->counting, true);
     if (cfg->kind == LP_STREAM_UDP_RECV)
         udp_recv_socket_setup(s);
@@ -199,8 +199,8 @@ void lp_stream_free(struct lp_stream *s)
         return;
     if (s->h.fd >= 0)
         close(s->h.fd);
-    if (s->zc_fd >= 0)
-        close(s->zc_fd);
+    if (s->memfd >= 0)
+        close(s->memfd);
     free(s->payload);
     free(s->batch_buf);
     free(s);
@@ -365,24 +365,24 @@ static bool pace_allows(struct lp_stream *s, uint64_t bytes, uint64_t now)
 /* The default TCP send, and -Z where MSG_ZEROCOPY cannot avoid the copy: the payload,
  * repeated, in a memory file that sendfile() hands to the socket by page reference. Sized in
  * whole blocks, so no write is cut short at its end. */
-#define LP_ZC_FILE_BYTES (256u * 1024u)
+#define LP_MEMFD_BYTES (256u * 1024u)
 
-static void zerocopy_by_sendfile(struct lp_stream *s)
+static void send_from_memfd(struct lp_stream *s)
 {
     size_t blk = s->cfg.blksize ? s->cfg.blksize : 1;
-    size_t blocks = LP_ZC_FILE_BYTES / blk ? LP_ZC_FILE_BYTES / blk : 1;
+    size_t blocks = LP_MEMFD_BYTES / blk ? LP_MEMFD_BYTES / blk : 1;
     int fd = memfd_create("linkperf-payload", MFD_CLOEXEC);
     if (fd < 0)
-        return; /* MSG_ZEROCOPY stays: it still works, only copies */
+        return; /* the stream keeps send() (MSG_ZEROCOPY under -Z): slower, not wrong */
     for (size_t i = 0; i < blocks; i++) {
         if (write(fd, s->payload, blk) != (ssize_t)blk) {
             close(fd);
             return;
         }
     }
-    s->zc_fd = fd;
-    s->zc_len = (off_t)(blocks * blk);
-    s->zc_off = 0;
+    s->memfd = fd;
+    s->memfd_len = (off_t)(blocks * blk);
+    s->memfd_off = 0;
     s->send_flags = 0;
 }
 
@@ -411,15 +411,15 @@ static void reap_zerocopy(struct lp_stream *s)
                 copied = true;
         }
     }
-    if (copied && s->send_flags && s->zc_fd < 0)
-        zerocopy_by_sendfile(s);
+    if (copied && s->send_flags && s->memfd < 0)
+        send_from_memfd(s);
 }
 
-static ssize_t send_zc_file(struct lp_stream *s, size_t n)
+static ssize_t send_memfd(struct lp_stream *s, size_t n)
 {
-    if (s->zc_off + (off_t)n > s->zc_len)
-        s->zc_off = 0;
-    ssize_t w = sendfile(s->h.fd, s->zc_fd, &s->zc_off, n);
+    if (s->memfd_off + (off_t)n > s->memfd_len)
+        s->memfd_off = 0;
+    ssize_t w = sendfile(s->h.fd, s->memfd, &s->memfd_off, n);
     return w < 0 ? -errno : w;
 }
 
@@ -444,8 +444,8 @@ static ssize_t tcp_write(struct lp_stream *s, const uint8_t *from, size_t n)
 {
     if (s->cfg.has_file)
         return send_file(s, n);
-    if (s->zc_fd >= 0)
-        return send_zc_file(s, n);
+    if (s->memfd >= 0)
+        return send_memfd(s, n);
     ssize_t w = send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
     return w < 0 ? -errno : w;
 }
@@ -1233,9 +1233,9 @@ static void do_attach(struct lp_post *p)
         if (setsockopt(s->h.fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0)
             s->send_flags = MSG_ZEROCOPY;
         else
-            zerocopy_by_sendfile(s);
+            send_from_memfd(s);
     } else if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.sendfile && !s->cfg.has_file) {
-        zerocopy_by_sendfile(s); /* on failure send() copies, as before */
+        send_from_memfd(s); /* on failure send() copies, as before */
     }
     s->events = ev;
     int err = lp_loop_add(&s->worker->loop, &s->h, ev);

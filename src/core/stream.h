@@ -135,8 +135,8 @@ struct lp_stream {
     bool attached;
     int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
     int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
-    int zc_fd;                 /* -Z by sendfile: the payload in a memory file; -1 = none */
-    off_t zc_off, zc_len;
+    int memfd;                 /* TCP sender: the payload in a memory file to sendfile; -1 = none */
+    off_t memfd_off, memfd_len;
     uint8_t *batch_buf;        /* UDP sender, small datagrams: batch_n of them back to back */
     bool fin_seen;             /* iperf2 receiver: the sender's end-of-test datagram arrived */
     uint64_t seq_floor;        /* UDP receiver: datagrams numbered below it were counted already
