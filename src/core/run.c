@@ -181,7 +181,10 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
         .burst = r->spec.burst,
         .udp_counters64 = r->spec.udp_counters_64bit,
         .skip_rx_copy = r->spec.skip_rx_copy || !r->spec.copy,
-        .sendfile = !r->spec.copy,
+        /* One sending stream a test: several threads doing sendfile at once cost more CPU
+         * than send() (loopback, 2 cores: -P 2 and -P 4 at 30-33 Gbit/s against 48-56 with
+         * send(); -P 1 at 43-53 against 34-35; docs/BENCHMARKS.md). */
+        .sendfile = !r->spec.copy && r->spec.streams <= 1,
         .repeating_payload = r->spec.repeating_payload,
         .zerocopy = r->spec.zerocopy,
         .window_bytes = r->spec.window_bytes,

@@ -100,10 +100,12 @@ struct lp_stream_config {
     void *owner;
 };
 
-/* A UDP receiver's socket buffer without -w (the kernel caps it at net.core.rmem_max): room
- * for a burst while its thread is off the CPU, so our own socket's drops are not counted as
- * the link's loss. */
+/* UDP receive buffers without -w: room for a burst while the reading thread is off the CPU,
+ * so our own socket's drops are not counted as the link's loss. A test's stream asks for
+ * the larger (past net.core.rmem_max where allowed); the server's shared socket, which
+ * holds only flows not yet handed to their own socket, for the smaller (up to rmem_max). */
 #define LP_STREAM_UDP_RCVBUF (4 * 1024 * 1024)
+#define LP_STREAM_UDP_RCVBUF_MAX (32 * 1024 * 1024)
 
 struct lp_stream_counters {
     uint64_t bytes;
