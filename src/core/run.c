@@ -185,6 +185,9 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
          * than send() (loopback, 2 cores: -P 2 and -P 4 at 30-33 Gbit/s against 48-56 with
          * send(); -P 1 at 43-53 against 34-35; docs/BENCHMARKS.md). */
         .sendfile = !r->spec.copy && r->spec.streams <= 1,
+        /* The default block: nobody asked for writes of that size, so several go per call
+         * (-P 4, loopback: 51-53 Gbit/s with 128 KiB writes, 79-90 with 1 MiB). */
+        .coalesce = !udp && (role->blksize ? role->blksize : lp_spec_blksize(&r->spec)) == LP_DEFAULT_TCP_BLKSIZE,
         .repeating_payload = r->spec.repeating_payload,
         .zerocopy = r->spec.zerocopy,
         .window_bytes = r->spec.window_bytes,

@@ -24,6 +24,7 @@
 #define LP_TCP_WRITES_PER_EVENT 16  /* fairness between streams sharing a worker */
 #define LP_TCP_READS_PER_EVENT 16
 #define LP_TCP_READ_MAX (256u * 1024u)
+#define LP_TCP_WRITE_MAX (1024u * 1024u) /* a coalesced write (cfg.coalesce) */
 #define LP_UDP_BATCH 64
 #define LP_UDP_RX_HEAD 64           /* bytes of each datagram we actually copy */
 #define LP_UDP_GRO_MSG 65536u       /* one GRO message: at most an IP packet's 64 KiB */
@@ -368,7 +369,7 @@ static bool pace_allows(struct lp_stream *s, uint64_t bytes, uint64_t now)
 /* The default TCP send, and -Z where MSG_ZEROCOPY cannot avoid the copy: the payload,
  * repeated, in a memory file that sendfile() hands to the socket by page reference. Sized in
  * whole blocks, so no write is cut short at its end. */
-#define LP_MEMFD_BYTES (256u * 1024u)
+#define LP_MEMFD_BYTES LP_TCP_WRITE_MAX
 
 static void send_from_memfd(struct lp_stream *s)
 {
@@ -449,7 +450,20 @@ static ssize_t tcp_write(struct lp_stream *s, const uint8_t *from, size_t n)
         return send_file(s, n);
     if (s->memfd >= 0)
         return send_memfd(s, n);
-    ssize_t w = send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+    if (n <= s->cfg.blksize) {
+        ssize_t w = send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
+        return w < 0 ? -errno : w;
+    }
+    /* A coalesced write: the block again and again, the same bytes as one send() each. */
+    struct iovec iov[LP_TCP_WRITE_MAX / LP_DEFAULT_TCP_BLKSIZE];
+    size_t k = 0;
+    for (size_t left = n; left && k < sizeof(iov) / sizeof(iov[0]); k++) {
+        size_t part = left < s->cfg.blksize ? left : s->cfg.blksize;
+        iov[k] = (struct iovec){.iov_base = (void *)from, .iov_len = part};
+        left -= part;
+    }
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = k};
+    ssize_t w = sendmsg(s->h.fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
     return w < 0 ? -errno : w;
 }
 
@@ -547,6 +561,14 @@ static void tcp_unsent(struct lp_stream *s, size_t n, ssize_t w, bool blocks)
         budget_return(s, n - sent);
 }
 
+/* Several blocks a write where only bytes count: no budget (-n/-k take whole blocks), no
+ * pacing, no file, no trip-times bursts. */
+static bool coalesced_writes(const struct lp_stream *s)
+{
+    return s->cfg.coalesce && !s->cfg.rate_bps && !s->cfg.has_file && !s->burst_size && !s->block_left &&
+           (!s->cfg.budget || !s->cfg.budget->limited) && s->cfg.blksize <= LP_TCP_WRITE_MAX / 2;
+}
+
 static void tcp_send(struct lp_stream *s)
 {
     if (!lead_sent(s))
@@ -557,6 +579,8 @@ static void tcp_send(struct lp_stream *s)
         size_t n = s->block_left ? s->block_left : s->cfg.blksize;
         if (s->burst_size)
             n = s->burst_size - s->burst_off;
+        else if (coalesced_writes(s))
+            n = LP_TCP_WRITE_MAX / s->cfg.blksize * s->cfg.blksize;
         if (!pace_allows(s, n, now))
             return;
         n = tcp_grant(s, n, blocks);

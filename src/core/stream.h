@@ -77,6 +77,7 @@ struct lp_stream_config {
     bool repeating_payload;
     bool zerocopy;           /* -Z: MSG_ZEROCOPY where the kernel lends the pages, else sendfile */
     bool sendfile;           /* TCP sender: sendfile from a memory file holding the payload */
+    bool coalesce;           /* TCP sender: several blocks a write where nothing counts blocks */
     enum lp_stream_wire wire;
     bool udp_seq64;          /* iperf2 receiver: the flow uses 64-bit sequence numbers */
     const uint8_t *udp_template; /* iperf2 sender: bytes after the prefix of every datagram */
