@@ -371,9 +371,15 @@ static bool pace_allows(struct lp_stream *s, uint64_t bytes, uint64_t now)
  * whole blocks, so no write is cut short at its end. */
 #define LP_MEMFD_BYTES LP_TCP_WRITE_MAX
 
+#define LP_MEMFD_MIN_BLOCK (16u * 1024u)
+
 static void send_from_memfd(struct lp_stream *s)
 {
-    size_t blk = s->cfg.blksize ? s->cfg.blksize : 1;
+    size_t blk = s->cfg.blksize;
+    /* Below this a write is a few pages: sendfile saves little, and filling the file would
+     * take one write() per block (a peer's 1-byte -l: a million of them, CI). */
+    if (blk < LP_MEMFD_MIN_BLOCK)
+        return;
     size_t blocks = LP_MEMFD_BYTES / blk ? LP_MEMFD_BYTES / blk : 1;
     int fd = memfd_create("linkperf-payload", MFD_CLOEXEC);
     if (fd < 0)
