@@ -322,8 +322,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .help = "use a 'zero copy' method of sending data",
      .man = "Send TCP data with MSG_ZEROCOPY: the kernel lends the pages to the NIC instead "
             "of copying them. Where it reports that it copied after all (loopback, veth: "
-            "the data is delivered locally) the stream switches to sendfile() from a memory "
-            "file, which is also the default send path (see --copy)."},
+            "the data is delivered locally) the stream switches to the default send path "
+            "(see --copy)."},
     {.name = "skip-rx-copy", FLAG(spec.skip_rx_copy), CLIENT,
      .help = "ignore received data instead of copying it (MSG_TRUNC)",
      .man = "Receive TCP data without copying it to user space (MSG_TRUNC); the bytes "

@@ -396,11 +396,20 @@ static void send_from_memfd(struct lp_stream *s)
     s->send_flags = 0;
 }
 
+/* -Z where MSG_ZEROCOPY cannot lend the pages: the default send path (sendfile from the
+ * memory file in a one-stream test, else send(): sendfile from several threads at once
+ * costs more, docs/internals/engine.md). */
+static void zerocopy_fallback(struct lp_stream *s)
+{
+    s->send_flags = 0;
+    if (s->cfg.sendfile)
+        send_from_memfd(s);
+}
+
 /* MSG_ZEROCOPY completions arrive on the error queue; the payload never changes, so they
  * only need reaping (to release the socket's option memory), not matching. A completion
  * that says the kernel copied after all (loopback, veth: the data is delivered locally, so
- * the pages cannot be lent) turns -Z into sendfile from a memory file, which is faster there
- * (docs/BENCHMARKS.md). */
+ * the pages cannot be lent) turns -Z into the default send path. */
 static void reap_zerocopy(struct lp_stream *s)
 {
     union {
@@ -422,7 +431,7 @@ static void reap_zerocopy(struct lp_stream *s)
         }
     }
     if (copied && s->send_flags && s->memfd < 0)
-        send_from_memfd(s);
+        zerocopy_fallback(s);
 }
 
 static ssize_t send_memfd(struct lp_stream *s, size_t n)
@@ -1266,7 +1275,7 @@ static void do_attach(struct lp_post *p)
         if (setsockopt(s->h.fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0)
             s->send_flags = MSG_ZEROCOPY;
         else
-            send_from_memfd(s);
+            zerocopy_fallback(s);
     } else if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.sendfile && !s->cfg.has_file) {
         send_from_memfd(s); /* on failure send() copies, as before */
     }

@@ -185,6 +185,24 @@ def register(suite, pair):
         check(1.9 <= sec <= 3.0, "client sum_sent.seconds %r not about 2" % sec, r.context())
 
     @suite.case
+    def tcp_zerocopy():
+        """-Z with 1 and 3 streams, by time and by -n: linkperf's sender leaves MSG_ZEROCOPY
+        for its default path when loopback reports every send copied; bytes add up as
+        without -Z."""
+        n = 20 * MIB
+        for streams in ("1", "3"):
+            r = pair.run(["-Z", "-P", streams, "-n", "20M"])
+            cs, cr = check_direction(r, pair, "sum_sent", "sum_received", client_sends=True,
+                                     rel=1.0)
+            eq(cs, n, "-Z -P %s -n 20M: client's sender bytes" % streams, r.context())
+            if not lp_client:
+                eq(cr, n, "-Z -P %s -n 20M: receiver bytes (linkperf server)" % streams,
+                   r.context())
+            r = pair.run(["-Z", "-P", streams, "-t", "1"])
+            check_direction(r, pair, "sum_sent", "sum_received", client_sends=True,
+                            rel=0.10 if streams != "1" else 0.05)
+
+    @suite.case
     def tcp_bytes_n():
         """-n 10M: the sender sends exactly 10485760 bytes; forward and -R."""
         n = 10 * MIB
