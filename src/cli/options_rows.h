@@ -114,10 +114,9 @@
 #define ROW_COPY                                                                            \
     {.name = "copy", FLAG(spec.copy), GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF, \
      .help = "move TCP data through user space both ways, as an application does",        \
-     .man = "By default TCP data is received with MSG_TRUNC (counted, not copied) and a "   \
-            "one-stream test sends it with sendfile() from a memory file holding the "      \
-            "payload: the fastest safe path, the same bytes on the wire (several streams "   \
-            "send() it: sendfile from several threads at once cost more). With --copy "      \
+     .man = "By default TCP data is received with MSG_TRUNC (counted, not copied), and "  \
+            "with the default -l 8 blocks go per send(): the fastest safe path, the same "   \
+            "bytes on the wire. With --copy "                                                \
             "every block is written with "                                                   \
             "send() and read with a copying recv(), as an application would; use it to "    \
             "measure what the host's copies cost. -Z, --skip-rx-copy, -F and trip-times "    \

@@ -181,10 +181,6 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
         .burst = r->spec.burst,
         .udp_counters64 = r->spec.udp_counters_64bit,
         .skip_rx_copy = r->spec.skip_rx_copy || !r->spec.copy,
-        /* One sending stream a test: several threads doing sendfile at once cost more CPU
-         * than send() (loopback, 2 cores: -P 2 and -P 4 at 30-33 Gbit/s against 48-56 with
-         * send(); -P 1 at 43-53 against 34-35; docs/BENCHMARKS.md). */
-        .sendfile = !r->spec.copy && r->spec.streams <= 1,
         /* The default block: nobody asked for writes of that size, so several go per call
          * (-P 4, loopback: 51-53 Gbit/s with 128 KiB writes, 79-90 with 1 MiB). */
         .coalesce = !udp && (role->blksize ? role->blksize : lp_spec_blksize(&r->spec)) == LP_DEFAULT_TCP_BLKSIZE,

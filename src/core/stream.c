@@ -154,7 +154,6 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     lp_latency_init(&s->lat);
     lp_latency_batch_reset(&s->lat_batch);
     s->next_seq = 1;
-    s->memfd = -1;
     atomic_init(&s->counting, true);
     if (cfg->kind == LP_STREAM_UDP_RECV)
         udp_recv_socket_setup(s);
@@ -163,7 +162,6 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         s->burst_size = cfg->blksize > LP_I2_BURST_LEN ? cfg->blksize : LP_I2_BURST_LEN;
         s->cfg.blksize = s->burst_size;
         s->cfg.zerocopy = false; /* the header changes under the kernel's feet otherwise */
-        s->cfg.sendfile = false;
         s->cfg.has_file = false;
     }
     if (cfg->kind == LP_STREAM_TCP_SEND && cfg->lead && cfg->lead_len) {
@@ -203,8 +201,6 @@ void lp_stream_free(struct lp_stream *s)
         return;
     if (s->h.fd >= 0)
         close(s->h.fd);
-    if (s->memfd >= 0)
-        close(s->memfd);
     free(s->payload);
     free(s->batch_buf);
     free(s);
@@ -366,44 +362,12 @@ static bool pace_allows(struct lp_stream *s, uint64_t bytes, uint64_t now)
 
 /* ---- TCP ---- */
 
-/* The default TCP send, and -Z where MSG_ZEROCOPY cannot avoid the copy: the payload,
- * repeated, in a memory file that sendfile() hands to the socket by page reference. Sized in
- * whole blocks, so no write is cut short at its end. */
-#define LP_MEMFD_BYTES LP_TCP_WRITE_MAX
-
-#define LP_MEMFD_MIN_BLOCK (16u * 1024u)
-
-static void send_from_memfd(struct lp_stream *s)
-{
-    size_t blk = s->cfg.blksize;
-    /* Below this a write is a few pages: sendfile saves little, and filling the file would
-     * take one write() per block (a peer's 1-byte -l: a million of them, CI). */
-    if (blk < LP_MEMFD_MIN_BLOCK)
-        return;
-    size_t blocks = LP_MEMFD_BYTES / blk ? LP_MEMFD_BYTES / blk : 1;
-    int fd = memfd_create("linkperf-payload", MFD_CLOEXEC);
-    if (fd < 0)
-        return; /* the stream keeps send() (MSG_ZEROCOPY under -Z): slower, not wrong */
-    for (size_t i = 0; i < blocks; i++) {
-        if (write(fd, s->payload, blk) != (ssize_t)blk) {
-            close(fd);
-            return;
-        }
-    }
-    s->memfd = fd;
-    s->memfd_len = (off_t)(blocks * blk);
-    s->memfd_off = 0;
-    s->send_flags = 0;
-}
-
-/* -Z where MSG_ZEROCOPY cannot lend the pages: the default send path (sendfile from the
- * memory file in a one-stream test, else send(): sendfile from several threads at once
- * costs more, docs/internals/engine.md). */
+/* -Z where MSG_ZEROCOPY cannot lend the pages: plain send(). On loopback both ways measured,
+ * send() of the default 1 MiB writes beat sendfile() from a memory file holding the payload
+ * at every block size but 64 KiB (docs/internals/engine.md), so no other method is kept. */
 static void zerocopy_fallback(struct lp_stream *s)
 {
     s->send_flags = 0;
-    if (s->cfg.sendfile)
-        send_from_memfd(s);
 }
 
 /* MSG_ZEROCOPY completions arrive on the error queue; the payload never changes, so they
@@ -430,16 +394,8 @@ static void reap_zerocopy(struct lp_stream *s)
                 copied = true;
         }
     }
-    if (copied && s->send_flags && s->memfd < 0)
+    if (copied && s->send_flags)
         zerocopy_fallback(s);
-}
-
-static ssize_t send_memfd(struct lp_stream *s, size_t n)
-{
-    if (s->memfd_off + (off_t)n > s->memfd_len)
-        s->memfd_off = 0;
-    ssize_t w = sendfile(s->h.fd, s->memfd, &s->memfd_off, n);
-    return w < 0 ? -errno : w;
 }
 
 /* -F: the file's content, from the kernel's page cache straight to the socket; a test
@@ -463,8 +419,6 @@ static ssize_t tcp_write(struct lp_stream *s, const uint8_t *from, size_t n)
 {
     if (s->cfg.has_file)
         return send_file(s, n);
-    if (s->memfd >= 0)
-        return send_memfd(s, n);
     if (n <= s->cfg.blksize) {
         ssize_t w = send(s->h.fd, from, n, MSG_DONTWAIT | MSG_NOSIGNAL | s->send_flags);
         return w < 0 ? -errno : w;
@@ -1271,13 +1225,11 @@ static void do_attach(struct lp_post *p)
     if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.zerocopy) {
         int one = 1;
         /* MSG_ZEROCOPY first: on a NIC that can send from user pages it saves the copy.
-         * Kernels without SO_ZEROCOPY get sendfile at once. */
+         * Kernels without SO_ZEROCOPY send() as usual. */
         if (setsockopt(s->h.fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0)
             s->send_flags = MSG_ZEROCOPY;
         else
             zerocopy_fallback(s);
-    } else if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.sendfile && !s->cfg.has_file) {
-        send_from_memfd(s); /* on failure send() copies, as before */
     }
     s->events = ev;
     int err = lp_loop_add(&s->worker->loop, &s->h, ev);

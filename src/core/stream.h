@@ -75,8 +75,7 @@ struct lp_stream_config {
     bool udp_counters64;
     bool skip_rx_copy;
     bool repeating_payload;
-    bool zerocopy;           /* -Z: MSG_ZEROCOPY where the kernel lends the pages, else sendfile */
-    bool sendfile;           /* TCP sender: sendfile from a memory file holding the payload */
+    bool zerocopy;           /* -Z: MSG_ZEROCOPY where the kernel lends the pages, else send() */
     bool coalesce;           /* TCP sender: several blocks a write where nothing counts blocks */
     enum lp_stream_wire wire;
     bool udp_seq64;          /* iperf2 receiver: the flow uses 64-bit sequence numbers */
@@ -138,8 +137,6 @@ struct lp_stream {
     bool attached;
     int rcvlowat;              /* TCP receiver: current SO_RCVLOWAT */
     int send_flags;            /* MSG_ZEROCOPY when enabled on the socket */
-    int memfd;                 /* TCP sender: the payload in a memory file to sendfile; -1 = none */
-    off_t memfd_off, memfd_len;
     uint8_t *batch_buf;        /* UDP sender, small datagrams: batch_n of them back to back */
     bool fin_seen;             /* iperf2 receiver: the sender's end-of-test datagram arrived */
     uint64_t seq_floor;        /* UDP receiver: datagrams numbered below it were counted already
