@@ -545,8 +545,8 @@ def make_tools(args):
     if args.ceiling:
         tools.append(new_tool("ceiling", "ceiling", args.ceiling, group="ceiling",
                               candidate=False, role="ceiling"))
-        tools.append(new_tool("ceiling --method zerocopy", "ceiling", args.ceiling,
-                              ["--method", "zerocopy"], cases=TCP_CASES, group="ceiling",
+        tools.append(new_tool("ceiling --method sendfile", "ceiling", args.ceiling,
+                              ["--method", "sendfile"], cases=TCP_CASES, group="ceiling",
                               candidate=False, role="ceiling-alt"))
     else:
         not_run.append("ceiling: " + args.ceiling_error)
@@ -658,8 +658,8 @@ def run_one(args, case, tool, tmp, tag):
         res["odd"] += parsed.pop("odd")
         res.update(parsed)
         if kind == "ceiling":
-            want = ("zerocopy" if "zerocopy" in tool["cli"] else
-                    "sendfile" if proto == "tcp" else "gso") + " -> " + \
+            want = ("sendfile" if "sendfile" in tool["cli"] else
+                    "plain" if proto == "tcp" else "gso") + " -> " + \
                 ("trunc" if proto == "tcp" else "gro")
             if res["method"] != want:
                 res["odd"].append(f"ceiling fell back: {res['method']} instead of {want}")
@@ -1084,7 +1084,7 @@ def report(args, argv, mach, vers, tools, results, started, elapsed, not_run=Non
           "- best peer = the iperf3/iperf2 row (any mode) with the highest median receiver "
           "rate in the case; linkperf best = the fastest linkperf row that is neither `-R` "
           "nor `--no-history`; ceiling = the `ceiling` row (`bench/ceiling/ceiling.c`: TCP "
-          "`sendfile()` → `recv(MSG_TRUNC)`, UDP GSO `sendmmsg()` → GRO `recvmmsg()`)",
+          "`send()` of 1 MiB → `recv(MSG_TRUNC)`, UDP GSO `sendmmsg()` → GRO `recvmmsg()`)",
           "- spread = (max − min) / median of the receiver rate over the repetitions",
           "",
           "Machine:", "",

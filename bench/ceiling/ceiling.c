@@ -35,8 +35,8 @@ enum {
     PLAIN_MSGS = 64,      /* datagrams per sendmmsg()/recvmmsg() without GSO/GRO */
     GRO_BUFS = 16,        /* 64 KiB buffers per recvmmsg() with GRO */
     END_MARKS = 10,       /* end markers, 5 ms apart, so that one gets past a full queue */
-    COPY_LEN = 128 << 10, /* recv() buffer for copy, send() buffer for plain/zerocopy */
-    BIG_LEN = 1 << 20,    /* MSG_TRUNC request size, sendfile() file size */
+    COPY_LEN = 128 << 10, /* recv() buffer for copy, send() buffer for zerocopy */
+    BIG_LEN = 1 << 20,    /* MSG_TRUNC request size, plain send() size, sendfile() file size */
     ZC_REAP_AT = 32,      /* reap MSG_ZEROCOPY completions when this many are outstanding */
 };
 #define SEQ_END UINT64_MAX /* UDP end marker: this sequence number, then the count of datagrams sent */
@@ -58,7 +58,7 @@ struct stream {
 
 /* Methods by [udp][send]; the first of each list is the default. */
 static const char *const METHODS[2][2][3] = {
-    {{"trunc", "copy", NULL}, {"sendfile", "zerocopy", "plain"}},
+    {{"trunc", "copy", NULL}, {"plain", "sendfile", "zerocopy"}},
     {{"gro", "plain", NULL}, {"gso", "plain", NULL}},
 };
 
@@ -132,7 +132,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     while (method && k < 3 && list[k] && strcmp(list[k], method)) k++;
     if (k == 3 || !list[k]) usage_error("--method %s is not one for %s %s", method, argv[1], proto);
     o->method = list[k];
-    o->len = o->udp ? 1470 : is(o, "sendfile") ? BIG_LEN : COPY_LEN;
+    o->len = o->udp ? 1470 : is(o, "zerocopy") ? COPY_LEN : BIG_LEN;
     if (len) o->len = (long)parse_num("-l", len, o->udp ? 8 : 1, o->udp ? UDP_MAX : 64 << 20, 1);
 }
 
