@@ -95,19 +95,16 @@ def stop(p, grace_s=3.0):
     r = reap(p, 0)
     if r:
         return r[0], r[1], "exited"
-    try:
-        os.killpg(p.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    r = reap(p, grace_s)
-    if r:
-        return r[0], r[1], "terminated"
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    r = reap(p, 10)
-    return (r[0], r[1], "killed") if r else (None, float("nan"), "unkillable")
+    for sig, wait_s, how in ((signal.SIGTERM, grace_s, "terminated"),
+                             (signal.SIGKILL, 10, "killed")):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            pass
+        r = reap(p, wait_s)
+        if r:
+            return r[0], r[1], how
+    return None, float("nan"), "unkillable"
 
 
 # --------------------------------------------------------------------------
@@ -735,9 +732,9 @@ def versions(args):
     v = {"linkperf": f"{lp} (git {git}, {args.linkperf})",
          "iperf3": f"{first_line(sh([args.iperf3, '-v']))} ({shutil.which(args.iperf3)})",
          "iperf2": f"{first_line(sh([args.iperf2, '-v']))} ({shutil.which(args.iperf2)})"}
-    if args.iperf3_new:
+    if getattr(args, "iperf3_new", None):  # scale.py's args have neither
         v["iperf3_new"] = f"{first_line(sh([args.iperf3_new, '-v']))} ({args.iperf3_new})"
-    if args.ceiling:
+    if getattr(args, "ceiling", None):
         v["ceiling"] = (f"bench/ceiling/ceiling.c built with `{' '.join(CEILING_CC)}` "
                         f"({first_line(sh(['cc', '--version']))})")
     return v
@@ -1261,22 +1258,28 @@ def main():
 
     argv = ["bench/run.py"] + sys.argv[1:]
     text = report(args, argv, mach, vers, tools, results, started, elapsed, not_run)
+    meta = {"argv": argv, "started": started.isoformat(), "elapsed_s": elapsed,
+            "time_s": args.time, "reps": args.reps, "nice": args.nice,
+            "quiet_wait_s": args.quiet_wait, "reverse_rows": args.reverse,
+            "tools": [{k: v for k, v in t.items() if k != "bin"} for t in tools],
+            "not_run": not_run}
+    write_outputs(args, "bench", text, elapsed,
+                  {"meta": meta, "machine": mach, "versions": vers, "results": results})
+    return 0
+
+
+def write_outputs(args, who, text, elapsed, data):
+    """The Markdown report to args.out (else stdout), and data as JSON to
+    args.json if given; shared with scale.py."""
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text)
-        log(f"bench: wrote {args.out} ({elapsed / 60:.1f} min)")
+        log(f"{who}: wrote {args.out} ({elapsed / 60:.1f} min)")
     else:
         print(text)
     if args.json:
-        meta = {"argv": argv, "started": started.isoformat(), "elapsed_s": elapsed,
-                "time_s": args.time, "reps": args.reps, "nice": args.nice,
-                "quiet_wait_s": args.quiet_wait, "reverse_rows": args.reverse,
-                "tools": [{k: v for k, v in t.items() if k != "bin"} for t in tools],
-                "not_run": not_run}
         with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "machine": mach, "versions": vers,
-                       "results": results}, fh, indent=1)
-    return 0
+            json.dump(data, fh, indent=1)
 
 
 def render(args):

@@ -17,7 +17,6 @@ script exits non-zero only when it could not run at all.
 import argparse
 import atexit
 import datetime
-import json
 import os
 import re
 import resource
@@ -162,13 +161,17 @@ def linkperf_server_cmd(args, port, tmp, csv=True):
     return cmd
 
 
-def start_server(cmd, port, tmp, tag):
+def start_server(cmd, port, tmp, tag, res, files):
+    """(the server, listening, and its {"so", "se"} output files), the files
+    also added to files; the server is None if it did not start, with the
+    reason in res["errors"]."""
     f = {k: os.path.join(tmp, f"{tag}.{k}") for k in ("so", "se")}
+    files += f.values()
     srv = benchrun.spawn(cmd, f["so"], f["se"])
     if not benchrun.wait_listening(srv, port, "tcp", 10.0):
         benchrun.stop(srv, 1.0)
-        raise RuntimeError("server did not start: "
-                           + first_line(read(f["se"]) + read(f["so"])))
+        res["errors"] = [["server did not start: " + first_line(read(f["se"]) + read(f["so"])), 1]]
+        return None, f
     return srv, f
 
 
@@ -236,12 +239,9 @@ def run_load(args, case, mode, rep, tmp, tag):
     clients, files = [], []
     srv = None
     try:
-        try:
-            srv, sf = start_server(srv_cmd, port, tmp, tag)
-        except RuntimeError as e:
-            res["errors"] = [[str(e), 1]]
+        srv, sf = start_server(srv_cmd, port, tmp, tag, res, files)
+        if srv is None:
             return res
-        files += sf.values()
         time.sleep(0.5)
         idle = [s for s in (proc_sample(srv.pid) for _ in range(3)) if s]
         res["idle"] = idle[-1] if idle else None
@@ -408,12 +408,9 @@ def run_setup(args, plan, par, tmp, tag):
     srv, files = None, []
     live = {}
     try:
-        try:
-            srv, sf = start_server(srv_cmd, port, tmp, tag)
-        except RuntimeError as e:
-            res["errors"] = [[str(e), 1]]
+        srv, sf = start_server(srv_cmd, port, tmp, tag, res, files)
+        if srv is None:
             return res
-        files += sf.values()
         time.sleep(0.3)
         busy0 = benchrun.cpu_busy_s()
         errs, started, ccpu = [], 0, 0.0
@@ -625,7 +622,7 @@ def report(args, argv, mach, vers, runs, started, elapsed):
          f"`--max-tests {args.max_tests}`",
          f"- CPU: {mach['cpu']}, {mach['cores']} cores ({mach['hypervisor']}), {mach['mem']} RAM; "
          f"{mach['kernel']}; load average before: {mach['loadavg']}",
-         f"- \"other cores\" = machine-wide busy CPU during the run minus the server and "
+         "- \"other cores\" = machine-wide busy CPU during the run minus the server and "
          "clients, / wall time: other load on the machine. High values mean noisy numbers.",
          f"- linkperf: {vers['linkperf']}", f"- iperf3: {vers['iperf3']}",
          f"- iperf2: {vers['iperf2']}", ""]
@@ -775,20 +772,13 @@ def main():
 
     argv = ["bench/scale.py"] + sys.argv[1:]
     text = report(args, argv, mach, vers, runs, started, elapsed)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text)
-        log(f"scale: wrote {args.out} ({elapsed / 60:.1f} min)")
-    else:
-        print(text)
-    if args.json:
-        meta = {"argv": argv, "started": started.isoformat(), "elapsed_s": elapsed,
-                "tests": args.tests, "time_s": args.time, "udp_rate": args.udp_rate,
-                "udp_len": args.udp_len, "reps": args.reps, "max_tests": args.max_tests,
-                "no_history": args.no_history, "setup_count": args.setup_count,
-                "setup_parallel": args.setup_parallel}
-        with open(args.json, "w") as fh:
-            json.dump({"meta": meta, "machine": mach, "versions": vers, "runs": runs}, fh, indent=1)
+    meta = {"argv": argv, "started": started.isoformat(), "elapsed_s": elapsed,
+            "tests": args.tests, "time_s": args.time, "udp_rate": args.udp_rate,
+            "udp_len": args.udp_len, "reps": args.reps, "max_tests": args.max_tests,
+            "no_history": args.no_history, "setup_count": args.setup_count,
+            "setup_parallel": args.setup_parallel}
+    benchrun.write_outputs(args, "scale", text, elapsed,
+                           {"meta": meta, "machine": mach, "versions": vers, "runs": runs})
     return 0
 
 

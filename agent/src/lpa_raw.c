@@ -21,6 +21,15 @@
 #error "the raw back end with NO_SYS=0 needs LWIP_TCPIP_CORE_LOCKING=1 (its lock is the core lock)"
 #endif
 
+/* The tick holds one of lwIP's timeout slots for as long as the agent runs. lwIP's default
+ * MEMP_NUM_SYS_TIMEOUT counts the stack's own timers only: with it, the tick takes the TCP
+ * timer's slot and the first connection finds the pool empty ("sys_timeout: timeout != NULL,
+ * pool MEMP_SYS_TIMEOUT is empty": an endless loop on many ports, TCP's timers silently
+ * never run with asserts off). Refuse to build rather than hang a board. */
+#if MEMP_NUM_SYS_TIMEOUT < LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1
+#error "the raw back end's tick needs a timeout slot of its own: in lwipopts.h, #define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1)"
+#endif
+
 enum { CONN_FREE = 0, CONN_LISTEN, CONN_CONNECTING, CONN_TCP, CONN_UDP };
 
 /* One slot of the fixed pool. Owns its pcb until lpa_net_close() or the pcb's error callback;

@@ -119,7 +119,10 @@
 #endif /* LPA_TUNE_HEADER */
 #define MEMP_MEM_MALLOC 0
 #define MEM_LIBC_MALLOC 0
-#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 8)
+/* What agent/README.md tells a user to set: one timeout slot for the raw back end's tick
+ * (lpa_raw.c refuses to build without it), and no more, so that a second user of a slot
+ * would show here as it would on a board. */
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1)
 
 #if !NO_SYS
 #define LWIP_TCPIP_CORE_LOCKING 1

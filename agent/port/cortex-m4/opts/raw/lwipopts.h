@@ -6,6 +6,7 @@
 #define LWIP_NETCONN 0
 #define LWIP_SOCKET 0
 #define SYS_LIGHTWEIGHT_PROT 0
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1) /* the agent's tick */
 
 #include "../lwipopts_mcu.h"
 
