@@ -80,7 +80,7 @@ void lpa_i3_report_start(struct lpa_session *s, uint8_t dir) {
 void lpa_i3_flush(struct lpa_session *s) {
   struct i3_test *t = I3(s);
   while (t->out_off < t->out_len && t->ctrl != NULL) {
-    long n = lpa_net_tcp_send(t->ctrl, t->buf + t->out_off, t->out_len - t->out_off, 0);
+    long n = lpa_net_tcp_send(t->ctrl, t->buf + t->out_off, t->out_len - t->out_off, LPA_SEND_NOW);
     if (n <= 0) return; /* full: on_sendable calls again; broken: on_error follows */
     t->out_off = (uint16_t)(t->out_off + n);
   }
@@ -586,8 +586,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
 /* All streams are connected: the test runs. */
 static int srv_begin(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
-  /* One write: the peer's delayed ACK would hold a second small segment back (Nagle; the
-   * back-end interface has no TCP_NODELAY). */
+  /* One write: one segment (the control connection has no Nagle, see LPA_SEND_NOW). */
   static const uint8_t go[2] = {LP_I3_TEST_START, LP_I3_TEST_RUNNING};
   if (lpa_i3_send(s, go, sizeof(go)) < 0) return -1;
   lpa_i3_run(s, now);

@@ -34,6 +34,10 @@ struct lpa_conn *lpa_net_tcp_connect(const ip_addr_t *ip, uint16_t port, void *o
                              * where it gathers (netconn vectors, sendmsg), so a short pattern
                              * does not cost a call per LPA_PATTERN_LEN bytes */
 #define LPA_PATTERN_SENDS 8
+#define LPA_SEND_NOW 8u /* a control message: out at once, not held back by Nagle until the
+                         * peer's delayed ACK of the previous one (up to 40 ms from Linux,
+                         * which put the agent's clock that far ahead of its peer's); the
+                         * connection keeps TCP_NODELAY from then on */
 /* Queue up to len bytes; returns how many were taken (0 when the send buffer is full:
  * lpa_core_on_sendable() follows when there is room), or a negative value on a broken
  * connection. */

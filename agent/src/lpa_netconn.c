@@ -185,12 +185,25 @@ struct lpa_conn *lpa_net_tcp_connect(const ip_addr_t *ip, uint16_t port, void *o
   return c;
 }
 
+/* LPA_SEND_NOW: netconn has no TCP_NODELAY call; the pcb may only be touched under the core
+ * lock (without it Nagle stays, and a control message may wait for a delayed ACK). */
+static void nodelay(struct netconn *nc) {
+#if LWIP_TCPIP_CORE_LOCKING
+  LOCK_TCPIP_CORE();
+  if (nc->pcb.tcp != NULL) tcp_nagle_disable(nc->pcb.tcp);
+  UNLOCK_TCPIP_CORE();
+#else
+  (void)nc;
+#endif
+}
+
 long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned flags) {
   u8_t f = NETCONN_DONTBLOCK;
   size_t written = 0;
   err_t err;
   if (c == NULL || c->type != CONN_TCP) return -1;
   if (len == 0) return 0;
+  if (flags & LPA_SEND_NOW) nodelay(c->nc);
   /* A reference costs a pbuf of TCP_SND_QUEUELEN: references to a pattern shorter than a
    * segment would fill the queue with a fraction of the send buffer in flight (a 64-segment
    * buffer moved 57 of 96 Mbit/s). Copies are packed into full segments. */

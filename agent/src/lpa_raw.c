@@ -237,6 +237,7 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   err_t err;
   if (c == NULL) return -1;
   pcb = c->pcb.tcp;
+  if (flags & LPA_SEND_NOW) tcp_nagle_disable(pcb);
   room = tcp_sndbuf(pcb);
   if (room > 0xFFFFu) room = 0xFFFFu; /* tcp_write takes a u16_t */
   if (len > room) len = room;

@@ -207,6 +207,10 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   ssize_t n;
   if (c == NULL || c->type != CONN_TCP) return -1;
   if (len == 0) return 0;
+  if (flags & LPA_SEND_NOW) {
+    int one = 1;
+    lwip_setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  }
   if (flags & LPA_SEND_PATTERN) { /* one gathered call, not one per LPA_PATTERN_LEN */
     struct iovec v[LPA_PATTERN_SENDS];
     struct msghdr m;
