@@ -8,7 +8,10 @@
  *   RX descriptors hold pool pbufs of their own while they wait for frames;
  * - the RX ring must absorb the frames that arrive while the stack is not running: 1 ms of
  *   task latency (a 1 kHz RTOS tick) at line rate;
- * - sent data waits for its ACK in heap (PBUF_RAM) segments.
+ * - sent data waits for its ACK in heap (PBUF_RAM) segments;
+ * - under a RAM budget window and RX descriptors are traded: a ring one frame larger than
+ *   the window cannot overflow (one TCP sender never has more than a window in flight), so
+ *   a smaller window needs fewer descriptors, and their pool pbufs go to the window.
  * The costs are lwIP 2.1's structures on a 32-bit target. */
 #include "cli/lwip_tune.h"
 
@@ -65,6 +68,22 @@ static void size_for(const struct lp_lwip_link *l, uint32_t wnd_segs, struct lp_
     p->ram_total = p->ram_pool + p->ram_heap + p->ram_segs + p->ram_desc;
 }
 
+/* What a window of n segments allows: window / RTT, at most the wire's goodput. */
+static double window_cap(const struct lp_lwip_link *l, const struct lp_lwip_plan *p, uint32_t n)
+{
+    double cap = (double)n * l->mss * 8.0 / l->rtt_s;
+    return cap > p->wire_goodput_bps ? p->wire_goodput_bps : cap;
+}
+
+/* The RX ring a window of n segments needs, at most the full one (full): n + 1 descriptors,
+ * at least 4; the TX ring half of it, at least 4, as for the full ring. */
+static void cut_ring(const struct lp_lwip_plan *full, uint32_t n, struct lp_lwip_plan *q)
+{
+    uint32_t rx = n + 1 < 4 ? 4 : n + 1;
+    q->eth_rx_desc = rx < full->eth_rx_desc ? rx : full->eth_rx_desc;
+    q->eth_tx_desc = q->eth_rx_desc / 2 < 4 ? 4 : q->eth_rx_desc / 2;
+}
+
 int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
 {
     memset(p, 0, sizeof(*p));
@@ -87,23 +106,41 @@ int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
     size_for(l, want, p);
     if (!l->ram_bytes || p->ram_total <= l->ram_bytes)
         return 0;
-    /* The budget is short: the largest window that still fits (at least 2 segments, the
-     * smallest lwIP accepts for TCP_SND_BUF), and what it caps the throughput at. */
-    struct lp_lwip_plan fit = *p;
-    uint32_t n = want;
-    while (n > 2) {
-        n--;
-        size_for(l, n, &fit);
-        if (fit.ram_total <= l->ram_bytes)
-            break;
-    }
+    /* The budget is short. Next to the full ring, the largest window that fits (at least 2
+     * segments, the smallest lwIP accepts for TCP_SND_BUF); then the same with the ring cut
+     * to what each window needs, which is the advice. */
     p->ram_short = true;
-    if (fit.ram_total <= l->ram_bytes) {
-        p->fit_wnd_segs = n;
-        p->fit_ram_total = fit.ram_total;
-        p->fit_cap_bps = (double)n * l->mss * 8.0 / l->rtt_s;
-        if (p->fit_cap_bps > p->wire_goodput_bps)
-            p->fit_cap_bps = p->wire_goodput_bps;
+    struct lp_lwip_plan fit = *p;
+    uint64_t keep_ram = 0;
+    for (uint32_t n = want; n >= 2; n--) {
+        size_for(l, n, &fit);
+        if (fit.ram_total <= l->ram_bytes) {
+            p->keep_wnd_segs = n;
+            p->keep_cap_bps = window_cap(l, p, n);
+            keep_ram = fit.ram_total;
+            break;
+        }
+    }
+    for (uint32_t n = want; n > p->keep_wnd_segs && n >= 2; n--) {
+        fit = *p;
+        cut_ring(p, n, &fit);
+        size_for(l, n, &fit);
+        if (fit.ram_total <= l->ram_bytes) {
+            p->fit_wnd_segs = n;
+            p->fit_rx_desc = fit.eth_rx_desc;
+            p->fit_tx_desc = fit.eth_tx_desc;
+            p->fit_ram_total = fit.ram_total;
+            p->fit_cap_bps = window_cap(l, p, n);
+            return 0;
+        }
+    }
+    /* Cutting the ring wins no segment: the full ring, which also bridges the task latency. */
+    if (p->keep_wnd_segs) {
+        p->fit_wnd_segs = p->keep_wnd_segs;
+        p->fit_rx_desc = p->eth_rx_desc;
+        p->fit_tx_desc = p->eth_tx_desc;
+        p->fit_ram_total = keep_ram;
+        p->fit_cap_bps = p->keep_cap_bps;
     }
     return 0;
 }
@@ -113,11 +150,14 @@ int lp_lwip_tune_fit(const struct lp_lwip_link *l, const struct lp_lwip_plan *p,
     if (!p->ram_short || !p->fit_wnd_segs)
         return -1;
     *q = *p;
+    q->eth_rx_desc = p->fit_rx_desc;
+    q->eth_tx_desc = p->fit_tx_desc;
     size_for(l, p->fit_wnd_segs, q);
     q->ram_short = false;
     q->lwip_capped = false;
     q->fitted = true;
     q->need_wnd_segs = p->wnd_segs;
+    q->need_rx_desc = p->eth_rx_desc;
     return 0;
 }
 
@@ -175,8 +215,12 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
             (unsigned)p->pbuf_pool_size);
     fprintf(o, "#define MEM_SIZE               %6u /* unacknowledged send data + per-segment overhead + 1 frame */\n",
             (unsigned)p->mem_size);
-    fprintf(o, "#define ETH_RX_DESC_CNT        %6u /* frames arriving in 1 ms of task latency at line rate, + 1 */\n",
-            (unsigned)p->eth_rx_desc);
+    if (p->fitted && p->eth_rx_desc < p->need_rx_desc)
+        fprintf(o, "#define ETH_RX_DESC_CNT        %6u /* the window + 1: more frames than that are never in flight */\n",
+                (unsigned)p->eth_rx_desc);
+    else
+        fprintf(o, "#define ETH_RX_DESC_CNT        %6u /* frames arriving in 1 ms of task latency at line rate, + 1 */\n",
+                (unsigned)p->eth_rx_desc);
     fprintf(o, "#define ETH_TX_DESC_CNT        %6u /* half the RX ring, at least 4 */\n", (unsigned)p->eth_tx_desc);
     if (p->lwip_capped)
         fprintf(o, "\n/* NOTE: this link needs a larger window than lwIP can queue (TCP_SND_QUEUELEN is\n"
@@ -196,15 +240,36 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
         return;
     fprintf(o, "\n/* WARNING: the RAM budget (%llu bytes) cannot hold the window this link needs.\n",
             (unsigned long long)l->ram_bytes);
-    if (p->fit_wnd_segs) {
-        rate_str(cap, sizeof(cap), p->fit_cap_bps);
+    if (!p->fit_wnd_segs) {
+        fprintf(o, " * Not even a 2-segment window fits, with the RX ring cut to 4 descriptors: give lwIP\n"
+                   " * more RAM. */\n");
+        return;
+    }
+    rate_str(cap, sizeof(cap), p->fit_cap_bps);
+    if (p->fit_rx_desc == p->eth_rx_desc) { /* a smaller ring would not hold more window */
         fprintf(o, " * The largest that fits is TCP_WND = TCP_SND_BUF = %u (%u x MSS, %llu bytes of RAM),\n"
                    " * which caps TCP at about %s (window / RTT) on this link. */\n",
                 (unsigned)(p->fit_wnd_segs * l->mss), (unsigned)p->fit_wnd_segs,
                 (unsigned long long)p->fit_ram_total, cap);
-    } else {
-        fprintf(o, " * Not even a 2-segment window fits: give lwIP more RAM. */\n");
+        return;
     }
+    fprintf(o, " * What fits, window traded against RX descriptors (a ring one frame larger than the\n"
+               " * window cannot overflow: a TCP sender never has more than a window in flight):\n");
+    if (p->keep_wnd_segs) {
+        char kcap[32];
+        rate_str(kcap, sizeof(kcap), p->keep_cap_bps);
+        fprintf(o, " * - the full RX ring (%u descriptors): TCP_WND = %u (%u x MSS), about %s;\n",
+                (unsigned)p->eth_rx_desc, (unsigned)(p->keep_wnd_segs * l->mss), (unsigned)p->keep_wnd_segs,
+                kcap);
+    } else {
+        fprintf(o, " * - the full RX ring (%u descriptors): not even a 2-segment window fits;\n",
+                (unsigned)p->eth_rx_desc);
+    }
+    fprintf(o, " * - ETH_RX_DESC_CNT %u, ETH_TX_DESC_CNT %u: the largest that fits is TCP_WND = TCP_SND_BUF = %u\n"
+               " *   (%u x MSS, %llu bytes of RAM), which caps TCP at about %s (window / RTT) on\n"
+               " *   this link. --fit prints that configuration. */\n",
+            (unsigned)p->fit_rx_desc, (unsigned)p->fit_tx_desc, (unsigned)(p->fit_wnd_segs * l->mss),
+            (unsigned)p->fit_wnd_segs, (unsigned long long)p->fit_ram_total, cap);
 }
 
 /* "2ms", "500us", "0.002" or "0.002s". */
@@ -239,6 +304,7 @@ static int usage(const char *why)
             "  --ram N    RAM lwIP may use for pools, heap and descriptors: 64K, 128K (1024-based)\n"
             "  --mss N    TCP_MSS, 536..1460 (default 1460)\n"
             "  --fit      when --ram cannot hold the window: print the largest that fits instead\n"
+            "             (the RX ring cut to what that window needs, where that wins window)\n"
             "Prints lwipopts.h values with the reasoning, and warns when the RAM cannot hold\n"
             "the window the link needs.\n");
     return 0;

@@ -26,17 +26,25 @@ struct lp_lwip_plan {
     uint32_t eth_rx_desc, eth_tx_desc;
     uint64_t ram_pool, ram_heap, ram_segs, ram_desc, ram_total;
     bool ram_short;                     /* the budget cannot hold the recommended window */
-    uint32_t fit_wnd_segs;              /* then: the largest window (segments) that fits (0: none) */
+    /* Then the trade: the largest window that fits with the RX ring cut to what that window
+     * needs (0: none), the descriptors it keeps, its RAM and the throughput it allows
+     * (window / RTT); and, to show what the cut buys, the largest window next to the full
+     * ring (keep_*, 0: none). */
+    uint32_t fit_wnd_segs, fit_rx_desc, fit_tx_desc;
     uint64_t fit_ram_total;
-    double fit_cap_bps;                 /* and the throughput that window allows (window / RTT) */
+    double fit_cap_bps;
+    uint32_t keep_wnd_segs;
+    double keep_cap_bps;
     bool fitted;                        /* this plan is that fitting window (--fit), not the advice */
     uint32_t need_wnd_segs;             /* then: the window the link needs */
+    uint32_t need_rx_desc;              /* and the RX ring it needs */
 };
 
 /* Fill plan from link. Returns 0, or -1 if the link is out of range. */
 int lp_lwip_tune(const struct lp_lwip_link *link, struct lp_lwip_plan *plan);
-/* The plan cut down to the largest window that fits the RAM budget (link->ram_bytes), from a
- * plan that is ram_short. Returns 0, or -1 when not even the smallest window fits. */
+/* The plan cut down to the largest window that fits the RAM budget (link->ram_bytes), with its
+ * RX ring cut to match, from a plan that is ram_short. Returns 0, or -1 when not even the
+ * smallest window fits. */
 int lp_lwip_tune_fit(const struct lp_lwip_link *link, const struct lp_lwip_plan *plan,
                      struct lp_lwip_plan *fitted);
 /* Print plan as lwipopts.h lines with the reasoning. */

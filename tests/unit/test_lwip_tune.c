@@ -68,6 +68,39 @@ static void ram_budget_too_small(void **state)
     assert_false(p.ram_short);
 }
 
+/* A budget too small for the full RX ring still gets a window: the ring is cut to the window
+ * + 1 descriptors (1 Gbit/s, 0.5 ms, 48 KiB: the full ring is 83 descriptors, 127 KiB of pool
+ * alone, and before the trade the advisor said nothing fits). */
+static void ram_trades_ring_for_window(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 1e9, .rtt_s = 0.0005, .mss = 1460, .ram_bytes = 48 * 1024};
+    struct lp_lwip_plan p, q;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_true(p.ram_short);
+    assert_int_equal(p.keep_wnd_segs, 0);         /* nothing fits next to the full ring */
+    assert_true(p.fit_wnd_segs >= 2);
+    assert_int_equal(p.fit_rx_desc, p.fit_wnd_segs + 1);
+    assert_true(p.fit_rx_desc < p.eth_rx_desc);
+    assert_int_equal(p.fit_tx_desc, 4);
+    assert_true(p.fit_ram_total <= l.ram_bytes);
+    assert_true(fabs(p.fit_cap_bps - p.fit_wnd_segs * 1460.0 * 8 / 0.0005) < 1.0);
+    /* --fit: the configuration printed is that one, and its RAM is what the plan said */
+    assert_int_equal(lp_lwip_tune_fit(&l, &p, &q), 0);
+    assert_int_equal(q.eth_rx_desc, p.fit_rx_desc);
+    assert_int_equal(q.pbuf_pool_size, p.fit_wnd_segs + p.fit_rx_desc + 4);
+    assert_int_equal(q.ram_total, p.fit_ram_total);
+    /* one more segment, with its descriptor, would not have fitted */
+    struct lp_lwip_link tight = l;
+    tight.ram_bytes = p.fit_ram_total;
+    assert_int_equal(lp_lwip_tune(&tight, &q), 0);
+    assert_int_equal(q.fit_wnd_segs, p.fit_wnd_segs);
+    /* where the full ring leaves room for a window, the trade is never worse */
+    struct lp_lwip_link slow = {.rate_bps = 100e6, .rtt_s = 0.002, .mss = 1460, .ram_bytes = 32768};
+    assert_int_equal(lp_lwip_tune(&slow, &q), 0);
+    assert_true(q.keep_wnd_segs >= 2 && q.fit_wnd_segs >= q.keep_wnd_segs);
+}
+
 /* --fit: the plan cut to the fitting window is a whole, consistent configuration. */
 static void fit_plan_fits(void **state)
 {
@@ -149,6 +182,7 @@ int main(void)
         cmocka_unit_test(hundred_megabit_two_ms), cmocka_unit_test(gigabit_needs_window_scaling),
         cmocka_unit_test(ram_budget_too_small),   cmocka_unit_test(lwip_sanity_rules_hold),
         cmocka_unit_test(out_of_range), cmocka_unit_test(fit_plan_fits),
+        cmocka_unit_test(ram_trades_ring_for_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
