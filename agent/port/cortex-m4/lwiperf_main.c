@@ -1,5 +1,6 @@
 /* Entry of lwiperf's link-level reference figure: its TCP server and client and the abort call,
- * everything lwIP 2.1.3's lwiperf offers. Never run. */
+ * everything lwIP 2.1.3's lwiperf offers (the client's type, LWIPERF_DUAL or LWIPERF_TRADEOFF,
+ * is a run-time argument of the same code, and the server answers -d/-r). Never run. */
 #include "lwip/apps/lwiperf.h"
 
 static void on_report(void *arg, enum lwiperf_report_type type, const ip_addr_t *local_addr,
