@@ -19,10 +19,11 @@ build_pkgs="cmake make gcc libc6-dev pkg-config libcjson-dev libmicrohttpd-dev l
  libssl-dev xz-utils"
 fast_pkgs="$build_pkgs libcmocka-dev python3 iperf3 iperf iproute2 procps openssl"
 # openssl: the authentication tests make their RSA keys with it; nftables + iputils-ping: loss and reachability in the namespace tests; the arm compiler and
-# newlib: make check-footprint; chromium: tests/e2e (driven by playwright-core from npm);
+# newlib: make check-footprint and the agent's Cortex-M4 firmware, which qemu-system-arm boots
+# (tests/agent/test_agent_qemu.py); chromium: tests/e2e (driven by playwright-core from npm);
 # libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz; only recommended by clang).
 check_pkgs="$fast_pkgs clang libclang-rt-dev nftables iputils-ping gcc-arm-none-eabi
- libnewlib-arm-none-eabi chromium stress-ng mmdebstrap git"
+ libnewlib-arm-none-eabi qemu-system-arm chromium stress-ng mmdebstrap git"
 case "$what" in
   build|run) pkgs=$build_pkgs; npm_tier=build ;;
   fast) pkgs=$fast_pkgs; npm_tier=build ;;

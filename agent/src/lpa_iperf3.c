@@ -338,8 +338,13 @@ lpa_ms_t lpa_i3_tx_end(const struct i3_test *t, lpa_ms_t now) {
  * 0 otherwise, -1 when the session ended (a broken connection). */
 int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
-  int i, running = 0;
-  for (i = 0; i < t->nstreams; i++) {
+  int j, running = 0;
+  /* Round robin: a call starts after the stream that last got data out. On a small heap
+   * (lwIP's default 1600 bytes) the first stream would otherwise take all an ACK freed, every
+   * time, and the others never send (a stock server showed -P 2's second stream with 0 bytes). */
+  uint8_t first = t->pump_first < t->nstreams ? t->pump_first : 0;
+  for (j = 0; j < t->nstreams; j++) {
+    int i = (first + j) % t->nstreams;
     struct i3_stream *st = &t->st[i];
     struct lpa_flow *f = &st->f;
     int r;
@@ -350,11 +355,13 @@ int lpa_i3_pump(struct lpa_session *s, lpa_ms_t now) {
     } else if (f->conn == NULL) {
       r = 1;
     } else {
+      uint64_t before = f->bytes;
       r = lpa_flow_pump(f, now, NULL, NULL, NULL, 0);
       if (r < 0) {
         lpa_i3_fail(s, LPA_ERR_I3_SEND_BROKEN);
         return -1;
       }
+      if (f->bytes != before) t->pump_first = (uint8_t)(i + 1);
     }
     if (r > 0) f->state = LPA_FLOW_DONE;
     else running = 1;
@@ -604,6 +611,25 @@ static int srv_end_measure(struct lpa_session *s, lpa_ms_t end, lpa_ms_t now) {
   return lpa_i3_send_state(s, LP_I3_EXCHANGE_RESULTS);
 }
 
+/* A stock iperf3 3.12 client makes its data sockets blocking after TEST_END and, until the
+ * results are shown, reads whatever arrives in whole -l blocks (128 KiB by default). A kernel
+ * sender has that much in flight; lwIP's default TCP_SND_BUF is 1072 bytes, so the client sat
+ * in read() and the test stalled until the agent gave up 10 s later. So our TCP streams go on
+ * sending after TEST_END, uncounted, until the test closes -- after what the control
+ * connection has to send, which needs the same heap. */
+static void srv_send_tails(struct lpa_session *s) {
+  struct i3_test *t = I3(s);
+  int i;
+  if (!t->tails || t->out_len != 0) return;
+  for (i = 0; i < t->nstreams; i++) {
+    const struct i3_stream *st = &t->st[i];
+    if (st->f.dir == LPA_DIR_TX && st->conn != NULL)
+      while (lpa_net_tcp_send(st->conn, lpa_pattern, (size_t)LPA_PATTERN_LEN * LPA_PATTERN_SENDS,
+                              LPA_SEND_PATTERN | LPA_SEND_STATIC) > 0) {
+      }
+  }
+}
+
 static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   lpa_i3_expect(t, RD_STATE, 1);
@@ -614,6 +640,7 @@ static int srv_state(struct lpa_session *s, uint8_t b, lpa_ms_t now) {
   }
   if (b == LP_I3_TEST_END && t->phase == PH_RUNNING) {
     t->end_ms = now;
+    t->tails = !t->udp;
     if (t->reverse) return srv_end_measure(s, lpa_i3_tx_end(t, now), now);
     if (t->bidir) lpa_i3_finish_tx(s, now); /* sending stops; the other half drains */
     /* Data the client wrote before TEST_END may still be on its way: count it. */
@@ -740,6 +767,7 @@ static void srv_sendable(struct lpa_session *s, struct lpa_conn *c) {
   struct i3_test *t = I3(s);
   if (c == t->ctrl) lpa_i3_flush(s);
   else if (t->phase == PH_RUNNING && I3_SENDS(t)) (void)lpa_i3_pump(s, lpa_now_ms());
+  else srv_send_tails(s);
 }
 
 static void srv_error(struct lpa_session *s, struct lpa_conn *c) {
@@ -791,6 +819,10 @@ static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
 
 static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
+  /* A control message the stack had no memory for (lwIP's 1600-byte default heap, filled by
+   * our own data segments) waits for no ACK of its own: try again every tick. */
+  if (t->out_len != 0) lpa_i3_flush(s);
+  srv_send_tails(s);
   switch (t->phase) {
   case PH_RUNNING:
   case PH_DRAIN:

@@ -78,6 +78,8 @@ struct i3_test {
   uint32_t omit_ms;        /* -O: the time at the start that is not counted */
   lpa_ms_t omit_at;        /* when it ends (omit_wait set) */
   uint8_t tx_ended;        /* tx_end is set */
+  uint8_t tails;           /* server, TCP, after TEST_END: data streams send on (srv_send_tails) */
+  uint8_t pump_first;      /* the stream lpa_i3_pump() serves first next time (round robin) */
   uint8_t omit_wait;       /* -O: omit_at has not come yet */
   uint8_t omitted;         /* -O: the streams' omit marks (om) are taken */
   struct lpa_session *parent; /* server test: its listener */

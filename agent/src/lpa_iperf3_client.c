@@ -350,6 +350,7 @@ static int all_acked(const struct i3_test *t) {
 static void cli_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   int r;
+  if (t->out_len != 0) lpa_i3_flush(s); /* one the stack had no memory for (see srv_tick) */
   switch (t->phase) {
   case PH_RUNNING:
     lpa_i3_intervals(s, now);

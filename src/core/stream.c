@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -362,18 +361,12 @@ static bool pace_allows(struct lp_stream *s, uint64_t bytes, uint64_t now)
 
 /* ---- TCP ---- */
 
-/* -Z where MSG_ZEROCOPY cannot lend the pages: plain send(). On loopback both ways measured,
- * send() of the default 1 MiB writes beat sendfile() from a memory file holding the payload
- * at every block size but 64 KiB (docs/internals/engine.md), so no other method is kept. */
-static void zerocopy_fallback(struct lp_stream *s)
-{
-    s->send_flags = 0;
-}
-
 /* MSG_ZEROCOPY completions arrive on the error queue; the payload never changes, so they
  * only need reaping (to release the socket's option memory), not matching. A completion
  * that says the kernel copied after all (loopback, veth: the data is delivered locally, so
- * the pages cannot be lent) turns -Z into the default send path. */
+ * the pages cannot be lent) turns -Z into plain send(): on loopback, send() of the default
+ * 1 MiB writes beat sendfile() from a memory file at every block size but 64 KiB
+ * (docs/internals/engine.md), so no other method is kept. */
 static void reap_zerocopy(struct lp_stream *s)
 {
     union {
@@ -394,8 +387,8 @@ static void reap_zerocopy(struct lp_stream *s)
                 copied = true;
         }
     }
-    if (copied && s->send_flags)
-        zerocopy_fallback(s);
+    if (copied)
+        s->send_flags = 0;
 }
 
 /* -F: the file's content, from the kernel's page cache straight to the socket; a test
@@ -1225,11 +1218,9 @@ static void do_attach(struct lp_post *p)
     if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.zerocopy) {
         int one = 1;
         /* MSG_ZEROCOPY first: on a NIC that can send from user pages it saves the copy.
-         * Kernels without SO_ZEROCOPY send() as usual. */
+         * Kernels without SO_ZEROCOPY send() as usual (send_flags stays 0). */
         if (setsockopt(s->h.fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0)
             s->send_flags = MSG_ZEROCOPY;
-        else
-            zerocopy_fallback(s);
     }
     s->events = ev;
     int err = lp_loop_add(&s->worker->loop, &s->h, ev);
