@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "cli/values.h"
+/* the CPU model's cycle estimates: one table for lwip-tune and the agent's host programs */
+#include "../../agent/port/lpa_cpu_costs.h"
 
 #define ETH_OVERHEAD 78u          /* preamble 8 + Ethernet header 14 + FCS 4 + gap 12 + IPv4 20 + TCP 20 */
 #define ETH_HLEN 14u
@@ -93,6 +95,18 @@ int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
     double frame_bits = (double)(l->mss + ETH_OVERHEAD) * 8.0;
     p->bdp_bytes = l->rate_bps / 8.0 * l->rtt_s;
     p->wire_goodput_bps = l->rate_bps * (double)l->mss / (double)(l->mss + ETH_OVERHEAD);
+    if (l->cpu_hz > 0) {
+        const struct lpa_cpu_costs *c = lpa_cpu_costs_find(l->cpu_api ? l->cpu_api : "raw");
+        if (!c)
+            return -1;
+        /* a segment's frame in, and every second segment an ACK out */
+        double frame = (double)(l->mss + ETH_HLEN + IP_TCP_HLEN), ack = (double)(ETH_HLEN + IP_TCP_HLEN);
+        p->cpu_cycles_seg = c->rx_frame + c->rx_byte_milli * frame / 1000.0 +
+                            (c->tx_frame + c->tx_byte_milli * ack / 1000.0) / 2.0;
+        p->cpu_cap_bps = l->cpu_hz / p->cpu_cycles_seg * l->mss * 8.0;
+        if (p->cpu_cap_bps < p->wire_goodput_bps)
+            p->bdp_bytes = p->cpu_cap_bps / 8.0 * l->rtt_s; /* in flight at the CPU's pace */
+    }
     p->eth_rx_desc = (uint32_t)ceil(TASK_LATENCY_S / (frame_bits / l->rate_bps)) + 1u;
     if (p->eth_rx_desc < 4)
         p->eth_rx_desc = 4;
@@ -185,6 +199,15 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
             l->rtt_s * 1e3, p->bdp_bytes, p->bdp_bytes / l->mss, (unsigned)l->mss);
     fprintf(o, " * TCP goodput ceiling on the wire: %s (%u payload bytes per %u on the wire) */\n\n", good,
             (unsigned)l->mss, (unsigned)(l->mss + ETH_OVERHEAD));
+    if (p->cpu_cap_bps > 0) {
+        char cpu[32];
+        rate_str(cpu, sizeof(cpu), p->cpu_cap_bps);
+        fprintf(o, "/* CPU budget: %.0f MHz, %s API: about %.0f cycles per received segment (an estimate:\n"
+                   " * agent/README.md) allow %s of TCP, %s */\n\n",
+                l->cpu_hz / 1e6, l->cpu_api ? l->cpu_api : "raw", p->cpu_cycles_seg, cpu,
+                p->cpu_cap_bps < p->wire_goodput_bps ? "below the wire's: the window is sized for it"
+                                                     : "above the wire's: the link is the limit");
+    }
     fprintf(o, "#define TCP_MSS                %6u /* 1500-byte Ethernet MTU less 40 bytes of IPv4 + TCP headers */\n",
             (unsigned)l->mss);
     if (p->fitted)
@@ -299,10 +322,14 @@ static int usage(const char *why)
     }
     fprintf(stdout,
             "Usage: linkperf lwip-tune --rate R --rtt T [--ram N [--fit]] [--mss N]\n"
+            "                          [--cpu-mhz F [--cpu-api raw|netconn|socket]]\n"
             "  --rate R   link rate in bits/s with k/m/g (1000-based): 100M, 1G (100k..100G)\n"
             "  --rtt T    round-trip time: 2ms, 500us, 0.002 (s) (up to 10 s)\n"
             "  --ram N    RAM lwIP may use for pools, heap and descriptors: 64K, 128K (1024-based)\n"
             "  --mss N    TCP_MSS, 536..1460 (default 1460)\n"
+            "  --cpu-mhz F  the board's clock, 1..10000: a CPU slower than the link gets the window\n"
+            "             its own pace needs (cycles per segment: the API's estimate)\n"
+            "  --cpu-api A  raw, netconn or socket (default raw)\n"
             "  --fit      when --ram cannot hold the window: print the largest that fits instead\n"
             "             (the RX ring cut to what that window needs, where that wins window)\n"
             "Prints lwipopts.h values with the reasoning, and warns when the RAM cannot hold\n"
@@ -350,6 +377,18 @@ int lp_lwip_tune_main(int argc, char **argv)
                 return usage(why);
             }
             l.ram_bytes = (uint64_t)d;
+        } else if (strcmp(a, "--cpu-mhz") == 0) {
+            if (lp_cli_value_units(v, 1000, &d) < 0 || !(d >= 1 && d <= 10000)) {
+                snprintf(why, sizeof(why), "option --cpu-mhz: '%s' is not a clock in 1..10000 (MHz)", v);
+                return usage(why);
+            }
+            l.cpu_hz = d * 1e6;
+        } else if (strcmp(a, "--cpu-api") == 0) {
+            if (!lpa_cpu_costs_find(v)) {
+                snprintf(why, sizeof(why), "option --cpu-api: '%s' is not raw, netconn or socket", v);
+                return usage(why);
+            }
+            l.cpu_api = v;
         } else if (strcmp(a, "--mss") == 0) {
             if (lp_cli_value_int(v, false, &d) < 0 || d < 536 || d > 1460) {
                 snprintf(why, sizeof(why), "option --mss: '%s' is out of range (536..1460)", v);
@@ -368,6 +407,8 @@ int lp_lwip_tune_main(int argc, char **argv)
         return usage("the link is out of range");
     if (fit && !l.ram_bytes)
         return usage("--fit needs --ram");
+    if (l.cpu_api && !(l.cpu_hz > 0))
+        return usage("--cpu-api needs --cpu-mhz");
     if (fit && p.ram_short) {
         struct lp_lwip_plan q;
         if (lp_lwip_tune_fit(&l, &p, &q) < 0) {

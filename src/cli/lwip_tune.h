@@ -12,10 +12,14 @@ struct lp_lwip_link {
     double rtt_s;            /* round-trip time */
     uint32_t mss;            /* TCP_MSS (536..1460) */
     uint64_t ram_bytes;      /* RAM for lwIP's buffers and pools; 0 = no budget */
+    double cpu_hz;           /* CPU budget: the board's clock; 0 = none */
+    const char *cpu_api;     /* whose cycle estimates (agent/port/lpa_cpu_costs.h); NULL: raw */
 };
 
 struct lp_lwip_plan {
     double bdp_bytes, wire_goodput_bps;
+    double cpu_cycles_seg, cpu_cap_bps; /* CPU budget: cycles a received segment costs (with
+                                         * half an ACK), and the goodput that allows; 0: none */
     uint32_t wnd_segs;                  /* window in segments, as recommended */
     uint32_t tcp_wnd, tcp_snd_buf, tcp_snd_queuelen, memp_num_tcp_seg, memp_num_pbuf;
     uint32_t tcp_snd_lowat;             /* 0: lwIP's default is fine */
@@ -40,7 +44,8 @@ struct lp_lwip_plan {
     uint32_t need_rx_desc;              /* and the RX ring it needs */
 };
 
-/* Fill plan from link. Returns 0, or -1 if the link is out of range. */
+/* Fill plan from link. Returns 0, or -1 if the link is out of range (or cpu_api unknown). A
+ * CPU budget below the link's goodput sizes the window for what the CPU can take. */
 int lp_lwip_tune(const struct lp_lwip_link *link, struct lp_lwip_plan *plan);
 /* The plan cut down to the largest window that fits the RAM budget (link->ram_bytes), with its
  * RX ring cut to match, from a plan that is ram_short. Returns 0, or -1 when not even the

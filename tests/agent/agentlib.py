@@ -341,7 +341,7 @@ KERNEL_KEYS = {"to_board": ("vb_tx_dropped", "tap0_tx_dropped"),
 class Drops:
     """A snapshot of Topology.drops(): the link counters and the kernels' drops."""
 
-    LINK_KEYS = {"to_board": ("dropped_rx", "qdrop_rx", "rx_nobuf", "rx_stack"),
+    LINK_KEYS = {"to_board": ("dropped_rx", "qdrop_rx", "rx_nobuf", "rx_stack", "rxring_drop"),
                  "from_board": ("dropped_tx", "qdrop_tx", "tx_err")}
 
     def __init__(self, link, kernel):

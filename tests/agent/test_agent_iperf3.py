@@ -389,7 +389,7 @@ def backend_case(name):
 LINK_PROGRAMS = {"raw": "lpa-host-raw-w64", "netconn": "lpa-host-netconn",
                  "socket": "lpa-host-socket"}
 RATE = 100e6
-MODEL_BPS = RATE * 1460 / 1514
+MODEL_BPS = RATE * 1460 / (1514 + 24)  # + preamble, FCS, gap (--overhead's default)
 LOSS_PCT = 2
 # Loss is drawn on the data direction's frames LOSS_AFTER+1 .. LOSS_AFTER+LOSS_FRAMES, counted
 # from just before the client starts (`link loss ... after N frames M`): past the control

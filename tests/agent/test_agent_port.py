@@ -19,6 +19,7 @@ import sys
 import time
 
 import agentlib as al
+import iperf2lib
 import lptest
 from lptest import check, eq
 
@@ -224,6 +225,147 @@ def loss_window_by_frames():
         rc, out = h.command("link loss 5 sideways")
         check(rc != 0 and any("usage" in ln for ln in out), "a bad loss command is refused with "
               "its usage: rc=%d %s" % (rc, out))
+
+
+def udp_flood(t, h, what):
+    """The agent's UDP client at -b 1G (as fast as it can) through the 10 Mbit/s link into a
+    stock `iperf -s -u` in B: (the PC server's final row, the agent's datagrams sent, the
+    link counters of the test)."""
+    srv = t.start_b([al.IPERF2, "-s", "-u", "-f", "B"], timeout=60)
+    deadline = time.monotonic() + 10
+    while not lptest.port_bound(5001, udp=True, pid=srv.pid):
+        check(time.monotonic() < deadline and srv.alive(), "iperf -s -u did not bind", srv.tail())
+        time.sleep(0.05)
+    eq(h.command("link reset")[0], 0, "link reset")
+    mark = len(h.lines())
+    rc, out = h.command("iperf -c %s -u -b 1G -n 1M" % t.pc_ip)
+    check(rc >= 0, "%s: agent client rc %d %s" % (what, rc, out))
+    h.wait_line(r"Sent \d+ datagrams", 30)
+    deadline = time.monotonic() + 20
+    while True:
+        fin = [r for r in iperf2lib.finals(iperf2lib.parse(srv.stdout)).values() if "total" in r]
+        if fin:
+            break
+        check(time.monotonic() < deadline, "%s: the PC server printed no result" % what,
+              srv.tail(20))
+        time.sleep(0.1)
+    sent = al.parse_agent(h.lines()[mark:])["sent"]
+    check(sent, "%s: the agent printed no datagram count" % what, "\n".join(h.lines()[mark:]))
+    srv.kill()
+    return fin[-1], list(sent.values())[-1], h.link()
+
+
+@suite.case
+def tx_descriptors_push_back():
+    """--tx-desc 4: a UDP sender faster than the 10 Mbit/s link is held back by the MAC's ring (tx_waits > 0) and loses nothing; without it the 100 ms queue overflows and the PC's loss is exactly the queue's drops"""
+    exe = al.host_program("lpa-host-raw")
+    for ring in (True, False):
+        with al.Topology("td" if ring else "tq") as t:
+            t.pin_neighbor()
+            args = ["--rate", "10M"] + (["--tx-desc", 4] if ring else [])
+            h = t.start_host(exe, args=args)
+            warm(t)
+            what = "--tx-desc 4" if ring else "no ring"
+            row, sent, c = udp_flood(t, h, what)
+            print("        %s: agent sent %d, PC %d/%d lost, link qdrop_tx=%d tx_waits=%d "
+                  "(%d ms waited)" % (what, sent, row["lost"], row["total"], c["qdrop_tx"],
+                                      c["tx_waits"], c["tx_wait_us"] // 1000))
+            # The PC server's total counts the agent's FIN datagram too; a FIN the full queue
+            # dropped is one more number (each repeat counts on), and a gap the server counts.
+            check(row["total"] == sent + 1 if ring else row["total"] >= sent + 1,
+                  "%s: the PC accounted for %d datagrams, the agent sent %d and a FIN" % (
+                      what, row["total"], sent), c)
+            eq(c["dropped_tx"], 0, "%s: no loss was drawn" % what, c)
+            if ring:
+                check(c["tx_waits"] > 0 and c["qdrop_tx"] == 0 and row["lost"] == 0,
+                      "%s: the ring did not hold the sender back: %s, PC lost %d" % (
+                          what, c, row["lost"]))
+            else:
+                check(c["tx_waits"] == 0 and c["qdrop_tx"] > 0 and row["lost"] == c["qdrop_tx"],
+                      "%s: the PC lost %d, the queue dropped %d (%s)" % (
+                          what, row["lost"], c["qdrop_tx"], c))
+
+
+def agent_final_row(h, mark, timeout=30.0):
+    """The agent's whole-test row (iperf2 layout) printed since `mark`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        fin = al.agent_finals(al.parse_agent(h.lines()[mark:]), 0.0)
+        own = [r for k, r in fin.items() if not k[1]]
+        if own:
+            time.sleep(0.3)
+            fin = al.agent_finals(al.parse_agent(h.lines()[mark:]), 0.0)
+            return [r for k, r in fin.items() if not k[1]][-1]
+        check(time.monotonic() < deadline, "the agent printed no final row",
+              "\n".join(h.lines()[mark:][-15:]))
+        time.sleep(0.1)
+
+
+CPU_HZ = 20e6
+RAW_CYCLES = (1350, 4.0, 1000, 2.2)  # host_main.c's raw estimates: RX frame, byte, TX frame, byte
+
+
+def cpu_expected_us(c):
+    """The modelled CPU time of every frame the link counted, from host_main.c's raw cycle
+    estimates: RX frames that reached the CPU (not dropped by loss or the full ring), TX frames
+    lwIP produced."""
+    rf, rb, tf, tb = RAW_CYCLES
+    rx = c["rx_frames"] - c["dropped_rx"] - c["rxring_drop"] - c["qdrop_rx"]
+    rx_bytes = c["rx_bytes"] - c["ring_bytes"]
+    cycles = rx * rf + rb * rx_bytes + c["tx_frames"] * tf + tb * c["tx_bytes"]
+    return cycles / CPU_HZ * 1e6
+
+
+@suite.case
+def cpu_model():
+    """--cpu-mhz 20 --rx-desc 4 (raw estimates): a 200 Mbit/s UDP flood overflows the receive ring and the agent's loss is exactly the ring's drops; TCP goodput stays under the CPU's ceiling; the modelled CPU time is the sum of the frames' cycles"""
+    exe = al.host_program("lpa-host-raw")
+    with al.Topology("cm") as t:
+        t.pin_neighbor()
+        h = t.start_host(exe, args=["--cpu-mhz", "20", "--rx-desc", 4], cmds=["iperf -s"])
+        check(any("cpu model: 20.0 MHz" in ln for ln in h.lines()), "no cpu model line",
+              h.proc.tail())
+        warm(t)
+        # UDP: 1470-byte datagrams in 1512-byte frames cost 1350 + 4 x 1512 cycles each
+        before = t.drops(h)
+        mark = len(h.lines())
+        r = t.run_b([al.IPERF2, "-c", t.lwip_ip, "-u", "-b", "200M", "-n", "2M", "-f", "B"],
+                    timeout=60)
+        check(r.rc == 0, "iperf -c -u failed", r.describe())
+        row = agent_final_row(h, mark)
+        after = t.drops(h)
+        ring = after.link["rxring_drop"] - before.link["rxring_drop"]
+        drops, _, where = after.since(before, "to_board")
+        print("        UDP 200M into 20 MHz: agent %d/%d lost, %.1f Mbit/s; %s" % (
+            row["lost"], row["total"], row["bps"] / 1e6, where))
+        check(ring > 0, "a 200 Mbit/s flood into a 20 MHz CPU overflowed no ring slot", where)
+        # the agent counts until the client stopped: every datagram is received or dropped
+        sent = list(iperf2lib.parse(r.out)["sent"].values())
+        check(sent and row["total"] <= sent[-1] and
+              sent[-1] - (row["total"] - row["lost"]) - 1 <= drops <= sent[-1] - row["total"] +
+              row["lost"], "UDP: the client sent %s, the agent got %d of %d, %d dropped on the "
+              "way (%s)" % (sent, row["total"] - row["lost"], row["total"], drops, where))
+        ceiling = CPU_HZ / (RAW_CYCLES[0] + RAW_CYCLES[1] * 1512) * 1470 * 8
+        check(row["bps"] <= 1.02 * ceiling, "UDP: %.1f Mbit/s through a CPU that takes at most "
+              "%.1f" % (row["bps"] / 1e6, ceiling / 1e6))
+        # TCP: 1460-byte segments in 1514-byte frames, at most the CPU's frame rate
+        mark = len(h.lines())
+        r = t.run_b([al.IPERF2, "-c", t.lwip_ip, "-n", "4M", "-f", "B"], timeout=60)
+        check(r.rc == 0, "iperf -c failed", r.describe())
+        row = agent_final_row(h, mark)
+        ceiling = CPU_HZ / (RAW_CYCLES[0] + RAW_CYCLES[1] * 1514) * 1460 * 8
+        print("        TCP into 20 MHz: %.1f Mbit/s, CPU ceiling %.1f" % (row["bps"] / 1e6,
+                                                                      ceiling / 1e6))
+        check(row["bps"] <= 1.02 * ceiling, "TCP: %.1f Mbit/s through a CPU that takes at most "
+              "%.1f" % (row["bps"] / 1e6, ceiling / 1e6))
+        c = h.link()
+        # The ring dropped full frames only: 1512 bytes (UDP) or 1514 (TCP); counting 1513
+        # each is off by 4 cycles a drop at most, in the tolerance.
+        c["ring_bytes"] = c["rxring_drop"] * 1513
+        want = cpu_expected_us(c)
+        check(abs(c["cpu_busy_us"] - want) <= 0.001 * want + 2 + c["rxring_drop"] * 4 / 20,
+              "the modelled CPU time is %d us, the frames counted cost %.0f us (%s)" % (
+                  c["cpu_busy_us"], want, c))
 
 
 if __name__ == "__main__":

@@ -69,6 +69,12 @@ SERVER_CASES = [
     ("lwip_tune_missing_rtt", ["lwip-tune", "--rate", "100M"], ["--rtt"]),
     ("lwip_tune_unknown", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--wnd", "4"], ["--wnd"]),
     ("lwip_tune_fit_no_ram", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--fit"], ["--fit", "--ram"]),
+    ("lwip_tune_bad_cpu_mhz", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--cpu-mhz", "0"],
+     ["--cpu-mhz", "1..10000"]),
+    ("lwip_tune_bad_cpu_api", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--cpu-mhz", "168",
+                               "--cpu-api", "lwip"], ["--cpu-api", "raw, netconn or socket"]),
+    ("lwip_tune_cpu_api_alone", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--cpu-api", "raw"],
+     ["--cpu-api", "--cpu-mhz"]),
 ]
 
 

@@ -68,6 +68,36 @@ static void ram_budget_too_small(void **state)
     assert_false(p.ram_short);
 }
 
+/* A CPU budget: at 20 MHz the raw path's estimate (1350 + 4.0/byte in, 1000 + 2.2/byte per
+ * ACK every second segment: 8233 cycles a 1460-byte segment) allows 28.4 Mbit/s, below a
+ * 100 Mbit/s link's 94.9: the window is sized for the CPU's pace, smaller than the link's;
+ * at 168 MHz the link stays the limit and the window is the link's. */
+static void cpu_budget_sizes_window(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 100e6, .rtt_s = 0.01, .mss = 1460};
+    struct lp_lwip_plan link_only, slow, fast;
+    assert_int_equal(lp_lwip_tune(&l, &link_only), 0);
+    assert_true(link_only.cpu_cap_bps == 0);
+    l.cpu_hz = 20e6;
+    assert_int_equal(lp_lwip_tune(&l, &slow), 0);
+    double cycles = 1350 + 4.0 * 1514 + (1000 + 2.2 * 54) / 2;
+    assert_true(fabs(slow.cpu_cycles_seg - cycles) < 0.01);
+    assert_true(fabs(slow.cpu_cap_bps - 20e6 / cycles * 1460 * 8) < 1.0);
+    assert_true(fabs(slow.bdp_bytes - slow.cpu_cap_bps / 8 * 0.01) < 1.0);
+    assert_true(slow.wnd_segs < link_only.wnd_segs);
+    l.cpu_hz = 168e6;
+    assert_int_equal(lp_lwip_tune(&l, &fast), 0);
+    assert_true(fast.cpu_cap_bps > fast.wire_goodput_bps);
+    assert_int_equal(fast.wnd_segs, link_only.wnd_segs);
+    /* socket costs more than raw; an unknown API is refused */
+    l.cpu_api = "socket";
+    assert_int_equal(lp_lwip_tune(&l, &fast), 0);
+    assert_true(fast.cpu_cycles_seg > slow.cpu_cycles_seg);
+    l.cpu_api = "lwip";
+    assert_int_equal(lp_lwip_tune(&l, &fast), -1);
+}
+
 /* A budget too small for the full RX ring still gets a window: the ring is cut to the window
  * + 1 descriptors (1 Gbit/s, 0.5 ms, 48 KiB: the full ring is 83 descriptors, 127 KiB of pool
  * alone, and before the trade the advisor said nothing fits). */
@@ -183,6 +213,7 @@ int main(void)
         cmocka_unit_test(ram_budget_too_small),   cmocka_unit_test(lwip_sanity_rules_hold),
         cmocka_unit_test(out_of_range), cmocka_unit_test(fit_plan_fits),
         cmocka_unit_test(ram_trades_ring_for_window),
+        cmocka_unit_test(cpu_budget_sizes_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

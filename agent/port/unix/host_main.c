@@ -5,6 +5,8 @@
  * and `pcbs` (lwIP's TCP pcbs, for a test's diagnosis) are answered here. It does not know any agent command. */
 #include "lpa_host.h"
 #include "lpa_link.h"
+#include "lpa_opts.h" /* LPA_BACKEND: whose CPU cycle estimates are the default */
+#include "../lpa_cpu_costs.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,7 +35,17 @@ struct opts {
   const char *cmds[MAX_CMDS];
   int ncmds;
   int stay;
+  int cpu_costs_set; /* --cpu-api or --cpu-cycles given */
 };
+
+/* The API whose cycle estimates --cpu-mhz takes by default: this program's back end. */
+#if LPA_BACKEND == LPA_BACKEND_NETCONN
+#define LPA_HOST_API "netconn"
+#elif LPA_BACKEND == LPA_BACKEND_SOCKET
+#define LPA_HOST_API "socket"
+#else
+#define LPA_HOST_API "raw"
+#endif
 
 static volatile sig_atomic_t got_term, got_usr1;
 
@@ -57,7 +69,19 @@ static void usage(FILE *f, const char *prog)
           "  --loss-dir tx|rx|both where loss applies (tx = lwIP egress; default both)\n"
           "  --loss-seed S         loss PRNG seed (default 1)\n"
           "  --queue-bytes N       rate queue limit, drop-tail (default 100 ms of --rate)\n"
-          "  --overhead N          link bytes counted per frame besides the frame (default 0)\n"
+          "  --overhead N          link bytes counted per frame besides the frame (default 24:\n"
+          "                        preamble, start delimiter, FCS and inter-frame gap)\n"
+          "  --tx-desc N           transmit descriptors of the MAC, 1..256 (with --rate): lwIP's\n"
+          "                        output waits for a free one, as on a board (default: none,\n"
+          "                        frames wait in the --queue-bytes queue)\n"
+          "  --cpu-mhz F           model the board's CPU at F MHz (1..10000): every frame costs\n"
+          "                        cycles (--cpu-api's estimates, or --cpu-cycles), RX frames wait\n"
+          "                        for it, lwIP's output is held to its pace (default: none)\n"
+          "  --cpu-api raw|netconn|socket  whose cycle estimates (default: this program's API)\n"
+          "  --cpu-cycles RF,RB,TF,TB  cycles per RX frame, per RX byte, per TX frame, per TX\n"
+          "                        byte (bytes may have decimals), instead of --cpu-api's\n"
+          "  --rx-desc N           with --cpu-mhz: receive descriptors, 1..1024; a frame that\n"
+          "                        finds all holding frames the CPU has not taken is dropped\n"
           "  --seed S              lwIP random() seed (default: clock and pid)\n"
           "  --cmd LINE            console command run before 'ready' (repeatable)\n"
           "  --stay                keep running after stdin EOF (stop with SIGTERM)\n"
@@ -71,6 +95,35 @@ static int bad(const char *opt, const char *val, const char *why)
 {
   fprintf(stderr, "lpa-host: invalid %s '%s': %s\n", opt, val, why);
   return -1;
+}
+
+static int set_cpu_api(struct lpa_link_cpu *c, const char *name)
+{
+  const struct lpa_cpu_costs *k = lpa_cpu_costs_find(name);
+  if (!k)
+    return -1;
+  c->frame[LPA_LINK_RX] = k->rx_frame;
+  c->byte_milli[LPA_LINK_RX] = k->rx_byte_milli;
+  c->frame[LPA_LINK_TX] = k->tx_frame;
+  c->byte_milli[LPA_LINK_TX] = k->tx_byte_milli;
+  return 0;
+}
+
+/* "RF,RB,TF,TB": whole cycles per frame, cycles per byte with up to 3 decimals. */
+static int parse_cpu_cycles(const char *val, struct lpa_link_cpu *c)
+{
+  double v[4];
+  char tail;
+  if (sscanf(val, "%lf,%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4)
+    return -1;
+  for (int i = 0; i < 4; i++)
+    if (!(v[i] >= 0 && v[i] <= (i % 2 ? 1000.0 : 10000000.0)))
+      return -1;
+  c->frame[LPA_LINK_RX] = (uint32_t)v[0];
+  c->byte_milli[LPA_LINK_RX] = (uint32_t)(v[1] * 1000 + 0.5);
+  c->frame[LPA_LINK_TX] = (uint32_t)v[2];
+  c->byte_milli[LPA_LINK_TX] = (uint32_t)(v[3] * 1000 + 0.5);
+  return 0;
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out, int suffixes)
@@ -203,6 +256,27 @@ static int parse_opt(struct opts *o, const char *opt, const char *val)
     if (parse_u64(val, 1000, &u, 0) < 0)
       return bad(opt, val, "expected 0 to 1000 bytes");
     l->overhead_bytes = (uint32_t)u;
+  } else if (!strcmp(opt, "--tx-desc")) {
+    if (parse_u64(val, LPA_LINK_DESC_MAX, &u, 0) < 0 || u == 0)
+      return bad(opt, val, "expected 1 to 256 descriptors");
+    l->tx_desc = (uint32_t)u;
+  } else if (!strcmp(opt, "--cpu-mhz")) {
+    double mhz;
+    if (parse_double(val, 1, 10000, &mhz) < 0)
+      return bad(opt, val, "expected 1 to 10000 MHz");
+    l->cpu.hz = (uint64_t)(mhz * 1e6 + 0.5);
+  } else if (!strcmp(opt, "--cpu-api")) {
+    if (set_cpu_api(&l->cpu, val) < 0)
+      return bad(opt, val, "expected raw, netconn or socket");
+    o->cpu_costs_set = 1;
+  } else if (!strcmp(opt, "--cpu-cycles")) {
+    if (parse_cpu_cycles(val, &l->cpu) < 0)
+      return bad(opt, val, "expected RX frame,RX byte,TX frame,TX byte cycles, e.g. 1350,4,1000,2.2");
+    o->cpu_costs_set = 1;
+  } else if (!strcmp(opt, "--rx-desc")) {
+    if (parse_u64(val, 1024, &u, 0) < 0 || u == 0)
+      return bad(opt, val, "expected 1 to 1024 descriptors");
+    l->rx_desc = (uint32_t)u;
   } else if (!strcmp(opt, "--seed")) {
     if (parse_u64(val, UINT64_MAX, &o->host.seed, 0) < 0)
       return bad(opt, val, "expected an unsigned integer");
@@ -224,6 +298,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
   memcpy(o->host.mac, mac, 6);
   o->host.link.loss_dirs = LPA_LINK_LOSS_TX | LPA_LINK_LOSS_RX;
   o->host.link.loss_seed = 1;
+  o->host.link.overhead_bytes = 24; /* what 100BASE-TX and 1000BASE-T spend besides a frame */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout, argv[0]);
@@ -245,6 +320,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
     fprintf(stderr, "lpa-host: --tap and --ip are required (see --help)\n");
     return -1;
   }
+  if (o->host.link.rx_desc && !o->host.link.cpu.hz) {
+    fprintf(stderr, "lpa-host: --rx-desc needs --cpu-mhz (without a CPU model nothing waits)\n");
+    return -1;
+  }
+  if (o->host.link.cpu.hz && !o->cpu_costs_set)
+    (void)set_cpu_api(&o->host.link.cpu, LPA_HOST_API);
   return 0;
 }
 
@@ -493,6 +574,14 @@ int main(int argc, char **argv)
   say("ready tap=%s ip=%s mac=%02x:%02x:%02x:%02x:%02x:%02x nosys=%d\n", o.host.tap, addr,
       o.host.mac[0], o.host.mac[1], o.host.mac[2], o.host.mac[3], o.host.mac[4],
       o.host.mac[5], lpa_host_nosys());
+  if (o.host.link.cpu.hz) {
+    const struct lpa_link_cpu *c = &o.host.link.cpu;
+    say("cpu model: %.1f MHz, cycles per RX frame %u + %.3f per byte, per TX frame %u + %.3f "
+        "per byte, %u RX descriptors%s\n", (double)c->hz / 1e6, c->frame[LPA_LINK_RX],
+        c->byte_milli[LPA_LINK_RX] / 1000.0, c->frame[LPA_LINK_TX],
+        c->byte_milli[LPA_LINK_TX] / 1000.0, o.host.link.rx_desc,
+        o.host.link.rx_desc ? "" : " (no limit)");
+  }
   loop(&o, &waitmask);
 out:
   print_link();

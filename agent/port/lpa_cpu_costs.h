@@ -1,0 +1,40 @@
+/* The CPU model's cycle estimates per lwIP API, shared by the host programs' --cpu-mhz
+ * (port/unix/host_main.c) and `linkperf lwip-tune --cpu-mhz` (src/cli/lwip_tune.c). A frame
+ * of len bytes costs frame + byte_milli * len / 1000 cycles, received (rx) or sent (tx).
+ * raw: QEMU's instruction counts of the agent's raw back end on a Cortex-M4
+ * (port/qemu-mps2/README.md: a PIO MAC, software checksums, CPI taken as 1); netconn adds a
+ * mailbox and a thread switch per frame, socket another layer and a copy per byte -- those two
+ * are estimates, not measurements (agent/README.md, "What the CPU model says"). */
+#ifndef LPA_CPU_COSTS_H
+#define LPA_CPU_COSTS_H
+
+#include <stdint.h>
+
+struct lpa_cpu_costs {
+  const char *api;
+  uint32_t rx_frame, rx_byte_milli, tx_frame, tx_byte_milli;
+};
+
+static const struct lpa_cpu_costs lpa_cpu_costs[] = {
+  { "raw", 1350, 4000, 1000, 2200 },
+  { "netconn", 2850, 4000, 2500, 2200 },
+  { "socket", 4350, 4500, 4000, 2700 },
+};
+#define LPA_CPU_COSTS_N (sizeof lpa_cpu_costs / sizeof lpa_cpu_costs[0])
+
+/* The estimates of api ("raw", "netconn", "socket"), or NULL. */
+static inline const struct lpa_cpu_costs *lpa_cpu_costs_find(const char *api)
+{
+  for (unsigned i = 0; i < LPA_CPU_COSTS_N; i++) {
+    const char *a = lpa_cpu_costs[i].api, *b = api;
+    while (*a && *a == *b) {
+      a++;
+      b++;
+    }
+    if (*a == *b)
+      return &lpa_cpu_costs[i];
+  }
+  return 0;
+}
+
+#endif
