@@ -1,8 +1,9 @@
 /* The CPU model's cycle estimates per lwIP API, shared by the host programs' --cpu-mhz
  * (port/unix/host_main.c) and `linkperf lwip-tune --cpu-mhz` (src/cli/lwip_tune.c). A frame
  * of len bytes costs frame + byte_milli * len / 1000 cycles, received (rx) or sent (tx).
- * raw: QEMU's instruction counts of the agent's raw back end on a Cortex-M4
- * (port/qemu-mps2/README.md: a PIO MAC, software checksums, CPI taken as 1); netconn adds a
+ * raw: QEMU's instruction counts of the agent's raw back end on a Cortex-M4 (bench/agent_cycles.py,
+ * net of the idle loop: RX solved from two UDP sizes, TX from TCP and UDP sends; a PIO MAC,
+ * software checksums, CPI taken as 1); netconn adds a
  * mailbox and a thread switch per frame, socket another layer and a copy per byte -- those two
  * are estimates, not measurements (agent/README.md, "What the CPU model says"). */
 #ifndef LPA_CPU_COSTS_H
@@ -16,9 +17,9 @@ struct lpa_cpu_costs {
 };
 
 static const struct lpa_cpu_costs lpa_cpu_costs[] = {
-  { "raw", 1350, 4000, 1000, 2200 },
-  { "netconn", 2850, 4000, 2500, 2200 },
-  { "socket", 4350, 4500, 4000, 2700 },
+  { "raw", 1020, 3360, 1890, 3700 },
+  { "netconn", 2520, 3360, 3390, 3700 },
+  { "socket", 4020, 3860, 4890, 4200 },
 };
 #define LPA_CPU_COSTS_N (sizeof lpa_cpu_costs / sizeof lpa_cpu_costs[0])
 
