@@ -195,7 +195,15 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
     if (l->ram_bytes)
         fprintf(o, ", RAM budget %llu bytes", (unsigned long long)l->ram_bytes);
     fprintf(o, " (linkperf lwip-tune) */\n\n");
-    fprintf(o, "/* bandwidth-delay product: %s x %.3f ms = %.0f bytes = %.1f segments of %u\n", rate,
+    char paced[48];
+    bool cpu_bound = p->cpu_cap_bps > 0 && p->cpu_cap_bps < p->wire_goodput_bps;
+    if (cpu_bound) {
+        rate_str(cap, sizeof(cap), p->cpu_cap_bps);
+        snprintf(paced, sizeof(paced), "the CPU's %s", cap);
+    } else {
+        snprintf(paced, sizeof(paced), "%s", rate);
+    }
+    fprintf(o, "/* bandwidth-delay product: %s x %.3f ms = %.0f bytes = %.1f segments of %u\n", paced,
             l->rtt_s * 1e3, p->bdp_bytes, p->bdp_bytes / l->mss, (unsigned)l->mss);
     fprintf(o, " * TCP goodput ceiling on the wire: %s (%u payload bytes per %u on the wire) */\n\n", good,
             (unsigned)l->mss, (unsigned)(l->mss + ETH_OVERHEAD));

@@ -21,8 +21,8 @@ driver's (no pbuf, refused by lwIP), and the frames QEMU's LAN9118 model drops w
 FIFO is full (it counts none: RX_DROP reads 0), found as the frames B put on the way that
 neither a kernel dropped nor the driver took in. Rates are not asserted: QEMU's speed is the
 host's. Without qemu-system-arm or the firmware the file skips (fails under CI=true)."""
+import contextlib
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -77,6 +77,19 @@ class QemuTopology(al.Topology):
         d.link["qdrop_rx"] = max(0, k["vb_tx_packets"] - k["tap0_tx_dropped"] - ln["rx_frames"] -
                                  ln["rx_nobuf"] - ln.get("rx_err", 0))
         return d
+
+
+@contextlib.contextmanager
+def board(tag, net, command=None):
+    """The firmware on a fresh topology (B never ARPs for it), with a console command run
+    first (a server); yields (topology, host)."""
+    with QemuTopology(tag=tag, net=net) as topo:
+        topo.pin_neighbor()
+        host = topo.start_qemu()
+        if command:
+            rc, out = host.command(command)
+            check(rc >= 0, "%s: %s" % (command, out))
+        yield topo, host
 
 
 def wait_agent_rows(host, mark, want, what, timeout=30.0):
@@ -141,15 +154,11 @@ def boot():
 
 @suite.case
 def iperf2_server():
-    with QemuTopology(tag="q2s", net=83) as topo:
-        topo.pin_neighbor()
-        host = topo.start_qemu()
-        rc, out = host.command("iperf -s")
-        check(rc >= 0, "iperf -s: %s" % out)
-        for args, dirs in ((["-n", "2M"], 1), (["-d", "-n", "1M"], 2), (["-r", "-n", "1M"], 2),
-                           (["-R", "-n", "2M"], 1)):
+    with board("q2s", 83, "iperf -s") as (topo, host):
+        for flags, amount, dirs in (([], 2 * MiB, 1), (["-d"], MiB, 2), (["-r"], MiB, 2),
+                                    (["-R"], 2 * MiB, 1)):
+            args = flags + ["-n", str(amount)]
             what = "iperf -c " + " ".join(args)
-            amount = (2 if args[-1] == "2M" else 1) * MiB
             mark = len(host.lines())
             r = topo.run_b([al.IPERF2, "-c", topo.lwip_ip, "-f", "B"] + args, timeout=60)
             check(r.rc == 0, "%s failed" % what, r.describe(), "\n".join(host.lines()[mark:]))
@@ -182,11 +191,7 @@ def iperf2_server():
 
 @suite.case
 def iperf3_server():
-    with QemuTopology(tag="q3s", net=84) as topo:
-        topo.pin_neighbor()
-        host = topo.start_qemu()
-        rc, out = host.command("iperf3 -s")
-        check(rc >= 0, "iperf3 -s: %s" % out)
+    with board("q3s", 84, "iperf3 -s") as (topo, host):
         i3.server_case(topo, host, ["-n", "3M"], amount=3 * MiB)
         i3.server_case(topo, host, ["-R", "-n", "3M"], reverse=True, amount=3 * MiB)
         # -P 2 -n: a stock client overshoots -n by part of a block; both ends count the same
@@ -222,9 +227,7 @@ def bidir_server(topo, host, par):
 
 @suite.case
 def iperf3_client():
-    with QemuTopology(tag="q3c", net=85) as topo:
-        topo.pin_neighbor()
-        host = topo.start_qemu()
+    with board("q3c", 85) as (topo, host):
         i3.client_case(topo, host, "-n 3M")
         i3.client_case(topo, host, "-R -t 2", reverse=True)
         i3.client_case(topo, host, "-P 2 -t 2", streams=2)
@@ -258,13 +261,11 @@ def wait_pc_rows(srv, want, what, timeout=30.0):
 
 @suite.case
 def iperf2_client():
-    with QemuTopology(tag="q2c", net=86) as topo:
-        topo.pin_neighbor()
-        host = topo.start_qemu()
+    with board("q2c", 86) as (topo, host):
         srv = pc_iperf2_server(topo, udp=False)
-        for opts, dirs in (("-n 2M", 1), ("-d -n 1M", 2)):
+        for flags, amount, dirs in (("", 2 * MiB, 1), ("-d ", MiB, 2)):
+            opts = "%s-n %d" % (flags, amount)
             what = "agent iperf -c " + opts
-            amount = (2 if opts.endswith("2M") else 1) * MiB
             mark, pc_mark = len(host.lines()), len(srv.stdout)
             rc, out = host.command("iperf -c %s %s" % (topo.pc_ip, opts))
             check(rc >= 0, "%s: rc %d %s" % (what, rc, out))

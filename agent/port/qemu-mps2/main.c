@@ -2,9 +2,9 @@
  * the raw back end, a LAN9118 driver, and the agent's console on the UART. The console speaks
  * the host programs' protocol (agent/port/unix/host_main.c) so the same tests drive both:
  * every line ends with "done rc=N", and "ifconfig ADDR/PREFIX" brings the interface up and
- * prints "ready ...". Beyond lpa_command(): "link [reset]" (the driver's frame counters) and
- * "stats" (lwIP's heap and pools), "cpu [reset]" (core ticks busy and asleep: with QEMU's -icount shift=0 one tick per 40
- * instructions, the base of the CPU model). */
+ * prints "ready ...". Beyond lpa_command(): "link [reset]" (the driver's frame counters),
+ * "stats" (lwIP's heap and pools) and "cpu [reset]" (core ticks busy and asleep: with QEMU's
+ * -icount shift=0 one tick per 40 instructions, the base of the CPU model). */
 #include <stdint.h>
 #include <string.h>
 

@@ -271,7 +271,7 @@ static int parse_opt(struct opts *o, const char *opt, const char *val)
     o->cpu_costs_set = 1;
   } else if (!strcmp(opt, "--cpu-cycles")) {
     if (parse_cpu_cycles(val, &l->cpu) < 0)
-      return bad(opt, val, "expected RX frame,RX byte,TX frame,TX byte cycles, e.g. 1350,4,1000,2.2");
+      return bad(opt, val, "expected RX frame,RX byte,TX frame,TX byte cycles, e.g. 1020,3.36,1890,3.7");
     o->cpu_costs_set = 1;
   } else if (!strcmp(opt, "--rx-desc")) {
     if (parse_u64(val, 1024, &u, 0) < 0 || u == 0)

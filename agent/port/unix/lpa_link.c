@@ -1,7 +1,10 @@
 /* Link emulation: each direction is a serializer (a frame of N bytes occupies the link for
  * (N + overhead) * 8 / rate seconds) behind a drop-tail byte queue, followed by a fixed
  * delay line. With tx_desc the transmit side is a MAC's descriptor ring instead: a frame
- * holds a descriptor until it is serialized, and a sender that finds none free waits. Loss is drawn when a frame enters, so a lost frame uses no link time.
+ * holds a descriptor until it is serialized, and a sender that finds none free waits. With
+ * the CPU model, frames cost CPU time as they are produced (TX) and taken in (RX, behind a
+ * receive ring of rx_desc descriptors). Loss is drawn when a frame enters, so a lost frame
+ * uses no link time.
  * It does not reorder, duplicate or corrupt frames, and has no jitter. */
 #include "lpa_link.h"
 
