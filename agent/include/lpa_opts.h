@@ -55,7 +55,7 @@
 #endif
 
 /* iperf2's two-way tests, -d, -r, -R and --full-duplex, as server and client (0 leaves them
- * out: one-way TCP and UDP tests only, what lwiperf offers, in about 2 KB less code). */
+ * out: one-way TCP and UDP tests only, in about 0.9 KB less code). */
 #ifndef LPA_IPERF2_BIDIR
 #define LPA_IPERF2_BIDIR 1
 #endif

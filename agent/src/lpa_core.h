@@ -110,7 +110,9 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, uint8_t
  * A sender's limits: limit_ms / amount / rate_bps / len set by the caller. */
 void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto);
 void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
-/* init, a START report of dir, start: a sender's limits can still be set before its pump. */
+/* A START report of the flow's direction and stream, then start. */
+void lpa_flow_begin(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
+/* init, then begin: a sender's limits can still be set before its pump. */
 void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
                    uint8_t proto, lpa_ms_t now);
 /* Sender: TCP writes until the stack is full; UDP sends the datagrams due by now, each with the

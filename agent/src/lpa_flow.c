@@ -23,11 +23,15 @@ void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   f->interim = s->cfg.interval_ms != LPA_INTERVAL_NONE;
 }
 
+void lpa_flow_begin(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
+  lpa_report_start(s, f->dir | f->stream << 1);
+  lpa_flow_start(s, f, now);
+}
+
 void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
                    uint8_t proto, lpa_ms_t now) {
   lpa_flow_init(f, c, dir, proto);
-  lpa_report_start(s, dir);
-  lpa_flow_start(s, f, now);
+  lpa_flow_begin(s, f, now);
 }
 
 /* May a sender send now? 1: its limit is reached, -1: not yet (pacing: the bytes sent so far

@@ -1,5 +1,12 @@
 /* iperf2 wire protocol inside the agent: shared state of the TCP part (lpa_iperf2.c) and the
- * UDP part (lpa_iperf2_udp.c). Not part of the public API. */
+ * UDP part (lpa_iperf2_udp.c). Not part of the public API.
+ *
+ * One design for every test, client or server, TCP or UDP: a test has two flows, fl[0] from
+ * the client to the server and fl[1] back (-d, -r, -R, --full-duplex). Seen from this end one
+ * of them sends and the other receives (I2_TX, I2_RX), so the handlers are the same for both
+ * roles: data on the receiving flow's connection is counted, the sending flow is pumped, and
+ * the test ends when neither runs and nothing is pending (a header, a connection back, a TCP
+ * flush, a UDP FIN exchange). Only how the flows are set up differs by role. */
 #ifndef LPA_IPERF2_H
 #define LPA_IPERF2_H
 
@@ -13,56 +20,76 @@
 /* A datagram shorter than the prefix and the v1 header cannot start a test. */
 #define I2_UDP_MIN_LEN (LP_I2_UDP_PREFIX + LP_I2_V1_LEN)
 
-enum i2_kind { I2_LISTENER = 1, I2_TCP_TEST, I2_UDP_TEST, I2_TCP_CLIENT, I2_UDP_CLIENT };
+/* A server test and a client differ in t->server only; the listener has its own kind. */
+enum i2_kind { I2_LISTENER = 1, I2_TEST, I2_CLIENT };
+/* t->mode: lpa_mode's values, and a server's --full-duplex (TCP: both flows on one connection). */
+#define I2_MODE_FULLDUPLEX 4u
+/* t->phase: START until a client is connected (TCP) or a server has the header; BACK while the
+ * flow back is being set up (a server connecting back, a client waiting for it); RUN. A test ends
+ * only in RUN. */
+enum { I2_START = 0, I2_RUN, I2_BACK };
 
 /* Small fields first: the ones every handler touches sit at offsets a Thumb load or store
  * reaches in 16 bits; the buffers go last. */
 struct i2_state {
-  uint8_t kind;       /* enum i2_kind */
-  uint8_t phase;      /* per kind, see the .c files */
+  uint8_t kind;       /* enum i2_kind; 0: the session has ended */
+  uint8_t server;     /* 1 for a server's test: its flow fl[1] sends */
+  uint8_t mode;       /* LPA_MODE_* or I2_MODE_FULLDUPLEX */
+  uint8_t phase;
+  uint8_t flushing;   /* TCP: the sending flow has queued its last byte and shut down */
   /* UDP end of test: a receiver answers FINs with its report (built from the finished flow)
    * for a while; a sender repeats its FIN until a report comes back. */
-  uint8_t use64;           /* the sender numbers datagrams with 64 bits */
-  uint8_t rx_reports;      /* reports sent */
-  uint8_t tx_fins;         /* FINs sent */
-  uint8_t back_tries;      /* TCP -d/-r: connections back refused so far */
-  uint8_t tx_done;         /* the FIN exchange of our sending flow is over */
+  uint8_t use64;      /* the sender numbers datagrams with 64 bits */
+  uint8_t rx_reports; /* reports sent */
+  uint8_t tries;      /* UDP FINs sent; TCP connections back refused */
+  uint8_t tx_done;    /* the FIN exchange of our sending flow is over */
+  uint16_t dport;     /* UDP: where our datagrams go on s->peer (-d/-r: the client's back port) */
   uint16_t hdr_need;  /* header length once the flags word is in */
   uint16_t hdr_seen;
   struct lpa_session *parent;  /* the listener a test came from */
   struct lpa_conn *conn;       /* TCP test connection / UDP client endpoint */
-  struct lpa_conn *back;       /* -d/-r second connection, or the client's listener */
-  struct lpa_conn *tcp_listen, *udp_listen;
-  lpa_ms_t deadline;           /* the current phase gives up at this time */
-  lpa_ms_t rx_linger;      /* keep answering FINs until then */
-  lpa_ms_t tx_fin_next;
+  struct lpa_conn *back;       /* -d/-r second connection (UDP: the endpoint it uses) */
+  struct lpa_conn *tcp_listen, *udp_listen; /* the listener's, or a -d/-r client's */
+  lpa_ms_t deadline;  /* the current phase gives up at this time */
+  lpa_ms_t rx_linger; /* UDP: keep answering FINs until then */
+  lpa_ms_t tx_next;   /* UDP: next FIN or -R request; TCP: the flush gives up */
   struct lp_i2_header req;     /* what the client asks for: read from hdr, or written into it */
-  struct lpa_flow fwd;         /* client to server */
-  struct lpa_flow rev;         /* server to client (-d, -r, -R) */
+  struct lpa_flow fl[2];       /* client to server, server to client */
   uint8_t hdr[I2_HDR_KEEP];
 };
 
 extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 #define I2(s) ((struct i2_state *)(s)->state)
-/* The flow back runs (never in a build without two-way tests: the test folds away). */
-#define I2_REV_RUNNING(t) (LPA_IPERF2_BIDIR && (t)->rev.state == LPA_FLOW_RUNNING)
+/* The test's mode; a build without two-way tests has one, and folds the others away. */
+#define I2_MODE(t) (LPA_IPERF2_BIDIR ? (t)->mode : LPA_MODE_ONEWAY)
+/* A server's test (not a client): a build with one role folds the other away. */
+#define I2_SERVER(t) (LPA_CLIENT && LPA_SERVER ? (t)->server : !LPA_CLIENT)
+#define I2_TX(t) (&(t)->fl[I2_SERVER(t)])
+#define I2_RX(t) (&(t)->fl[I2_SERVER(t) ^ 1u])
+/* The flow back, stream 1 of the reports: -d, -r and --full-duplex (not -R: it is the only one). */
+/* A -R client gives the server's time this much more, from the first data on (its receiving
+ * flow's limit_ms, which only such a flow has). */
+#define I2_REVERSE_SLOP_MS 2000u
+#define I2_BACK_DIR(t) (I2_MODE(t) != LPA_MODE_REVERSE ? LPA_SECOND : 0u)
 
-/* Sender limits from a request (server side). */
-void lpa_i2_sender_limits(struct lpa_flow *f, const struct lp_i2_header *rq);
+/* A server's test from the listener ls, or NULL when every session is in use. */
+struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto);
+/* A server's flow back: its limits from the request, started now (TCP -d/-r: once connected). */
+void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now);
 /* Ends a session whose flows are all done: closes what is open, reports DONE. */
 void lpa_i2_close_all(struct lpa_session *s);
-struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto, uint8_t kind);
-/* The handlers of every iperf2 test session (the listener has its own). */
-extern const struct lpa_proto_ops lpa_i2_test_ops;
 void lpa_i2_fail(struct lpa_session *s, uint8_t why); /* why: enum lpa_error */
+/* The mode a server's request asks for (LPA_MODE_*, I2_MODE_FULLDUPLEX). */
+uint8_t lpa_i2_mode(const struct lp_i2_header *rq);
+/* The handlers of every iperf2 session. */
+extern const struct lpa_proto_ops lpa_i2_test_ops;
 
 #if LPA_UDP
-void lpa_i2_udp_client_start(struct lpa_session *s);
+/* A server's new UDP test, a client's start: the flows, the first datagrams at the next tick. */
+void lpa_i2_udp_start(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now);
 void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
                        const ip_addr_t *from, uint16_t port, uint32_t arrival_us);
 void lpa_i2_udp_tick(struct lpa_session *s, lpa_ms_t now);
-void lpa_i2_udp_listener_rx(struct lpa_session *listener, const uint8_t *data, size_t len,
-                            const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us);
 #endif
 
 #endif

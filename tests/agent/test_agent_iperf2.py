@@ -29,11 +29,12 @@ Every case compares numbers two programs printed about the same bytes:
 - The agent as client: its own final line against the stock server's, and for UDP the
   server's report the agent shows ("Server Report:") against the server's own line.
 Every back end (raw with NO_SYS 1, netconn and socket in a thread of their own) runs the whole
-matrix: as server for stock iperf (TCP, UDP with loss, -d, -r, -R, UDP -d) and for linkperf
-(TCP, UDP); as client of a stock server (TCP, UDP with loss, -d, -r, -R TCP and UDP) and of
-linkperf's server (TCP, UDP with loss). After each series the back end holds no connection
-slot but the listeners' (the console's `stats`): no test leaves one behind. The footprint
-target build (raw, iperf2 only, no two-way tests) runs the one-way cases."""
+matrix: as server for stock iperf (TCP, UDP with loss, -d, -r, -R, --full-duplex, UDP -d, -r
+and -R) and for linkperf (TCP, UDP); as client of a stock server (TCP, UDP with loss, -d, -r,
+-R TCP and UDP, UDP -d and -r) and of linkperf's server (TCP, UDP with loss). After each series
+the back end holds no connection slot but the listeners' (the console's `stats`): no test
+leaves one behind. The footprint one-way build (raw, iperf2 only, LPA_IPERF2_BIDIR=0) runs the
+one-way cases."""
 import re
 import time
 
@@ -48,7 +49,7 @@ suite = lptest.Suite("agent_iperf2", needs_iperf3=False)
 # against the link model, which the 8-segment MCU window cannot reach.
 PROGRAMS = {"raw": "lpa-host-raw-w64", "netconn": "lpa-host-netconn",
             "socket": "lpa-host-socket"}
-# The Cortex-M4 footprint target's configuration, on the same lwIP options as raw.
+# The one-way build FOOTPRINT.md measures (issue 4's row), on the same lwIP options as raw.
 TARGET = "lpa-host-raw-target"
 RATE = 100e6
 MODEL_BPS = RATE * 1460 / (1514 + 24)  # + preamble, FCS, gap (--overhead's default)
@@ -219,6 +220,45 @@ def server_reverse(env):
         tx["bps"] / 1e6))
 
 
+def server_full_duplex(env):
+    """--full-duplex: both directions on the client's one connection, each side's bytes
+    agreeing with what the other printed."""
+    r = stock_client(env, ["-t", 3, "--full-duplex"], timeout=50)
+    p, fin, _ = pc_rows(r.out)
+    ap, afin = env.wait_finals(2, timeout=30)
+    sent = [v for (star, i), v in fin.items() if not star and isinstance(i, int)]
+    got = [v for (star, i), v in fin.items() if star]
+    check(sent and got, "--full-duplex: the stock client printed no row per direction",
+          r.describe())
+    rx, tx = agent_row(env, ap, afin, "rx"), agent_row(env, ap, afin, "tx")
+    check_bytes(env, "--full-duplex forward", rx["bytes"], sent[-1]["bytes"], r.describe())
+    check_bytes(env, "--full-duplex back", tx["bytes"], got[-1]["bytes"], r.describe())
+    check_pair(env, "--full-duplex", rx["bps"], got[-1]["rate"] * 8, r.describe())
+    print("      %s/--full-duplex: forward %.2f, back %.2f Mbit/s" % (
+        env.name, rx["bps"] / 1e6, got[-1]["rate"] * 8 / 1e6))
+
+
+def server_udp_reverse(env):
+    """UDP -R: the agent sends to the client's own port; the client numbers every datagram
+    the agent sent (and its one FIN) and lost exactly what was dropped on the way."""
+    before = env.topo.drops(env.host)
+    r = stock_client(env, ["-u", "-b", "20M", "-t", 3, "-R"])
+    drops, _, where = env.topo.drops(env.host).since(before, "from_board")
+    p, fin, _ = pc_rows(r.out)
+    ap, afin = env.wait_finals(1)
+    tx = agent_row(env, ap, afin, "tx")
+    got = [v for v in fin.values() if "total" in v]
+    check(got, "UDP -R: the stock client printed no receive row", r.describe())
+    tx_id = [i for i, c in ap["conns"].items() if c["dir"] == "tx"][-1]
+    check(ap["sent"].get(tx_id) == got[-1]["total"] - 1 and got[-1]["lost"] == drops,
+          "UDP -R: the agent sent %s datagrams and a FIN, the client counted %d/%d lost, %s" % (
+              ap["sent"].get(tx_id), got[-1]["lost"], got[-1]["total"], where),
+          *env.ctx(r.describe()))
+    check_bytes(env, "UDP -R", tx["bytes"], got[-1]["bytes"], r.describe())
+    print("      %s/UDP -R: %d/%d lost (%s)" % (env.name, got[-1]["lost"], got[-1]["total"],
+                                               where))
+
+
 def check_udp_accounted(env, what, lost, total, frames, drops, where, *ctx):
     """A UDP receiver on a clean link: every datagram it counted lost (a gap below its
     total, the FIN it took numbered after the data) was dropped somewhere on its way and
@@ -230,47 +270,49 @@ def check_udp_accounted(env, what, lost, total, frames, drops, where, *ctx):
               what, lost, total, drops, where, extra), *env.ctx(*ctx))
 
 
-def server_udp_dual(env):
-    """Stock iperf -u -d against the agent: both directions at 20M at once. Each receiver's
+def server_udp_dual(env, flag="-d"):
+    """Stock iperf -u -d (or -r) against the agent: both directions at 20M at once (or one
+    after the other). Each receiver's
     datagram accounting is exact: the numbers both sides print agree, every data datagram the
     sender sent lies within the receiver's total, and what the receiver lost is what the link,
     lwIP and the kernels dropped on that direction's way (on a busy machine: the stock client's
     socket buffer, B's UDP InErrors; its listener bound after the flow back began, NoPorts)."""
     before = env.topo.drops(env.host)
-    r = stock_client(env, ["-u", "-b", "20M", "-t", 3, "-d"], timeout=50)
+    r = stock_client(env, ["-u", "-b", "20M", "-t", 3, flag], timeout=50)
     p, fin, rep = pc_rows(r.out)
     ap, afin = env.wait_finals(3, timeout=30)  # own rx, own tx, the client's report on it
     after = env.topo.drops(env.host)
     rx, tx = agent_row(env, ap, afin, "rx"), agent_row(env, ap, afin, "tx")
     peer = agent_row(env, ap, afin, "tx", peer=True)
-    check(rep, "UDP -d: no Server Report at the client", r.describe())
+    check(rep, "UDP " + flag + ": no Server Report at the client", r.describe())
     srv = list(rep.values())[-1]
     check((srv["lost"], srv["total"]) == (rx["lost"], rx["total"]),
-          "UDP -d forward: Server Report %d/%d, agent %d/%d" % (
+          "UDP " + flag + " forward: Server Report %d/%d, agent %d/%d" % (
               srv["lost"], srv["total"], rx["lost"], rx["total"]), *env.ctx(r.describe()))
     back = [v for v in fin.values() if "total" in v]
-    check(back, "UDP -d: the client printed no receive row for the flow back", r.describe())
+    check(back, "UDP " + flag + ": the client printed no receive row for the flow back",
+          r.describe())
     back = back[-1]
     check((back["lost"], back["total"]) == (peer["lost"], peer["total"]),
-          "UDP -d back: the client measured %d/%d, the agent was told %d/%d" % (
+          "UDP " + flag + " back: the client measured %d/%d, the agent was told %d/%d" % (
               back["lost"], back["total"], peer["lost"], peer["total"]),
           *env.ctx(r.describe()))
     # Every data datagram the agent sent back is numbered within the client's total (its
     # FIN carries the number after the last).
     tx_id = [i for i, c in ap["conns"].items() if c["dir"] == "tx"][-1]
     check(tx_id in ap["sent"] and ap["sent"][tx_id] < back["total"],
-          "UDP -d back: the agent sent %s datagrams, the client's total is %d" % (
+          "UDP " + flag + " back: the agent sent %s datagrams, the client's total is %d" % (
               ap["sent"].get(tx_id), back["total"]), *env.ctx(r.describe()))
     drops_in, _, where_in = after.since(before, "to_board")
     drops_out, _, where_out = after.since(before, "from_board")
-    check_udp_accounted(env, "UDP -d forward", rx["lost"], rx["total"],
+    check_udp_accounted(env, "UDP " + flag + " forward", rx["lost"], rx["total"],
                         after.link["rx_frames"] - before.link["rx_frames"], drops_in, where_in,
                         r.describe())
-    check_udp_accounted(env, "UDP -d back", back["lost"], back["total"],
+    check_udp_accounted(env, "UDP " + flag + " back", back["lost"], back["total"],
                         after.link["tx_frames"] - before.link["tx_frames"], drops_out,
                         where_out, r.describe())
-    print("      %s/UDP -d: forward %d/%d lost (%s), back %d/%d lost (%s)" % (
-        env.name, rx["lost"], rx["total"], where_in, back["lost"], back["total"], where_out))
+    print("      %s/UDP %s: forward %d/%d lost (%s), back %d/%d lost (%s)" % (
+        env.name, flag, rx["lost"], rx["total"], where_in, back["lost"], back["total"], where_out))
 
 
 def linkperf_client(env, udp):
@@ -391,6 +433,25 @@ def client_two_way(env, flag, what):
         env.name, what, srv_rx[0]["rate"] * 8 / 1e6, rx["bps"] / 1e6))
 
 
+def client_udp_two_way(env, flag):
+    """iperf -c -u -d/-r from the agent: its report of the server's flow back is the server's
+    own count, and the server's row of the agent's flow is the report the agent shows."""
+    ap, afin, p, fin, rep = agent_client(env, "-u -b 20M -t 3 " + flag, 3, udp=True, timeout=40)
+    rx, peer = agent_row(env, ap, afin, "rx"), agent_row(env, ap, afin, "tx", peer=True)
+    got = [v for (star, i), v in fin.items() if "total" in v and isinstance(i, int)]  # no [SUM]
+    check(got and rep, "client UDP %s: the stock server printed %d receive rows, %d reports" % (
+        flag, len(got), len(rep)), *env.ctx())
+    back = list(rep.values())[-1]
+    check((got[-1]["lost"], got[-1]["total"]) == (peer["lost"], peer["total"]) and
+          (back["lost"], back["total"]) == (rx["lost"], rx["total"]),
+          "client UDP %s: the server counted %d/%d, the agent was told %d/%d; the agent counted "
+          "%d/%d, the server was told %d/%d" % (
+              flag, got[-1]["lost"], got[-1]["total"], peer["lost"], peer["total"], rx["lost"],
+              rx["total"], back["lost"], back["total"]), *env.ctx())
+    print("      %s/client UDP %s: forward %d/%d lost, back %d/%d lost" % (
+        env.name, flag, peer["lost"], peer["total"], rx["lost"], rx["total"]))
+
+
 def client_reverse(env, udp):
     opts = "-t 3 -R" + (" -u -b 20M" if udp else "")
     before = env.topo.drops(env.host)
@@ -445,7 +506,10 @@ def run_backend(name):
         server_two_way(env, "-d", "-d")
         server_two_way(env, "-r", "-r")
         server_reverse(env)
+        server_full_duplex(env)
         server_udp_dual(env)
+        server_udp_dual(env, "-r")
+        server_udp_reverse(env)
         linkperf_client(env, udp=False)
         linkperf_client(env, udp=True)
         check(host.proc.alive(), "the host program died", host.proc.tail(25))
@@ -461,6 +525,8 @@ def run_backend(name):
         client_two_way(env, "-r", "client -r")
         client_reverse(env, udp=False)
         client_reverse(env, udp=True)
+        client_udp_two_way(env, "-d")
+        client_udp_two_way(env, "-r")
         client_tcp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-f", "B"],
                    what="client TCP vs linkperf")
         client_udp(env, server=[lptest.LINKPERF, "--iperf2", "-s", "-u", "-f", "B"],
@@ -469,8 +535,8 @@ def run_backend(name):
 
 
 def run_target():
-    """The footprint target configuration (agent/port/cortex-m4: raw, iperf2 only,
-    LPA_IPERF2_BIDIR=0), the build whose size is compared with lwiperf: it must work too."""
+    """The one-way configuration FOOTPRINT.md measures (raw, iperf2 only,
+    LPA_IPERF2_BIDIR=0): it must work too."""
     exe = al.host_program(TARGET)
     link = ["--rate", "%d" % RATE]
     with al.Topology(tag="i2tgt", net=82) as topo:
@@ -507,7 +573,7 @@ def target_case():
 
 
 target_case.__name__ = "target"
-target_case.__doc__ = ("the footprint target build (raw, iperf2 only, LPA_IPERF2_BIDIR=0) at "
+target_case.__doc__ = ("the one-way build (raw, iperf2 only, LPA_IPERF2_BIDIR=0) at "
                        "100 Mbit/s: serving stock iperf 2.1.8 (TCP, UDP with loss) and linkperf "
                        "(TCP, UDP), as client of a stock server and of linkperf (TCP, UDP with "
                        "loss), -d refused by its console")
@@ -518,9 +584,9 @@ def make_case(name):
         run_backend(name)
     case.__name__ = name
     case.__doc__ = ("%s back end at 100 Mbit/s: the agent serving stock iperf 2.1.8 (TCP, UDP "
-                    "with loss, -d, -r, -R, UDP -d) and linkperf (TCP, UDP), and as client of a "
-                    "stock server (TCP, UDP with loss, -d, -r, -R TCP/UDP) and of linkperf (TCP, "
-                    "UDP with loss)" % name)
+                    "with loss, -d, -r, -R, --full-duplex, UDP -d/-r/-R) and linkperf (TCP, UDP), "
+                    "and as client of a stock server (TCP, UDP with loss, -d, -r, -R TCP/UDP, UDP "
+                    "-d/-r) and of linkperf (TCP, UDP with loss)" % name)
     return case
 
 

@@ -5,9 +5,10 @@ and after a --gc-sections link, compares them with lwIP 2.1.3's own lwiperf buil
 and writes agent/FOOTPRINT.md. It never runs anything on a board: these are sizes, not timings.
 
 Usage: agent/port/cortex-m4/footprint.py [--lwip SRC_ROOT] [--out FILE] [--check] [--keep DIR]
-  --check  exit 1 when a configuration fails to compile or the issue's target configuration
-           (raw back end, iperf2 TCP+UDP server and client, LPA_IPERF2_BIDIR=0, no console)
-           is larger than its goal, TARGET_RATIO x lwiperf's linked text.
+  --check  exit 1 when a configuration fails to compile or the target configuration (raw
+           back end, iperf2 TCP+UDP server and client with the two-way tests, no console: like
+           for like with lwiperf) is larger than its goal, TARGET_RATIO x lwiperf's linked
+           text, or while the goal is not met, than TARGET_CEILING (it may only shrink).
 """
 import argparse
 import concurrent.futures
@@ -53,19 +54,22 @@ GROUPS = [
     ("SOCKET", ["src/lpa_socket.c"], None),
 ]
 BACKENDS = {1: "raw", 2: "netconn", 3: "socket"}
-# Issue 4's target row: iperf2 TCP+UDP server and client without the two-way tests (-d, -r, -R,
-# --full-duplex). That is not like for like: lwIP 2.1.3's lwiperf has them (LWIPERF_DUAL and
-# LWIPERF_TRADEOFF clients; its server answers a client's -d/-r, LWIPERF_FLAGS_ANSWER_TEST), and
-# no UDP. The like-for-like row is the default build (LPA_IPERF2_BIDIR 1), issue 18's target.
-TARGET_LABEL = "raw, iperf2 TCP+UDP server+client, LPA_IPERF2_BIDIR=0"
+# The target row (issue 18): iperf2 TCP+UDP server and client as built by default, with the
+# two-way tests (-d, -r, -R, --full-duplex), like lwIP 2.1.3's lwiperf (LWIPERF_DUAL and
+# LWIPERF_TRADEOFF clients; its server answers a client's -d/-r, LWIPERF_FLAGS_ANSWER_TEST),
+# which has no UDP. Issue 4's row left them out (LPA_IPERF2_BIDIR=0): not like for like.
+TARGET_LABEL = "raw, iperf2 TCP+UDP server+client"
+ONEWAY_LABEL = TARGET_LABEL + ", LPA_IPERF2_BIDIR=0"
+# While the goal is not met, the target row may not grow past what it measured last.
+TARGET_CEILING = 7754
 
 
 def configurations():
     """The rows: (label, options). Each base row comes without and with console + formatter."""
     base = [
         ("raw, iperf2 TCP server only", 1, 0, 0, 0, 1),
+        (ONEWAY_LABEL, 1, 0, 1, 1, 1),
         (TARGET_LABEL, 1, 0, 1, 1, 1),
-        ("raw, iperf2 TCP+UDP server+client", 1, 0, 1, 1, 1),
         ("raw, iperf2+iperf3", 1, 1, 1, 1, 1),
         ("netconn, iperf2", 2, 0, 1, 1, 1),
         ("netconn, iperf2+iperf3", 2, 1, 1, 1, 1),
@@ -78,7 +82,7 @@ def configurations():
             opts = {"LPA_BACKEND": backend, "LPA_IPERF2": 1, "LPA_IPERF3": iperf3, "LPA_UDP": udp,
                     "LPA_CLIENT": client, "LPA_SERVER": server, "LPA_FORMAT": console,
                     "LPA_CONSOLE": console}
-            if label == TARGET_LABEL:
+            if label == ONEWAY_LABEL:
                 opts["LPA_IPERF2_BIDIR"] = 0
             rows.append((label + (", console+format" if console else ""), opts))
     return rows
@@ -380,23 +384,24 @@ def render(results, ref, sources, ram, meta, problems):
     goal = TARGET_RATIO * ref["linked"][0]
     tgt = next((r for r in results if r["label"] == TARGET_LABEL and not r["errors"]), None)
     if tgt:
-        w("**Goal (issue 4): %s.** Target row linked text %d bytes, goal %d (%.0f x lwiperf's "
+        w("**Goal (issue 18): %s.** Target row linked text %d bytes, goal %d (%.0f x lwiperf's "
           "%d)%s." % ("met" if tgt["linked"][0] <= goal else "NOT MET yet",
                       tgt["linked"][0], goal, TARGET_RATIO, ref["linked"][0],
                       "" if tgt["linked"][0] <= goal else
                       ", %d bytes over" % (tgt["linked"][0] - goal)))
         w("")
-    w("Target (issue 4): the raw iperf2 TCP+UDP server+client, without console, at most %.0f x "
-      "lwiperf (%d bytes of linked text: what a firmware pays; lwiperf's linked and object "
-      "figures are the same code). `make check-footprint` fails when a configuration does not "
-      "compile or the target row is larger than that. The target row "
-      "is built with `LPA_IPERF2_BIDIR=0`, without the two-way tests (-d, -r, -R, --full-duplex). "
-      "That is not like for like: lwIP 2.1.3's lwiperf has them (`LWIPERF_DUAL` and "
-      "`LWIPERF_TRADEOFF` clients, and its server answers a client's -d/-r, "
-      "`LWIPERF_FLAGS_ANSWER_TEST`, all in the functions the reference links); it has no UDP, "
-      "no iperf3 and no interval reports. Like for like is the default build, two-way tests "
-      "in: the row without the option, over the goal today (issue 18)."
-      % (TARGET_RATIO, TARGET_RATIO * ref["linked"][0]))
+    w("Target (issue 18): the raw iperf2 TCP+UDP server+client as built by default, with the "
+      "two-way tests (-d, -r, -R, --full-duplex), without console, at most %.0f x lwiperf (%d "
+      "bytes of linked text: what a firmware pays; lwiperf's linked and object figures are the "
+      "same code). That is like for like: lwIP 2.1.3's lwiperf has the two-way tests "
+      "(`LWIPERF_DUAL` and `LWIPERF_TRADEOFF` clients, and its server answers a client's -d/-r, "
+      "`LWIPERF_FLAGS_ANSWER_TEST`, all in the functions the reference links); it has no UDP, no "
+      "iperf3, no -R, no interval reports and 32-bit byte counts. Issue 4's row left the two-way "
+      "tests out (`LPA_IPERF2_BIDIR=0`, the row above the target). `make check-footprint` fails "
+      "when a configuration does not compile, or when the target row is larger than the goal; "
+      "while the goal is not met, than %d bytes (`TARGET_CEILING`, what it measured last: it may "
+      "only shrink)."
+      % (TARGET_RATIO, TARGET_RATIO * ref["linked"][0], TARGET_CEILING))
     w("")
     if problems:
         w("**Check failed:**")
@@ -514,11 +519,12 @@ def main():
         for name, msg in r["errors"]:
             problems.append("%s: %s does not compile" % (r["label"], name))
     target = next(r for r in results if r["label"] == TARGET_LABEL)
-    # The issue's goal (2 x lwiperf) is met: a change that breaks it fails the check.
-    goal = TARGET_RATIO * ref["linked"][0]
-    if not target["errors"] and target["linked"][0] > goal:
-        problems.append("%s: linked text %d > the goal of %d bytes (%.0f x lwiperf)" % (
-            TARGET_LABEL, target["linked"][0], goal, TARGET_RATIO))
+    # The goal (2 x lwiperf), or while it is not met the ceiling: the row may only shrink.
+    limit = max(TARGET_RATIO * ref["linked"][0], TARGET_CEILING)
+    if not target["errors"] and target["linked"][0] > limit:
+        problems.append("%s: linked text %d > %d bytes (the goal, %.0f x lwiperf, is %d)" % (
+            TARGET_LABEL, target["linked"][0], limit, TARGET_RATIO,
+            TARGET_RATIO * ref["linked"][0]))
 
     ram = []
     meta_ext = None
