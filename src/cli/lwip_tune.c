@@ -99,11 +99,14 @@ int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
         const struct lpa_cpu_costs *c = lpa_cpu_costs_find(l->cpu_api ? l->cpu_api : "raw");
         if (!c)
             return -1;
-        /* a segment's frame in, and every second segment an ACK out */
+        /* a segment's frame in, and every second segment an ACK out; sending, the reverse */
         double frame = (double)(l->mss + ETH_HLEN + IP_TCP_HLEN), ack = (double)(ETH_HLEN + IP_TCP_HLEN);
-        p->cpu_cycles_seg = c->rx_frame + c->rx_byte_milli * frame / 1000.0 +
-                            (c->tx_frame + c->tx_byte_milli * ack / 1000.0) / 2.0;
+        double rx_frame = c->rx_frame + c->rx_byte_milli * frame / 1000.0;
+        double tx_frame = c->tx_frame + c->tx_byte_milli * frame / 1000.0;
+        p->cpu_cycles_seg = rx_frame + (c->tx_frame + c->tx_byte_milli * ack / 1000.0) / 2.0;
+        p->cpu_tx_cycles_seg = tx_frame + (c->rx_frame + c->rx_byte_milli * ack / 1000.0) / 2.0;
         p->cpu_cap_bps = l->cpu_hz / p->cpu_cycles_seg * l->mss * 8.0;
+        p->cpu_tx_cap_bps = l->cpu_hz / p->cpu_tx_cycles_seg * l->mss * 8.0;
         if (p->cpu_cap_bps < p->wire_goodput_bps)
             p->bdp_bytes = p->cpu_cap_bps / 8.0 * l->rtt_s; /* in flight at the CPU's pace */
     }
@@ -208,13 +211,19 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
     fprintf(o, " * TCP goodput ceiling on the wire: %s (%u payload bytes per %u on the wire) */\n\n", good,
             (unsigned)l->mss, (unsigned)(l->mss + ETH_OVERHEAD));
     if (p->cpu_cap_bps > 0) {
-        char cpu[32];
+        char cpu[32], tx[32];
         rate_str(cpu, sizeof(cpu), p->cpu_cap_bps);
+        rate_str(tx, sizeof(tx), p->cpu_tx_cap_bps);
         fprintf(o, "/* CPU budget: %.0f MHz, %s API: about %.0f cycles per received segment (an estimate:\n"
-                   " * agent/README.md) allow %s of TCP, %s */\n\n",
+                   " * agent/README.md) allow %s of TCP, %s;\n"
+                   " * about %.0f per sent segment allow %s of TCP from the board, %s */\n\n",
                 l->cpu_hz / 1e6, l->cpu_api ? l->cpu_api : "raw", p->cpu_cycles_seg, cpu,
                 p->cpu_cap_bps < p->wire_goodput_bps ? "below the wire's: the window is sized for it"
-                                                     : "above the wire's: the link is the limit");
+                                                     : "above the wire's: the link is the limit",
+                p->cpu_tx_cycles_seg, tx,
+                p->cpu_tx_cap_bps >= p->wire_goodput_bps ? "above the wire's"
+                : p->cpu_tx_cap_bps <= p->cpu_cap_bps    ? "the send buffer (as the window) covers its pace"
+                                                         : "below the wire's, above the window's pace");
     }
     fprintf(o, "#define TCP_MSS                %6u /* 1500-byte Ethernet MTU less 40 bytes of IPv4 + TCP headers */\n",
             (unsigned)l->mss);

@@ -20,6 +20,8 @@ struct lp_lwip_plan {
     double bdp_bytes, wire_goodput_bps;
     double cpu_cycles_seg, cpu_cap_bps; /* CPU budget: cycles a received segment costs (with
                                          * half an ACK), and the goodput that allows; 0: none */
+    double cpu_tx_cycles_seg, cpu_tx_cap_bps; /* the same for a segment the board sends (with
+                                               * half an ACK received) */
     uint32_t wnd_segs;                  /* window in segments, as recommended */
     uint32_t tcp_wnd, tcp_snd_buf, tcp_snd_queuelen, memp_num_tcp_seg, memp_num_pbuf;
     uint32_t tcp_snd_lowat;             /* 0: lwIP's default is fine */

@@ -86,6 +86,13 @@ static void cpu_budget_sizes_window(void **state)
     assert_true(fabs(slow.cpu_cap_bps - 20e6 / cycles * 1460 * 8) < 1.0);
     assert_true(fabs(slow.bdp_bytes - slow.cpu_cap_bps / 8 * 0.01) < 1.0);
     assert_true(slow.wnd_segs < link_only.wnd_segs);
+    /* Sending: 1890 + 3.7/byte out, an ACK in every second segment: slower than receiving, so
+     * the send buffer (as large as the window) holds what the CPU can keep in flight. */
+    double tx_cycles = 1890 + 3.7 * 1514 + (1020 + 3.36 * 54) / 2;
+    assert_true(fabs(slow.cpu_tx_cycles_seg - tx_cycles) < 0.01);
+    assert_true(fabs(slow.cpu_tx_cap_bps - 20e6 / tx_cycles * 1460 * 8) < 1.0);
+    assert_true(slow.cpu_tx_cap_bps < slow.cpu_cap_bps);
+    assert_true(slow.tcp_snd_buf >= slow.cpu_tx_cap_bps / 8 * 0.01);
     l.cpu_hz = 168e6;
     assert_int_equal(lp_lwip_tune(&l, &fast), 0);
     assert_true(fast.cpu_cap_bps > fast.wire_goodput_bps);
