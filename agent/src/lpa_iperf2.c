@@ -90,7 +90,9 @@ void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
   if (rq->amount < 0) f->limit_ms = cs > 429496729u ? 0xFFFFFFFFu : cs * 10u;
   else f->amount = (uint64_t)rq->amount;
   if (f->amount == 0 && f->limit_ms == 0) f->limit_ms = 10000u;
-  f->rate_bps = rq->rate_bps;
+  /* Past 2^36 bit/s (69 Gbit/s, more than a board sends) the pacing's products would
+   * overflow within a day: such a rate is no limit. */
+  f->rate_bps = rq->rate_bps >> 36 ? 0 : rq->rate_bps;
   f->len = rq->buflen;
 }
 
@@ -146,9 +148,9 @@ static void tcp_pump(struct lpa_session *s, lpa_ms_t now) {
     lpa_i2_fail(s, LPA_ERR_BROKEN);
   } else if (r > 0) {
     lpa_net_tcp_shutdown_tx(tx->conn);
+    t->tx_next = now + FLUSH_TIMEOUT_MS;
     if (I2_SERVER(t)) lpa_flow_finish(s, tx, now);
     else t->flushing = 1;
-    t->tx_next = now + FLUSH_TIMEOUT_MS;
   }
 }
 
