@@ -106,11 +106,8 @@ def measure(api, datagrams, tmp):
             ir, sec = window(lambda: topo.run_b(
                 [al.IPERF2, "-c", topo.lwip_ip, "-u", "-b", PPS * size * 8, "-l", size, "-n",
                  size * datagrams], timeout=300))
-            link = {}
-            for ln in host.command("link")[1]:
-                link.update({k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", ln)})
             net = ir - idle_ir / idle_sec * sec
-            res.append((size, net, sec, link.get("rx_frames", 0)))
+            res.append((size, net, sec, host.link()["rx_frames"]))
         host.proc.kill()
     return res
 

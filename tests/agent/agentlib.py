@@ -165,6 +165,16 @@ class HostProc:
                 return parse_link(ln)
         raise TestFailure("no counters in the link command's output: %s" % out)
 
+    def conns_in_use(self):
+        """The back end's connection slots in use (the `stats` console command: "conns N in use
+        of M"), or None when the console has no such command."""
+        rc, out = self.command("stats")
+        for ln in out:
+            m = re.search(r"conns(?: in use)?[ =:]+(\d+)", ln)
+            if rc == 0 and m:
+                return int(m.group(1))
+        return None
+
     def diagnosis(self, console_lines=30):
         """For a failure message: the console's last lines, then lwIP's TCP pcbs and the link
         counters asked for now (why a connection got no answer). Never raises."""

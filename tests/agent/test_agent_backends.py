@@ -68,17 +68,6 @@ def client_bytes(out):
     return float(val) * UNITS[unit]
 
 
-def conns_in_use(host):
-    """The back end's connection slots in use, from the console's `stats` command; None when
-    the console has no such command."""
-    rc, out = host.command("stats")
-    for ln in out:
-        m = re.search(r"conns(?: in use)?[ =:]+(\d+)", ln)
-        if rc == 0 and m:
-            return int(m.group(1))
-    return None
-
-
 def tcp_test(topo, host, seconds=3):
     r = topo.run_b([al.IPERF2, "-c", topo.lwip_ip, "-t", seconds, "-i", 1, "-f", "m"],
                    timeout=seconds + 30)
@@ -155,7 +144,7 @@ def backend_case(name):
     with al.Topology(tag=name[:6]) as topo:
         host = topo.start_host(exe, cmds=["iperf -s"])
         topo.pin_neighbor()
-        base = conns_in_use(host)
+        base = host.conns_in_use()
         mbps = tcp_test(topo, host)
         lost, total, where = udp_test(topo, host)
         killed_client(topo, host)
@@ -164,10 +153,10 @@ def backend_case(name):
             tcp_test(topo, host, seconds=1.5)
         if base is not None:
             deadline = time.monotonic() + 5
-            now = conns_in_use(host)
+            now = host.conns_in_use()
             while now != base and time.monotonic() < deadline:
                 time.sleep(0.2)
-                now = conns_in_use(host)
+                now = host.conns_in_use()
             check(now == base, "%s: %s connection slots in use after the tests, %s before" % (
                 name, now, base))
         print("        %s: TCP %.0f Mbit/s unshaped; UDP 20M lost %d/%d (%s); conns %s" % (

@@ -89,12 +89,9 @@ print("done", case)
 
 
 def conns_in_use(host):
-    rc, out = host.command("stats")
-    for ln in out:
-        m = re.search(r"conns(?: in use)?[ =:]+(\d+)", ln)
-        if rc == 0 and m:
-            return int(m.group(1))
-    check(False, "the console printed no connection count", out)
+    n = host.conns_in_use()
+    check(n is not None, "the console printed no connection count")
+    return n
 
 
 def wait_slots(host, base, what, timeout):
