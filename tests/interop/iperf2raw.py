@@ -205,10 +205,14 @@ def server_docs(srv_proc):
     return parse_json_docs(srv_proc.stdout)
 
 
-def doc_for_client_port(docs, port):
-    """The server's -J document for the test whose connection came from `port`."""
+def doc_for_client_port(docs, port, protocol=None):
+    """The server's -J document for the test whose connection came from `port` (and, when
+    given, whose protocol is `protocol`: TCP and UDP ports are separate spaces, so a UDP
+    client's port can equal a concurrent TCP client's)."""
     for d in docs:
         st = d.get("start", {})
+        if protocol is not None and get(st, "test_start.protocol", None) != protocol:
+            continue
         if get(st, "accepted_connection.port", None) == port:
             return d
         for c in st.get("connected", []):
@@ -253,7 +257,7 @@ def check_iperf2_tcp(srv_proc, r, nbytes, what, since=0, header_bytes=60):
     eq(r.rc, 0, what + ": exit status", r.describe(), srv_proc.tail())
     check(r.local_ports, what + ": no 'connected with' line", r.describe())
     lport = r.local_ports[0]
-    d = wait_doc(srv_proc, lambda d: doc_for_client_port([d], lport) is not None and
+    d = wait_doc(srv_proc, lambda d: doc_for_client_port([d], lport, "TCP") is not None and
                  "end" in d and "sum_received" in d.get("end", {}), since=since)
     check(d is not None, "%s: no server document for client port %d" % (what, lport),
           r.describe(), srv_proc.tail())
@@ -327,7 +331,7 @@ def check_iperf2_udp(srv_proc, r, what, since=0):
     eq(r.report["total"], r.sent - 1, what + ": Server Report total vs 'Sent N datagrams'",
        r.describe())
     lport = r.local_ports[0]
-    d = wait_doc(srv_proc, lambda d: doc_for_client_port([d], lport) is not None and
+    d = wait_doc(srv_proc, lambda d: doc_for_client_port([d], lport, "UDP") is not None and
                  "sum_received" in d.get("end", {}), since=since)
     check(d is not None, "%s: no server document for client port %d" % (what, lport),
           srv_proc.tail())
