@@ -60,6 +60,17 @@
 #define LPA_IPERF2_BIDIR 1
 #endif
 
+/* The longest an iperf2 server's test sends back (-d, -r, -R, --full-duplex) unless the server's
+ * duration_ms says otherwise (`iperf -s -t SEC`): an iperf2 UDP request has no handshake, so a
+ * spoofed one names any address, and its time goes up to 2^31 x 10 ms. An hour, as linkperf's
+ * own server ends iperf2 tests by default. */
+#ifndef LPA_SERVER_MAX_SEND_MS
+#define LPA_SERVER_MAX_SEND_MS 3600000
+#endif
+#if LPA_SERVER_MAX_SEND_MS < 1000 || LPA_SERVER_MAX_SEND_MS > 86400000
+#error "LPA_SERVER_MAX_SEND_MS must be 1000..86400000"
+#endif
+
 /* Sessions: a listening server is one, each running test is one more (2 for iperf2 -d/-r). */
 #ifndef LPA_MAX_SESSIONS
 #define LPA_MAX_SESSIONS 4

@@ -116,6 +116,7 @@ static int bad(const struct cmd_ctx *x, const char *opt, const char *val, const 
 
 static const char *const help_text[] = {
     "iperf  -s [-u] [-p PORT] [-i SEC]   iperf2 server, TCP and UDP (port 5001)",
+    "  [-t SEC]: a test sends back (-d/-r/-R) at most SEC 0.1..86400 (3600)",
     "iperf3 -s [-p PORT] [-i SEC]        iperf3 server (port 5201)",
     "iperf|iperf3 -c HOST [options]      client of an iperf2 / iperf3 server",
     "  -u UDP   -p PORT 1..65535   -t SEC 0.1..86400 (10)   -n BYTES instead of -t",
@@ -218,7 +219,8 @@ static const struct cmd_opt cmd_opts[] = {
     {'c', OPT_VALUE, "client"},
     {'u', 0, "udp"},
     {'p', OPT_VALUE, "port"},
-    {'t', OPT_VALUE | OPT_CLIENT, "time"},
+    {'t', OPT_VALUE | OPT_CLIENT | OPT_IPERF3, "time"},
+    {'t', OPT_VALUE | OPT_IPERF2, "time"}, /* iperf -s -t: the longest a test sends back */
     {'n', OPT_VALUE | OPT_CLIENT, "num"},
     {'n', OPT_VALUE | OPT_CLIENT, "bytes"},
     {'b', OPT_VALUE | OPT_CLIENT, "bandwidth"},

@@ -120,7 +120,8 @@ static int config_complete(struct lpa_config *c) {
     return LPA_EINVAL;
   if (c->port == 0) c->port = (uint16_t)(5001u + 200u * i3);
   if (c->back_port == 0) c->back_port = c->port;
-  if (c->duration_ms == 0 && c->amount_bytes == 0) c->duration_ms = 10000;
+  if (c->duration_ms == 0 && c->amount_bytes == 0)
+    c->duration_ms = c->role == LPA_ROLE_SERVER ? LPA_SERVER_MAX_SEND_MS : 10000;
   if (c->interval_ms == 0) c->interval_ms = LPA_DEFAULT_INTERVAL_MS;
   if (c->interval_ms < 100 || (c->interval_ms > 86400000u && c->interval_ms != LPA_INTERVAL_NONE))
     return LPA_EINVAL;

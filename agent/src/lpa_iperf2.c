@@ -84,12 +84,14 @@ void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct lp_i2_header *rq = &t->req;
   struct lpa_flow *f = &t->fl[1];
-  /* amount < 0: a time in 10 ms units, up to 2^31 of them (kept below 2^32 ms) */
-  uint32_t cs = (uint32_t)(-(int64_t)rq->amount);
+  /* amount < 0: a time in 10 ms units, up to 2^31 of them. Every flow back ends by the
+   * server's time at the latest (a UDP request may name anyone: lpa_opts.h), a request
+   * for no time (0) too. */
+  uint32_t cs = (uint32_t)(-(int64_t)rq->amount), most = s->cfg.duration_ms;
   lpa_flow_open(s, f, c, LPA_DIR_TX | I2_BACK_DIR(t), s->cfg.proto, now);
-  if (rq->amount < 0) f->limit_ms = cs > 429496729u ? 0xFFFFFFFFu : cs * 10u;
-  else f->amount = (uint64_t)rq->amount;
-  if (f->amount == 0 && f->limit_ms == 0) f->limit_ms = 10000u;
+  f->limit_ms = most;
+  if (rq->amount > 0) f->amount = (uint64_t)rq->amount;
+  else if (cs - 1u < most / 10u) f->limit_ms = cs * 10u; /* cs 0 wraps: most */
   /* Past 2^36 bit/s (69 Gbit/s, more than a board sends) the pacing's products would
    * overflow within a day: such a rate is no limit. */
   f->rate_bps = rq->rate_bps >> 36 ? 0 : rq->rate_bps;

@@ -11,6 +11,9 @@ The peers:
   one whose flags word claims a 10-byte header (shorter than iperf2's first 24 bytes: the agent
   takes the stream for data and counts every byte it sent); one that asks for -R at an absurd rate and hangs up
   after 1 s; one that resets in the middle of its header.
+- A server started with -t 2 (`iperf -s -p 5002 -t 2`): a UDP -R request for four months (a
+  spoofed one would make the board a reflector) gets 2 s of datagrams and a FIN, every one
+  of them either received by the peer or counted as dropped on the way.
 - UDP: datagrams too short to hold a header and a first datagram that is a FIN (neither may
   start a test); a -d request with an absurd length and rate whose back port is closed and
   which never answers a FIN (the agent's flow back runs its 1 s, repeats its FIN for 2 s and
@@ -84,6 +87,22 @@ elif case == "udp_dual_absurd":
         u.sendto(struct.pack(">iIIi", seq, int(time.time()), 0, 0) + h + b"\0" * 1000, (ip, 5001))
         time.sleep(0.01)
     u.sendto(struct.pack(">iIIi", -101, int(time.time()), 0, -1) + h + b"\0" * 1000, (ip, 5001))
+elif case == "udp_reverse_long":
+    # -R for 2^30 x 10 ms (four months) to a server started with -t 2: the agent sends for 2 s,
+    # then its one FIN. The peer counts what comes until 3 s of silence (at most 20 s).
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    h = header(V2 | SEQ64 | 0x20000000, upper=UP_REVERSE, buflen=1470, amount=-(1 << 30),
+               rate=2000000, hlen=76)
+    u.sendto(struct.pack(">iIIi", 1, int(time.time()), 0, 0) + h + b"\0" * 1000, (ip, 5002))
+    u.settimeout(3)
+    n = fins = 0
+    end = time.time() + 20
+    while time.time() < end:
+        try: d = u.recv(65536)
+        except socket.timeout: break
+        if struct.unpack(">i", d[:4])[0] < 0: fins += 1
+        else: n += 1
+    print("datagrams", n, "fins", fins, "silent", time.time() < end)
 print("done", case)
 """
 
@@ -115,7 +134,7 @@ def hostile_case(name):
     exe = al.host_program(PROGRAMS[name])
     with al.Topology(tag="h" + name[:4], net=84) as topo:
         topo.pin_neighbor()
-        host = topo.start_host(exe, cmds=["iperf -s"])
+        host = topo.start_host(exe, cmds=["iperf -s", "iperf -s -p 5002 -t 2"])
         base = conns_in_use(host)
         # The header timeout is 4 s: the test is gone while the peer still holds its socket.
         start = len(host.lines())
@@ -161,6 +180,29 @@ def hostile_case(name):
         check(any("no report from the peer" in ln for ln in host.lines()[start:]),
               "UDP -d to a closed port: the agent did not give up on its report",
               host.lines()[start:])
+
+        # A server's -t caps what a (spoofable) UDP request makes it send: 2 s, not months.
+        start = len(host.lines())
+        before = topo.drops(host)
+        r = peer(topo, "udp_reverse_long", timeout=40)
+        drops, _, where = topo.drops(host).since(before, "from_board")
+        wait_slots(host, base, "UDP -R for four months to a server with -t 2", 10)
+        m = re.search(r"datagrams (\d+) fins (\d+) silent (\w+)", r.out)
+        ap = al.parse_agent(host.lines()[start:])
+        tx = [i for i, c in ap["conns"].items() if c["dir"] == "tx"]
+        rows = [x for x in ap["rows"] if tx and x["id"] == tx[-1] and x["start"] == 0.0]
+        check(m and tx and rows and tx[-1] in ap["sent"],
+              "UDP -R capped by -t 2: no agent sending row or peer count", r.describe(),
+              host.lines()[start:])
+        sent, got = ap["sent"][tx[-1]], int(m.group(1))
+        check(m.group(3) == "True" and int(m.group(2)) >= 1 and rows[-1]["end"] < 10,
+              "UDP -R to a server with -t 2: the agent sent for %.2f s (FINs %s, the peer's "
+              "wait ended by silence: %s)" % (rows[-1]["end"], m.group(2), m.group(3)),
+              r.describe(), host.lines()[start:])
+        check(got + drops == sent, "UDP -R capped by -t 2: the agent sent %d datagrams, the peer "
+              "got %d, %d dropped (%s)" % (sent, got, drops, where), r.describe())
+        print("        %s: UDP -R for four months, server -t 2: %d datagrams in %.2f s, %d FIN(s)"
+              % (name, sent, rows[-1]["end"], int(m.group(2))))
 
         r = topo.run_b([al.IPERF2, "-c", topo.lwip_ip, "-t", 1, "-f", "k"], timeout=30)
         check(r.rc == 0, "a stock client after the hostile peers failed", r.describe())
