@@ -5,8 +5,9 @@
 #   LPA_CORE_SOURCES     sessions, flows, reports (always)
 #   LPA_WIRE_SOURCES     the iperf2 and iperf3 byte formats (always): the codecs the linkperf
 #                        host program uses too, in its src/wire/, one level above this directory.
-#                        The iperf3 ones the agent calls are inline (wire/iperf3.h); wire/iperf3.c
-#                        and wire/iperf2_extras.c hold what only the host uses
+#                        Most iperf3 ones the agent calls are inline (wire/iperf3.h), its error
+#                        numbers by client version in wire/iperf3_errors.c; wire/iperf3.c and
+#                        wire/iperf2_extras.c hold what only the host uses
 #   LPA_IPERF2_SOURCES   the iperf2 protocol (LPA_IPERF2)
 #   LPA_IPERF3_SOURCES   the iperf3 protocol and its JSON reader/writer (LPA_IPERF3)
 #   LPA_CONSOLE_SOURCES  lpa_command() and the text formatter (LPA_CONSOLE, LPA_FORMAT)
@@ -29,6 +30,7 @@ set(LPA_CORE_SOURCES
 )
 set(LPA_WIRE_SOURCES
   ${LPA_DIR}/../src/wire/iperf2.c
+  ${LPA_DIR}/../src/wire/iperf3_errors.c
 )
 set(LPA_IPERF2_SOURCES
   ${LPA_DIR}/src/lpa_iperf2.c

@@ -5,8 +5,9 @@
 #
 #   LPA_CORE_FILES     sessions, flows, reports (always)
 #   LPA_WIRE_FILES     the iperf2 and iperf3 byte formats (always): the codecs the linkperf host
-#                      program uses too, in its src/wire/, one level above this directory. The
-#                      iperf3 ones the agent calls are inline (wire/iperf3.h); wire/iperf3.c and
+#                      program uses too, in its src/wire/, one level above this directory. Most
+#                      iperf3 ones the agent calls are inline (wire/iperf3.h), its error numbers
+#                      by client version in wire/iperf3_errors.c; wire/iperf3.c and
 #                      wire/iperf2_extras.c hold what only the host uses
 #   LPA_IPERF2_FILES   the iperf2 protocol (LPA_IPERF2)
 #   LPA_IPERF3_FILES   the iperf3 protocol and its JSON reader/writer (LPA_IPERF3)
@@ -27,7 +28,8 @@ LPA_CORE_FILES = \
 	$(LPA_DIR)/src/lpa_core.c \
 	$(LPA_DIR)/src/lpa_flow.c
 LPA_WIRE_FILES = \
-	$(LPA_DIR)/../src/wire/iperf2.c
+	$(LPA_DIR)/../src/wire/iperf2.c \
+	$(LPA_DIR)/../src/wire/iperf3_errors.c
 LPA_IPERF2_FILES = \
 	$(LPA_DIR)/src/lpa_iperf2.c \
 	$(LPA_DIR)/src/lpa_iperf2_udp.c

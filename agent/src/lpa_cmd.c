@@ -118,6 +118,7 @@ static const char *const help_text[] = {
     "iperf  -s [-u] [-p PORT] [-i SEC]   iperf2 server, TCP and UDP (port 5001)",
     "  [-t SEC]: a test sends back (-d/-r/-R) at most SEC 0.1..86400 (3600)",
     "iperf3 -s [-p PORT] [-i SEC]        iperf3 server (port 5201)",
+    "  [-t SEC]: refuses tests longer than SEC 0.1..86400 (3600)",
     "iperf|iperf3 -c HOST [options]      client of an iperf2 / iperf3 server",
     "  -u UDP   -p PORT 1..65535   -t SEC 0.1..86400 (10)   -n BYTES instead of -t",
     "  -b RATE bits/s (UDP 1M; TCP 0 = no limit)   -l LEN bytes per write/datagram",
@@ -219,8 +220,7 @@ static const struct cmd_opt cmd_opts[] = {
     {'c', OPT_VALUE, "client"},
     {'u', 0, "udp"},
     {'p', OPT_VALUE, "port"},
-    {'t', OPT_VALUE | OPT_CLIENT | OPT_IPERF3, "time"},
-    {'t', OPT_VALUE | OPT_IPERF2, "time"}, /* iperf -s -t: the longest a test sends back */
+    {'t', OPT_VALUE, "time"}, /* -s -t: the longest a test sends back (iperf2), runs (iperf3) */
     {'n', OPT_VALUE | OPT_CLIENT, "num"},
     {'n', OPT_VALUE | OPT_CLIENT, "bytes"},
     {'b', OPT_VALUE | OPT_CLIENT, "bandwidth"},

@@ -516,13 +516,11 @@ static void deny(struct lpa_conn *c) {
   lpa_net_close(c);
 }
 
-/* SERVER_ERROR with iperf3's error number (a stock client prints its text), then the end. */
-static int refuse(struct lpa_session *s, int32_t i_errno, uint8_t why) {
+/* SERVER_ERROR with iperf3's error number as a client of version peer (0: unknown) numbers
+ * it, so that it prints the words, then the end. */
+static int refuse(struct lpa_session *s, unsigned peer, int code, uint8_t why) {
   uint8_t m[LP_I3_SERVER_ERROR_LEN];
-  struct lp_i3_server_error e;
-  e.i_errno = i_errno;
-  e.err = 0;
-  lp_i3_server_error_put(m, e);
+  lp_i3_server_error_put(m, lp_i3_server_error_for(code, peer));
   if (lpa_i3_send(s, m, sizeof(m)) == 0) lpa_i3_fail(s, why);
   return -1;
 }
@@ -546,20 +544,31 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   struct lpa_json root, v;
   int64_t time_s, num, blocks, len, rate, par, omit;
+  char version[24] = "";
+  unsigned peer;
   if (lpa_json_parse((const char *)t->buf, t->have, &root) < 0 ||
       lpa_json_type(&root) != LPA_JSON_OBJECT)
-    return refuse(s, LP_I3E_RECVPARAMS, LPA_ERR_I3_PARAMS);
+    return refuse(s, 0, LP_I3E_RECVPARAMS, LPA_ERR_I3_PARAMS);
+  if (lpa_json_get(&root, "client_version", &v) < 0 ||
+      lpa_json_string(&v, version, sizeof(version)) < 0)
+    version[0] = '\0'; /* unknown: the newest numbering */
+  peer = lp_i3_version_parse(version);
   t->udp = lpa_json_get(&root, "udp", &v) == 0;
   if (!t->udp && lpa_json_get(&root, "tcp", &v) < 0)
-    return refuse(s, LP_I3E_UNIMP, LPA_ERR_I3_PROTO);
+    return refuse(s, peer, LP_I3E_UNIMP, LPA_ERR_I3_PROTO);
   t->bidir = (uint8_t)get_flag(&root, "bidirectional");
   par = get_int(&root, "parallel", 1);
   if (par < 1 || par * (t->bidir ? 2 : 1) > LPA_MAX_STREAMS)
-    return refuse(s, LP_I3E_NUMSTREAMS, LPA_ERR_I3_STREAMS);
+    return refuse(s, peer, LP_I3E_NUMSTREAMS, LPA_ERR_I3_STREAMS);
   time_s = get_int(&root, "time", 10);
-  if (time_s < 0 || time_s > 86400) return refuse(s, LP_I3E_DURATION, LPA_ERR_I3_DURATION);
+  if (time_s < 0 || time_s > 86400)
+    return refuse(s, peer, LP_I3E_DURATION, LPA_ERR_I3_DURATION);
   omit = get_int(&root, "omit", 0);
-  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, LP_I3E_OMIT, LPA_ERR_I3_OMIT);
+  if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, peer, LP_I3E_OMIT, LPA_ERR_I3_OMIT);
+  /* The server's longest test (duration_ms: iperf3 -s -t, LPA_SERVER_MAX_SEND_MS), as
+   * linkperf's --server-max-duration: a test sure to run longer is refused. */
+  if ((time_s + omit) * 1000 > (int64_t)s->cfg.duration_ms)
+    return refuse(s, peer, LP_I3E_MAXDURATION, LPA_ERR_I3_DURATION);
   t->omit_ms = (uint32_t)omit * 1000u;
   num = get_int(&root, "num", 0);
   blocks = get_int(&root, "blockcount", 0);
@@ -568,7 +577,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   len = get_int(&root, "len", t->udp ? 1460 : 131072);
   if (t->udp ? (len < 16 || len > 65507 || (I3_SENDS(t) && len > LPA_UDP_MAX_LEN))
              : (len < 1 || len > 1048576))
-    return refuse(s, LP_I3E_BLOCKSIZE, LPA_ERR_I3_BLOCKSIZE);
+    return refuse(s, peer, LP_I3E_BLOCKSIZE, LPA_ERR_I3_BLOCKSIZE);
   rate = get_int(&root, "bandwidth", t->udp ? 1048576 : 0);
   t->use64 = (uint8_t)get_flag(&root, "udp_counters_64bit");
   t->parallel = (uint8_t)par;
@@ -581,7 +590,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   if (t->udp) {
     t->udp_ep = lpa_net_udp_open(s->cfg.port, NULL, 0, s);
     if (t->udp_ep == NULL)
-      return refuse(s, LP_I3E_RECVPARAMS, LPA_ERR_I3_UDP_PORT);
+      return refuse(s, peer, LP_I3E_RECVPARAMS, LPA_ERR_I3_UDP_PORT);
   }
   s->cfg.proto = t->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;
   t->phase = PH_STREAMS;

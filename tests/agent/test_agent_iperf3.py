@@ -279,8 +279,12 @@ def hostile_cases(topo, host):
           "%s" % staller.stdout)
     server_case(topo, host, ["-t", "1"])
     # Requests the agent refuses, in words a stock client prints.
+    # -t 3600 -O 1: over the server's longest test (LPA_SERVER_MAX_SEND_MS, 1 h by default;
+    # a stranger's request cannot tie the board up for a day), in the words 3.12 has for it
+    # (the newest iperf3's number, 37, it would print as "int_errno=37").
     for args, word in ((["-P", "5", "-t", "1"], "parallel"),
-                       (["--bidir", "-P", "3", "-t", "1"], "parallel")):
+                       (["--bidir", "-P", "3", "-t", "1"], "parallel"),
+                       (["-t", "3600", "-O", "1"], "test duration too long")):
         r, doc = stock_client(topo, args)
         check(word in doc.get("error", ""), "iperf3 %s: expected a refusal with %r, got %r" % (
             " ".join(args), word, doc.get("error")), r.describe())

@@ -187,12 +187,13 @@ static void test_servers(void **state) {
   /* iperf2's server -t: the longest a test sends back (0 here: lpa_start's 1 h default) */
   assert_int_equal(ok("iperf -s -t 2.5")->duration_ms, 2500);
   assert_int_equal(ok("iperf -s")->duration_ms, 0);
+  assert_int_equal(ok("iperf3 -s -t 60")->duration_ms, 60000);
   assert_int_equal(run("iperf3 -s"), 2); /* the session index */
 }
 
 static void test_server_refusals(void **state) {
   (void)state;
-  refused("iperf3 -s -t 5", "-t: a client option (not with -s)");
+  refused("iperf -s -n 5", "-n: a client option (not with -s)");
   refused("iperf -s -t 0", "-t 0: seconds 0.1..86400");
   refused("iperf -s -b 1M", "-b: a client option");
   refused("iperf -s -d", "-d: a client option");

@@ -43,7 +43,7 @@ TARGET_RATIO = 2.0            # the build is not the one the comparison is about
 # configuration ("missing").
 GROUPS = [
     ("CORE", ["src/lpa_core.c", "src/lpa_flow.c"], lambda c: True),
-    ("WIRE", ["../src/wire/iperf2.c"], lambda c: True),
+    ("WIRE", ["../src/wire/iperf2.c", "../src/wire/iperf3_errors.c"], lambda c: True),
     ("IPERF2", ["src/lpa_iperf2.c", "src/lpa_iperf2_udp.c"], lambda c: c["LPA_IPERF2"]),
     ("IPERF3", ["src/lpa_iperf3.c", "src/lpa_iperf3_client.c", "src/lpa_json.c"],
      lambda c: c["LPA_IPERF3"]),
