@@ -27,9 +27,10 @@ struct lpa_config {
   ip_addr_t peer;        /* client: the server's address */
   uint16_t port;         /* 0: 5001 (iperf2) or 5201 (iperf3) */
   uint16_t back_port;    /* iperf2 client -L: where the server connects back for -d/-r; 0: port */
-  uint32_t duration_ms;  /* -t; 0: 10 s unless amount_bytes is set. Server: iperf2, the
-                          * longest a test sends back (-d/-r/-R); iperf3, the longest test
-                          * (-t + -O) it takes; 0: LPA_SERVER_MAX_SEND_MS */
+  uint32_t duration_ms;  /* -t; 0: 10 s unless amount_bytes is set. Server
+                          * (--server-max-duration): iperf2, the longest a test sends back
+                          * (-d/-r/-R); iperf3, the longest test (-t + -O) it takes;
+                          * 0: LPA_SERVER_MAX_SEND_MS */
   uint64_t amount_bytes; /* -n: send this many bytes instead of running for a time */
   uint32_t interval_ms;  /* -i; 0: LPA_DEFAULT_INTERVAL_MS; LPA_INTERVAL_NONE: final report only */
   uint64_t rate_bps;     /* -b; UDP 0: 1 Mbit/s (iperf2) or 1 Mbit/s (iperf3); TCP 0: unlimited */

@@ -116,9 +116,9 @@ static int bad(const struct cmd_ctx *x, const char *opt, const char *val, const 
 
 static const char *const help_text[] = {
     "iperf  -s [-u] [-p PORT] [-i SEC]   iperf2 server, TCP and UDP (port 5001)",
-    "  [-t SEC]: a test sends back (-d/-r/-R) at most SEC 0.1..86400 (3600)",
     "iperf3 -s [-p PORT] [-i SEC]        iperf3 server (port 5201)",
-    "  [-t SEC]: refuses tests longer than SEC 0.1..86400 (3600)",
+    "  --server-max-duration SEC 1..86400 (3600): iperf2 tests send back at most",
+    "  SEC, iperf3 tests longer than SEC are refused",
     "iperf|iperf3 -c HOST [options]      client of an iperf2 / iperf3 server",
     "  -u UDP   -p PORT 1..65535   -t SEC 0.1..86400 (10)   -n BYTES instead of -t",
     "  -b RATE bits/s (UDP 1M; TCP 0 = no limit)   -l LEN bytes per write/datagram",
@@ -220,7 +220,7 @@ static const struct cmd_opt cmd_opts[] = {
     {'c', OPT_VALUE, "client"},
     {'u', 0, "udp"},
     {'p', OPT_VALUE, "port"},
-    {'t', OPT_VALUE, "time"}, /* -s -t: the longest a test sends back (iperf2), runs (iperf3) */
+    {'t', OPT_VALUE | OPT_CLIENT, "time"},
     {'n', OPT_VALUE | OPT_CLIENT, "num"},
     {'n', OPT_VALUE | OPT_CLIENT, "bytes"},
     {'b', OPT_VALUE | OPT_CLIENT, "bandwidth"},
@@ -236,6 +236,7 @@ static const struct cmd_opt cmd_opts[] = {
     {'P', OPT_VALUE | OPT_CLIENT, "parallel"},
     {'O', OPT_VALUE | OPT_CLIENT | OPT_IPERF3, "omit"},
     {'h', 0, "help"},
+    {'M', OPT_VALUE | OPT_LONG, "server-max-duration"}, /* linkperf's and iperf3 3.20's */
 };
 #define CMD_NOPTS (sizeof(cmd_opts) / sizeof(cmd_opts[0]))
 
@@ -243,7 +244,7 @@ static const struct cmd_opt cmd_opts[] = {
 struct cmd_args {
   struct lpa_config cfg;
   uint8_t server, client, udp, help;
-  uint8_t has_t, has_n, has_b, has_l, has_L;
+  uint8_t has_t, has_n, has_b, has_l, has_L, has_M;
   char opt_s[3];     /* "-X" of an option refused with -s, for the message */
   const char *l_val; /* -l as typed, checked once -u is known */
   const char *b_val;
@@ -311,6 +312,12 @@ static int take(const struct cmd_ctx *x, struct cmd_args *a, const struct cmd_op
         return bad(x, iperf2 ? name : o->letter == 'd' ? "--bidir" : "-R", NULL,
                    iperf2 ? "-d, -r and -R exclude each other" : "--bidir and -R exclude each other");
       a->cfg.mode = (uint8_t)n;
+      return 0;
+    case 'M':
+      if (parse_uint(v, 1, 86400, &n))
+        return bad(x, "--server-max-duration", v, "seconds 1..86400");
+      a->cfg.duration_ms = (uint32_t)n * 1000u;
+      a->has_M = 1;
       return 0;
     case 'O':
       if (parse_uint(v, 0, 600, &n)) return bad(x, name, v, "seconds 0..600");
@@ -402,6 +409,7 @@ static int check(const struct cmd_ctx *x, struct cmd_args *a) {
       return bad(x, "-u", NULL, "a client option (an iperf3 server takes TCP and UDP tests)");
     c->role = LPA_ROLE_SERVER;
   } else {
+    if (a->has_M) return bad(x, "--server-max-duration", NULL, "a server option (not with -c)");
     c->role = LPA_ROLE_CLIENT;
   }
   c->proto = a->udp ? LPA_PROTO_UDP : LPA_PROTO_TCP;

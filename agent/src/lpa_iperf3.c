@@ -565,7 +565,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
     return refuse(s, peer, LP_I3E_DURATION, LPA_ERR_I3_DURATION);
   omit = get_int(&root, "omit", 0);
   if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, peer, LP_I3E_OMIT, LPA_ERR_I3_OMIT);
-  /* The server's longest test (duration_ms: iperf3 -s -t, LPA_SERVER_MAX_SEND_MS), as
+  /* The server's longest test (duration_ms: --server-max-duration, LPA_SERVER_MAX_SEND_MS), as
    * linkperf's --server-max-duration: a test sure to run longer is refused. */
   if ((time_s + omit) * 1000 > (int64_t)s->cfg.duration_ms)
     return refuse(s, peer, LP_I3E_MAXDURATION, LPA_ERR_I3_DURATION);

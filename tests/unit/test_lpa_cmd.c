@@ -184,17 +184,21 @@ static void test_servers(void **state) {
   assert_int_equal(c->proto, LPA_PROTO_UDP);
   assert_int_equal(c->interval_ms, LPA_INTERVAL_NONE);
   assert_int_equal(ok("iperf3 -s")->port, 5201);
-  /* iperf2's server -t: the longest a test sends back (0 here: lpa_start's 1 h default) */
-  assert_int_equal(ok("iperf -s -t 2.5")->duration_ms, 2500);
+  /* the server's limit (0 here: lpa_start's LPA_SERVER_MAX_SEND_MS) */
+  assert_int_equal(ok("iperf -s --server-max-duration 2")->duration_ms, 2000);
   assert_int_equal(ok("iperf -s")->duration_ms, 0);
-  assert_int_equal(ok("iperf3 -s -t 60")->duration_ms, 60000);
+  assert_int_equal(ok("iperf3 -s --server-max-duration=60")->duration_ms, 60000);
   assert_int_equal(run("iperf3 -s"), 2); /* the session index */
 }
 
 static void test_server_refusals(void **state) {
   (void)state;
-  refused("iperf -s -n 5", "-n: a client option (not with -s)");
-  refused("iperf -s -t 0", "-t 0: seconds 0.1..86400");
+  refused("iperf -s -t 5", "-t: a client option (not with -s)");
+  refused("iperf3 -s -t 5", "-t: a client option (not with -s)");
+  refused("iperf -s --server-max-duration 0", "--server-max-duration 0: seconds 1..86400");
+  refused("iperf3 -s --server-max-duration 1.5", "seconds 1..86400");
+  refused("iperf -c 10.0.0.1 --server-max-duration 5", "a server option (not with -c)");
+  refused("iperf -s -M 5", "-M: unknown option");
   refused("iperf -s -b 1M", "-b: a client option");
   refused("iperf -s -d", "-d: a client option");
   refused("iperf3 -s -R", "-R: a client option");
