@@ -84,9 +84,9 @@ void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct lp_i2_header *rq = &t->req;
   struct lpa_flow *f = &t->fl[1];
-  /* amount < 0: a time in 10 ms units, up to 2^31 of them. Every flow back ends by the
-   * server's time at the latest (a UDP request may name anyone: lpa_opts.h), a request
-   * for no time (0) too. */
+  /* amount < 0: a time in 10 ms units, up to 2^31 of them; 0: for ever (iperf 2.1's -t 0).
+   * Every flow back ends by the server's time at the latest (a UDP request may name anyone:
+   * lpa_opts.h). */
   uint32_t cs = (uint32_t)(-(int64_t)rq->amount), most = s->cfg.duration_ms;
   lpa_flow_open(s, f, c, LPA_DIR_TX | I2_BACK_DIR(t), s->cfg.proto, now);
   f->limit_ms = most;
