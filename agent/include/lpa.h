@@ -29,7 +29,7 @@ struct lpa_config {
   uint16_t back_port;    /* iperf2 client -L: where the server connects back for -d/-r; 0: port */
   uint32_t duration_ms;  /* -t; 0: 10 s unless amount_bytes is set. Server
                           * (--server-max-duration): iperf2, the longest a test sends back
-                          * (-d/-r/-R); iperf3, the longest test (-t + -O) it takes;
+                          * (-d/-r/-R); iperf3, the longest test it runs;
                           * 0: LPA_SERVER_MAX_SEND_MS */
   uint64_t amount_bytes; /* -n: send this many bytes instead of running for a time */
   uint32_t interval_ms;  /* -i; 0: LPA_DEFAULT_INTERVAL_MS; LPA_INTERVAL_NONE: final report only */
@@ -83,7 +83,7 @@ enum lpa_dir { LPA_DIR_RX = 0, LPA_DIR_TX = 1 };
   X(I3_UDP_PORT, "iperf3 server cannot open its UDP port") \
   X(I3_PARAMS, "iperf3 parameters are not a JSON object") \
   X(I3_OMIT, "iperf3 -O out of 0..600 s") \
-  X(I3_DURATION, "iperf3 test time too long") \
+  X(I3_DURATION, "iperf3 test longer than the server's maximum duration") \
   X(I3_BLOCKSIZE, "iperf3 block size out of range (UDP -R, --bidir: LPA_UDP_MAX_LEN)") \
   X(I3_STREAMS, "iperf3 client asked for more streams than LPA_MAX_STREAMS (--bidir: twice -P)") \
   X(I3_MSG, "unexpected iperf3 control message") \
@@ -112,7 +112,8 @@ enum lpa_dir { LPA_DIR_RX = 0, LPA_DIR_TX = 1 };
   X(I3_REFUSED_BLOCKSIZE, "iperf3 server refused the block size") \
   X(I3_REFUSED_UNIMP, "iperf3 server does not implement an option of this test") \
   X(I3_REFUSED_AUTH, "iperf3 server requires authentication") \
-  X(I3_REFUSED, "iperf3 server reported an error")
+  X(I3_REFUSED, "iperf3 server reported an error") \
+  X(I3_EXPIRED, "iperf3 test without a time limit ended at the server's maximum duration")
 
 #define LPA_ERR_ENUM_(name, text) LPA_ERR_##name,
 enum lpa_error { LPA_ERR_NONE = 0, LPA_ERRORS(LPA_ERR_ENUM_) LPA_ERR_COUNT };

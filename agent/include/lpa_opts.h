@@ -63,7 +63,8 @@
 /* A server's limit unless its duration_ms says otherwise (console: --server-max-duration SEC):
  * the longest an iperf2 test sends back (-d, -r, -R, --full-duplex: an iperf2 UDP request has
  * no handshake, so a spoofed one names any address, and its time goes up to 2^31 x 10 ms), the
- * longest iperf3 test (-t + -O) it takes. An hour, linkperf's own server's default. */
+ * longest iperf3 test it runs (-t + -O longer: refused; by amount: ended). An hour, linkperf's
+ * own server's default. */
 #ifndef LPA_SERVER_MAX_SEND_MS
 #define LPA_SERVER_MAX_SEND_MS 3600000
 #endif

@@ -118,7 +118,7 @@ static const char *const help_text[] = {
     "iperf  -s [-u] [-p PORT] [-i SEC]   iperf2 server, TCP and UDP (port 5001)",
     "iperf3 -s [-p PORT] [-i SEC]        iperf3 server (port 5201)",
     "  --server-max-duration SEC 1..86400 (3600): iperf2 tests send back at most",
-    "  SEC, iperf3 tests longer than SEC are refused",
+    "  SEC, iperf3 tests longer are refused (by amount: ended at SEC)",
     "iperf|iperf3 -c HOST [options]      client of an iperf2 / iperf3 server",
     "  -u UDP   -p PORT 1..65535   -t SEC 0.1..86400 (10)   -n BYTES instead of -t",
     "  -b RATE bits/s (UDP 1M; TCP 0 = no limit)   -l LEN bytes per write/datagram",

@@ -552,7 +552,7 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
   if (lpa_json_get(&root, "client_version", &v) < 0 ||
       lpa_json_string(&v, version, sizeof(version)) < 0)
     version[0] = '\0'; /* unknown: the newest numbering */
-  peer = lp_i3_version_parse(version);
+  peer = t->peer_version = lp_i3_version_parse(version);
   t->udp = lpa_json_get(&root, "udp", &v) == 0;
   if (!t->udp && lpa_json_get(&root, "tcp", &v) < 0)
     return refuse(s, peer, LP_I3E_UNIMP, LPA_ERR_I3_PROTO);
@@ -844,6 +844,9 @@ static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
     }
     if (I3_SENDS(t) && lpa_i3_pump(s, now) < 0) return;
     if (now - t->sum.last_ms > I3_IDLE_MS) lpa_i3_fail(s, LPA_ERR_I3_IDLE);
+    /* A test by amount (-n, -k) has no time to refuse: it ends at the server's limit. */
+    else if (t->dur_ms == 0 && now - t->run_ms >= s->cfg.duration_ms)
+      (void)refuse(s, t->peer_version, LP_I3E_TESTEXPIRED, LPA_ERR_I3_EXPIRED);
     return;
   case PH_DISPLAY:
     if (LPA_DUE(now, t->deadline)) lpa_i3_close_all(s); /* no IPERF_DONE: fine, results are in */

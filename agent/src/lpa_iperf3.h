@@ -69,6 +69,7 @@ struct i3_test {
   uint32_t time_s;         /* as sent in the parameters */
   uint32_t dur_ms;         /* senders stop after this long (0: no time limit) */
   uint64_t amount;         /* -n, or -k blocks x len; 0: by time */
+  uint32_t peer_version;   /* server: the client's, as lp_i3_version_parse() gives it */
   uint64_t rate_bps;       /* per stream */
   uint64_t rx_mark;        /* client PH_COLLECT: the bytes received when the last tick ran */
   lpa_ms_t deadline;       /* handshake steps give up at this time */

@@ -291,6 +291,28 @@ def hostile_cases(topo, host):
     server_case(topo, host, ["-t", "1"])
 
 
+def server_limit_cases(topo, host):
+    """A second listener with --server-max-duration 2: a test by amount (-n 10G, minutes at
+    any rate here) cannot be refused for its time, so the agent ends it after 2 s and the
+    stock 3.12 client prints the words its version has for that (3.21's number, "server test
+    duration expired", is "the server has terminated" in 3.12); the agent goes on serving."""
+    rc, out = host.command("iperf3 -s -p 5202 --server-max-duration 2")
+    check(rc >= 0, "the agent refused a second iperf3 listener: %s" % out)
+    for extra in ([], ["-R"]):
+        what = "iperf3 -n 10G %s to --server-max-duration 2" % " ".join(extra)
+        r = topo.run_b([al.IPERF3, "-c", topo.lwip_ip, "-p", 5202, "-n", "10G"] + extra,
+                       timeout=90)
+        check(r.rc == 1 and "the server has terminated" in r.out + r.err,
+              "%s: expected the client to end with 'the server has terminated'" % what,
+              r.describe(), "\n".join(host.lines()[-10:]))
+        # Upper bound only: uncapped, 10 GB take minutes on this link.
+        check(r.elapsed < 40, "%s: the client ran %.1f s" % (what, r.elapsed), r.describe())
+        print("        %s: ended after %.1f s" % (what, r.elapsed))
+    check(any("maximum duration" in ln for ln in host.lines()[-20:]),
+          "the agent did not say why it ended the test", "\n".join(host.lines()[-20:]))
+    server_case(topo, host, ["-t", "1"])
+
+
 def client_case(topo, host, opts, udp=False, reverse=False, tool=None, streams=1):
     mark = len(host.lines())
     before = topo.drops(host)
@@ -362,6 +384,7 @@ def backend_case(name):
                     omit=True)
         server_case(topo, host, ["-O", "1", "-R", "-t", "2"], reverse=True, omit=True)
         hostile_cases(topo, host)
+        server_limit_cases(topo, host)
         # linkperf (iperf3 dialect, its default) as the client
         server_case(topo, host, ["-t", "2"], tool=lptest.LINKPERF)
         server_case(topo, host, ["-u", "-b", "20M", "-t", "2"], udp=True,
