@@ -15,6 +15,7 @@ static struct i3_test pool[LPA_IPERF3_TESTS];
 
 #define DRAIN_QUIET_MS 100u /* after TEST_END, in-flight data counts until 100 ms of quiet */
 #define DRAIN_MAX_MS 2000u  /* ... or for 2 s at most */
+#define EXPIRE_LINGER_MS 2000u /* a test ended at the server's limit waits this long for the client to go */
 
 struct i3_test *lpa_i3_alloc(struct lpa_session *s, uint8_t kind) {
   int i;
@@ -826,6 +827,21 @@ static void srv_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d,
   if (st != NULL) lpa_i3_udp_rx(s, &st->f, d, n, arrival_us);
 }
 
+/* The server's limit is reached: SERVER_ERROR numbered for the client, the final reports, and
+ * the connections stay open until the client has read it and hung up (EXPIRE_LINGER_MS at
+ * most): closed at once, a data stream a client still writes to broke first ("Broken pipe")
+ * and hid the reason. */
+static void srv_expire(struct lpa_session *s, lpa_ms_t now) {
+  struct i3_test *t = I3(s);
+  uint8_t m[LP_I3_SERVER_ERROR_LEN];
+  lp_i3_server_error_put(m, lp_i3_server_error_for(LP_I3E_TESTEXPIRED, t->peer_version));
+  if (lpa_i3_send(s, m, sizeof(m)) < 0) return; /* failed and ended */
+  lpa_report_error(s, LPA_ERR_I3_EXPIRED);
+  lpa_i3_finish(s, now);
+  t->phase = PH_DISPLAY;
+  t->deadline = now + EXPIRE_LINGER_MS;
+}
+
 static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i3_test *t = I3(s);
   /* A control message the stack had no memory for (lwIP's 1600-byte default heap, filled by
@@ -846,7 +862,7 @@ static void srv_tick(struct lpa_session *s, lpa_ms_t now) {
     if (now - t->sum.last_ms > I3_IDLE_MS) lpa_i3_fail(s, LPA_ERR_I3_IDLE);
     /* A test by amount (-n, -k) has no time to refuse: it ends at the server's limit. */
     else if (t->dur_ms == 0 && now - t->run_ms >= s->cfg.duration_ms)
-      (void)refuse(s, t->peer_version, LP_I3E_TESTEXPIRED, LPA_ERR_I3_EXPIRED);
+      srv_expire(s, now);
     return;
   case PH_DISPLAY:
     if (LPA_DUE(now, t->deadline)) lpa_i3_close_all(s); /* no IPERF_DONE: fine, results are in */

@@ -153,7 +153,9 @@ static void collect_tick(struct lpa_session *s, lpa_ms_t now) {
 
 static uint8_t server_error(uint32_t e) {
   switch (e) {
-  case LP_I3E_DURATION: return LPA_ERR_I3_REFUSED_DURATION;
+  case LP_I3E_DURATION:
+  case LP_I3E_MAXDURATION: return LPA_ERR_I3_REFUSED_DURATION;
+  case LP_I3E_TESTEXPIRED: return LPA_ERR_I3_EXPIRED;
   case LP_I3E_NUMSTREAMS: return LPA_ERR_I3_REFUSED_STREAMS;
   case LP_I3E_BLOCKSIZE: return LPA_ERR_I3_REFUSED_BLOCKSIZE;
   case LP_I3E_UNIMP: return LPA_ERR_I3_REFUSED_UNIMP;

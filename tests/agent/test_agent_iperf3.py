@@ -407,6 +407,31 @@ def backend_case(name):
         client_case(topo, host, "-t 2", tool=lptest.LINKPERF)
         client_case(topo, host, "-u -b 20M -t 2", udp=True, tool=lptest.LINKPERF)
         client_case(topo, host, "-R -t 2", reverse=True, tool=lptest.LINKPERF)
+        client_refused_cases(topo, host)
+
+
+def client_refused_cases(topo, host):
+    """The agent's client against `linkperf -s --server-max-duration 2`, which numbers its
+    errors for the newest iperf3 (the agent's client_version says no number): -t 5 and an
+    untimed -n 10G are refused (37, not known to iperf3 before 3.20), in the agent's words."""
+    for opts, words in (("-t 5", "refused the test duration"),
+                        ("-n 10G", "refused the test duration")):
+        srv = topo.start_b([lptest.LINKPERF, "-s", "-1", "--server-max-duration", "2"],
+                           timeout=60)
+        deadline = time.monotonic() + 10
+        while not lptest.port_bound(5201, pid=srv.pid):
+            check(time.monotonic() < deadline and srv.alive(), "the PC server did not bind",
+                  srv.tail())
+            time.sleep(0.05)
+        mark = len(host.lines())
+        rc, out = host.command("iperf3 -c %s %s" % (topo.pc_ip, opts))
+        check(rc >= 0, "iperf3 -c %s: rc %d %s" % (opts, rc, out))
+        deadline = time.monotonic() + 30
+        while not any(words in ln for ln in host.lines()[mark:]):
+            check(time.monotonic() < deadline, "iperf3 -c %s to --server-max-duration 2: the "
+                  "agent did not say '%s'" % (opts, words), "\n".join(host.lines()[mark:]))
+            time.sleep(0.2)
+        srv.wait(30)
 
 
 # ------------------------------------------------ on an emulated 100 Mbit/s link
