@@ -15,7 +15,7 @@ static struct i3_test pool[LPA_IPERF3_TESTS];
 
 #define DRAIN_QUIET_MS 100u /* after TEST_END, in-flight data counts until 100 ms of quiet */
 #define DRAIN_MAX_MS 2000u  /* ... or for 2 s at most */
-#define EXPIRE_LINGER_MS 2000u /* a test ended at the server's limit waits this long for the client to go */
+#define EXPIRE_LINGER_MS 2000u /* a test ended at the server's limit waits for the client */
 
 struct i3_test *lpa_i3_alloc(struct lpa_session *s, uint8_t kind) {
   int i;
@@ -566,8 +566,8 @@ static int srv_params(struct lpa_session *s, lpa_ms_t now) {
     return refuse(s, peer, LP_I3E_DURATION, LPA_ERR_I3_DURATION);
   omit = get_int(&root, "omit", 0);
   if (omit < 0 || omit > I3_OMIT_MAX) return refuse(s, peer, LP_I3E_OMIT, LPA_ERR_I3_OMIT);
-  /* The server's longest test (duration_ms: --server-max-duration, LPA_SERVER_MAX_SEND_MS), as
-   * linkperf's --server-max-duration: a test sure to run longer is refused. */
+  /* The server's longest test (duration_ms: the console's --server-max-duration, else
+   * LPA_SERVER_MAX_SEND_MS): as linkperf's server does, a test sure to run longer is refused. */
   if ((time_s + omit) * 1000 > (int64_t)s->cfg.duration_ms)
     return refuse(s, peer, LP_I3E_MAXDURATION, LPA_ERR_I3_DURATION);
   t->omit_ms = (uint32_t)omit * 1000u;

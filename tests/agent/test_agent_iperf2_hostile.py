@@ -11,9 +11,9 @@ The peers:
   one whose flags word claims a 10-byte header (shorter than iperf2's first 24 bytes: the agent
   takes the stream for data and counts every byte it sent); one that asks for -R at an absurd rate and hangs up
   after 1 s; one that resets in the middle of its header.
-- A server started with --server-max-duration 2 (`iperf -s -p 5002 --server-max-duration 2`): a UDP -R request for four months (a
-  spoofed one would make the board a reflector) gets 2 s of datagrams and a FIN, every one
-  of them either received by the peer or counted as dropped on the way.
+- A second listener, `iperf -s -p 5002 --server-max-duration 2`: a UDP -R request for four
+  months (a spoofed one would make the board a reflector) gets 2 s of datagrams and a FIN,
+  every one of them either received by the peer or counted as dropped on the way.
 - UDP: datagrams too short to hold a header and a first datagram that is a FIN (neither may
   start a test); a -d request with an absurd length and rate whose back port is closed and
   which never answers a FIN (the agent's flow back runs its 1 s, repeats its FIN for 2 s and
@@ -88,8 +88,9 @@ elif case == "udp_dual_absurd":
         time.sleep(0.01)
     u.sendto(struct.pack(">iIIi", -101, int(time.time()), 0, -1) + h + b"\0" * 1000, (ip, 5001))
 elif case == "udp_reverse_long":
-    # -R for 2^30 x 10 ms (four months) to a server started with --server-max-duration 2: the agent sends for 2 s,
-    # then its one FIN. The peer counts what comes until 3 s of silence (at most 20 s).
+    # -R for 2^30 x 10 ms (four months) to a server with --server-max-duration 2: the agent
+    # sends for 2 s, then its one FIN. The peer counts what comes until 3 s of silence (at
+    # most 20 s).
     u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     h = header(V2 | SEQ64 | 0x20000000, upper=UP_REVERSE, buflen=1470, amount=-(1 << 30),
                rate=2000000, hlen=76)
@@ -134,7 +135,8 @@ def hostile_case(name):
     exe = al.host_program(PROGRAMS[name])
     with al.Topology(tag="h" + name[:4], net=84) as topo:
         topo.pin_neighbor()
-        host = topo.start_host(exe, cmds=["iperf -s", "iperf -s -p 5002 --server-max-duration 2"])
+        host = topo.start_host(exe, cmds=["iperf -s",
+                                          "iperf -s -p 5002 --server-max-duration 2"])
         base = conns_in_use(host)
         # The header timeout is 4 s: the test is gone while the peer still holds its socket.
         start = len(host.lines())
@@ -181,28 +183,28 @@ def hostile_case(name):
               "UDP -d to a closed port: the agent did not give up on its report",
               host.lines()[start:])
 
-        # A server's --server-max-duration caps what a (spoofable) UDP request makes it send: 2 s, not months.
+        # The server's limit caps what a (spoofable) UDP request makes it send: 2 s, not months.
         start = len(host.lines())
         before = topo.drops(host)
         r = peer(topo, "udp_reverse_long", timeout=40)
         drops, _, where = topo.drops(host).since(before, "from_board")
-        wait_slots(host, base, "UDP -R for four months to a server with --server-max-duration 2", 10)
+        what = "UDP -R for four months, --server-max-duration 2"
+        wait_slots(host, base, what, 10)
         m = re.search(r"datagrams (\d+) fins (\d+) silent (\w+)", r.out)
         ap = al.parse_agent(host.lines()[start:])
         tx = [i for i, c in ap["conns"].items() if c["dir"] == "tx"]
         rows = [x for x in ap["rows"] if tx and x["id"] == tx[-1] and x["start"] == 0.0]
         check(m and tx and rows and tx[-1] in ap["sent"],
-              "UDP -R capped by --server-max-duration 2: no agent sending row or peer count", r.describe(),
-              host.lines()[start:])
+              "%s: no agent sending row or peer count" % what, r.describe(), host.lines()[start:])
         sent, got = ap["sent"][tx[-1]], int(m.group(1))
         check(m.group(3) == "True" and int(m.group(2)) >= 1 and rows[-1]["end"] < 10,
-              "UDP -R to a server with --server-max-duration 2: the agent sent for %.2f s (FINs %s, the peer's "
-              "wait ended by silence: %s)" % (rows[-1]["end"], m.group(2), m.group(3)),
+              "%s: the agent sent for %.2f s (FINs %s, the peer's wait ended by silence: %s)" % (
+                  what, rows[-1]["end"], m.group(2), m.group(3)),
               r.describe(), host.lines()[start:])
-        check(got + drops == sent, "UDP -R capped by --server-max-duration 2: the agent sent %d datagrams, the peer "
-              "got %d, %d dropped (%s)" % (sent, got, drops, where), r.describe())
-        print("        %s: UDP -R for four months, server --server-max-duration 2: %d datagrams in %.2f s, %d FIN(s)"
-              % (name, sent, rows[-1]["end"], int(m.group(2))))
+        check(got + drops == sent, "%s: the agent sent %d datagrams, the peer got %d, %d dropped "
+              "(%s)" % (what, sent, got, drops, where), r.describe())
+        print("        %s: %s: %d datagrams in %.2f s, %d FIN(s)" % (
+            name, what, sent, rows[-1]["end"], int(m.group(2))))
 
         r = topo.run_b([al.IPERF2, "-c", topo.lwip_ip, "-t", 1, "-f", "k"], timeout=30)
         check(r.rc == 0, "a stock client after the hostile peers failed", r.describe())

@@ -313,15 +313,21 @@ def server_limit_cases(topo, host):
     server_case(topo, host, ["-t", "1"])
 
 
-def client_case(topo, host, opts, udp=False, reverse=False, tool=None, streams=1):
-    mark = len(host.lines())
-    before = topo.drops(host)
-    srv = topo.start_b([tool or al.IPERF3, "-s", "-1", "-J"], timeout=40)
+def pc_server(topo, argv, timeout):
+    """A server in the PC's namespace, once it listens on 5201."""
+    srv = topo.start_b(argv, timeout=timeout)
     deadline = time.monotonic() + 10
     while not lptest.port_bound(5201, pid=srv.pid):
         check(time.monotonic() < deadline and srv.alive(), "the PC server did not bind",
               srv.tail())
         time.sleep(0.05)
+    return srv
+
+
+def client_case(topo, host, opts, udp=False, reverse=False, tool=None, streams=1):
+    mark = len(host.lines())
+    before = topo.drops(host)
+    srv = pc_server(topo, [tool or al.IPERF3, "-s", "-1", "-J"], timeout=40)
     rc, out = host.command("iperf3 -c %s %s" % (topo.pc_ip, opts))
     check(rc >= 0, "iperf3 -c %s: rc %d %s" % (opts, rc, out))
     srv.wait(30)
@@ -413,16 +419,13 @@ def backend_case(name):
 def client_refused_cases(topo, host):
     """The agent's client against `linkperf -s --server-max-duration 2`, which numbers its
     errors for the newest iperf3 (the agent's client_version says no number): -t 5 and an
-    untimed -n 10G are refused (37, not known to iperf3 before 3.20), in the agent's words."""
+    untimed -n 10G are refused (37, not known to iperf3 before 3.20), in the agent's words.
+    (160, a test ended at a server's limit, comes only from a server's default limit of an
+    hour: the agent's mapping of it is not exercised here.)"""
     for opts, words in (("-t 5", "refused the test duration"),
                         ("-n 10G", "refused the test duration")):
-        srv = topo.start_b([lptest.LINKPERF, "-s", "-1", "--server-max-duration", "2"],
-                           timeout=60)
-        deadline = time.monotonic() + 10
-        while not lptest.port_bound(5201, pid=srv.pid):
-            check(time.monotonic() < deadline and srv.alive(), "the PC server did not bind",
-                  srv.tail())
-            time.sleep(0.05)
+        srv = pc_server(topo, [lptest.LINKPERF, "-s", "-1", "--server-max-duration", "2"],
+                        timeout=60)
         mark = len(host.lines())
         rc, out = host.command("iperf3 -c %s %s" % (topo.pc_ip, opts))
         check(rc >= 0, "iperf3 -c %s: rc %d %s" % (opts, rc, out))
