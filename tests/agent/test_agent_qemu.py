@@ -2,7 +2,9 @@
 """The agent on a Cortex-M4: the firmware of agent/port/qemu-mps2 (lwIP 2.1.3 with its default
 options plus what agent/README.md tells a user to set, NO_SYS=1, the raw back end, a LAN9118
 driver) booted in QEMU's mps2-an386 on the TAP device of namespace A, against the stock tools
-in namespace B -- the instruction set the agent ships for, not the host port.
+in namespace B -- the instruction set the agent ships for, not the host port. ctest runs the
+same cases on the netconn and socket builds (LPA_QEMU_FW, LPA_QEMU_API: NO_SYS=0 on the port's
+cooperative scheduler); boot checks that the firmware reports the back end asked for.
 
 - boot: the console comes up, lwIP answers ping, the driver counts the frames.
 - iperf2 server (`iperf -s` on the console), stock `iperf -c`: TCP, -d, -r, -R with -n, each
@@ -33,7 +35,9 @@ import lptest
 import test_agent_iperf3 as i3
 from lptest import check
 
-suite = lptest.Suite("agent_qemu")
+# The back end the firmware must report (ctest runs this file on each of the three builds).
+API = os.environ.get("LPA_QEMU_API", "raw")
+suite = lptest.Suite("agent_qemu" if API == "raw" else "agent_qemu_" + API)
 QEMU = shutil.which("qemu-system-arm") or "/usr/bin/qemu-system-arm"
 FIRMWARE = os.environ.get("LPA_QEMU_FW") or os.path.join(
     lptest.SOURCE_DIR, "build", "agent", "qemu-mps2", "lpa-qemu-mps2.elf")
@@ -144,6 +148,9 @@ def boot():
         host = topo.start_qemu()
         check("mac=%s" % topo.mac in host.ready.string, "the firmware took another MAC: %s" %
               host.ready.string)
+        nosys = "1" if API == "raw" else "0"
+        check(" nosys=%s api=%s " % (nosys, API) in host.ready.string,
+              "not the %s build (nosys=%s) asked for: %s" % (API, nosys, host.ready.string))
         r = topo.ping(5, interval=0.1)
         check(r["received"] == 5, "lwIP answered %d of 5 pings" % r["received"], r["result"].describe())
         link = host.link()

@@ -18,6 +18,7 @@
 #define TICKS_PER_MS (BOARD_CPU_HZ / 1000u)
 
 static volatile uint32_t ms_count;
+static uint64_t asleep_ticks;
 
 void board_init(void)
 {
@@ -100,5 +101,13 @@ uint64_t board_idle(int (*pending)(void))
   __asm volatile("dsb\n\twfi" ::: "memory");
   t1 = board_ticks();
   __asm volatile("cpsie i" ::: "memory");
-  return t1 > t0 ? t1 - t0 : 0;
+  if (t1 <= t0)
+    return 0;
+  asleep_ticks += t1 - t0;
+  return t1 - t0;
+}
+
+uint64_t board_asleep_ticks(void)
+{
+  return asleep_ticks;
 }

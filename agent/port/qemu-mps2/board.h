@@ -27,6 +27,8 @@ uint64_t board_ticks(void);
 /* Sleeps until an interrupt unless `pending()` says there is work (checked with interrupts
  * masked, so a wake-up cannot slip in between). Returns the core ticks spent asleep. */
 uint64_t board_idle(int (*pending)(void));
+/* All the ticks board_idle() spent asleep since boot. */
+uint64_t board_asleep_ticks(void);
 
 void board_systick_handler(void);
 void board_uart_rx_handler(void);

@@ -175,9 +175,10 @@ static void read_frame(struct pbuf *p, uint32_t words)
   skip_words(words);
 }
 
-void lan9118_poll(struct netif *nif)
+unsigned lan9118_poll(struct netif *nif, unsigned most)
 {
-  while (lan9118_rx_pending()) {
+  unsigned n = 0;
+  for (; n < most && lan9118_rx_pending(); n++) {
     uint32_t status = REG32(RX_STATUS_FIFO);
     uint32_t len = (status >> 16) & 0x3fffu; /* with the 4-byte FCS */
     uint32_t words = (len + 3u) / 4u;
@@ -200,6 +201,7 @@ void lan9118_poll(struct netif *nif)
       pbuf_free(p);
     }
   }
+  return n;
 }
 
 const struct lan9118_counters *lan9118_counters(void)

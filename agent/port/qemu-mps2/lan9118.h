@@ -20,8 +20,8 @@ struct lan9118_counters {
 err_t lan9118_netif_init(struct netif *nif);
 /* Frames waiting in the receive FIFO. */
 int lan9118_rx_pending(void);
-/* Hands every waiting frame to nif->input. */
-void lan9118_poll(struct netif *nif);
+/* Hands up to `most` waiting frames to nif->input; returns how many it took from the FIFO. */
+unsigned lan9118_poll(struct netif *nif, unsigned most);
 const struct lan9118_counters *lan9118_counters(void);
 void lan9118_reset_counters(void);
 

@@ -1,5 +1,7 @@
 /* The agent on a bare-metal Cortex-M4 (QEMU mps2-an386): lwIP with NO_SYS=1 in a superloop,
- * the raw back end, a LAN9118 driver, and the agent's console on the UART. The console speaks
+ * the raw back end, a LAN9118 driver, and the agent's console on the UART. Built with
+ * BACKEND=netconn or socket, lwIP has NO_SYS=0 on rtos.c's threads: the loop below is then a
+ * thread too, the driver's and the console's, and lwIP's timers run in its tcpip thread. The console speaks
  * the host programs' protocol (agent/port/unix/host_main.c) so the same tests drive both:
  * every line ends with "done rc=N", and "ifconfig ADDR/PREFIX" brings the interface up and
  * prints "ready ...". Beyond lpa_command(): "link [reset]" (the driver's frame counters),
@@ -17,11 +19,29 @@
 #include "lwip/stats.h"
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
+#if !NO_SYS
+#include "lwip/tcpip.h"
+#include "rtos.h"
+/* netif calls from outside the tcpip thread (lwIP's rule with core locking) */
+#define NET_LOCK() LOCK_TCPIP_CORE()
+#define NET_UNLOCK() UNLOCK_TCPIP_CORE()
+#else
+#define NET_LOCK()
+#define NET_UNLOCK()
+#endif
 
 #define LINE_MAX_BYTES 160
 
+#if LPA_BACKEND == LPA_BACKEND_NETCONN
+#define LPA_QEMU_API "netconn"
+#elif LPA_BACKEND == LPA_BACKEND_SOCKET
+#define LPA_QEMU_API "socket"
+#else
+#define LPA_QEMU_API "raw"
+#endif
+
 static struct netif nif;
-static uint64_t idle_ticks, ticks_at_reset, idle_at_reset;
+static uint64_t ticks_at_reset, idle_at_reset;
 
 u32_t sys_now(void)
 {
@@ -109,7 +129,7 @@ static void print_link(void)
 
 static void print_cpu(void)
 {
-  uint64_t ticks = board_ticks() - ticks_at_reset, idle = idle_ticks - idle_at_reset;
+  uint64_t ticks = board_ticks() - ticks_at_reset, idle = board_asleep_ticks() - idle_at_reset;
   board_puts("cpu:");
   put_kv("hz", BOARD_CPU_HZ);
   put_kv("ticks", ticks);
@@ -156,7 +176,8 @@ static void print_ready(void)
     if (i < 5)
       board_putc(':');
   }
-  board_puts(" nosys=1 cpu=cortex-m4\n");
+  board_puts(NO_SYS ? " nosys=1" : " nosys=0");
+  board_puts(" api=" LPA_QEMU_API " cpu=cortex-m4\n");
 }
 
 /* "ifconfig A.B.C.D/PREFIX": the address the test's namespace gives the board. */
@@ -177,7 +198,9 @@ static int ifconfig(const char *arg)
   if (!ip4addr_aton(addr, &ip) || prefix < 8)
     return -1;
   ip4_addr_set_u32(&mask, lwip_htonl(prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix)));
+  NET_LOCK();
   netif_set_addr(&nif, &ip, &mask, IP4_ADDR_ANY4);
+  NET_UNLOCK();
   print_ready();
   return 0;
 }
@@ -207,7 +230,7 @@ static void run_line(char *line)
     print_cpu();
   } else if (!strcmp(line, "cpu reset")) {
     ticks_at_reset = board_ticks();
-    idle_at_reset = idle_ticks;
+    idle_at_reset = board_asleep_ticks();
     board_puts("cpu: counters reset\n");
   } else {
     rc = lpa_command(line, print_text, NULL);
@@ -245,6 +268,7 @@ static void console_poll(void)
   }
 }
 
+#if NO_SYS
 static uint32_t last_ms;
 
 /* Work for the loop: a frame, a console byte, or a new millisecond (lwIP's and the agent's
@@ -254,29 +278,74 @@ static int work_pending(void)
   return lan9118_rx_pending() || (REG32(0x40004004u) & 2) || board_ms() != last_ms;
 }
 
+static struct netif *add_netif(void)
+{
+  lwip_init();
+  return netif_add(&nif, IP4_ADDR_ANY4, IP4_ADDR_ANY4, IP4_ADDR_ANY4, NULL, lan9118_netif_init,
+                   netif_input);
+}
+
+static void loop(void)
+{
+  for (;;) {
+    lan9118_poll(&nif, ~0u);
+    console_poll();
+    last_ms = board_ms();
+    sys_check_timeouts();
+    board_idle(work_pending);
+  }
+}
+#else
+/* A frame or a console byte (timers are the tcpip thread's). */
+static int work_pending(const void *unused)
+{
+  (void)unused;
+  return lan9118_rx_pending() || (REG32(0x40004004u) & 2);
+}
+
+static struct netif *add_netif(void)
+{
+  struct netif *n;
+  tcpip_init(NULL, NULL);
+  NET_LOCK();
+  n = netif_add(&nif, IP4_ADDR_ANY4, IP4_ADDR_ANY4, IP4_ADDR_ANY4, NULL, lan9118_netif_init,
+                tcpip_input);
+  NET_UNLOCK();
+  return n;
+}
+
+/* One frame at a time, then the others' turn: tcpip_input() only queues it, and the tcpip
+ * thread's mailbox (TCPIP_MBOX_SIZE 6) holds fewer frames than the LAN9118's FIFO. */
+static void loop(void)
+{
+  for (;;) {
+    if (lan9118_poll(&nif, 1)) {
+      rtos_yield();
+      continue;
+    }
+    console_poll();
+    rtos_wait(work_pending, NULL, 0);
+  }
+}
+#endif
+
 int main(void)
 {
   board_init();
   board_puts("boot lpa-qemu-mps2 lwip=" LWIP_VERSION_STRING "\n");
-  lwip_init();
-  if (!netif_add(&nif, IP4_ADDR_ANY4, IP4_ADDR_ANY4, IP4_ADDR_ANY4, NULL, lan9118_netif_init,
-                 netif_input)) {
+  if (!add_netif()) {
     board_puts("fatal: no LAN9118 found\n");
     return 1;
   }
+  NET_LOCK();
   netif_set_default(&nif);
   netif_set_up(&nif);
   netif_set_link_up(&nif);
+  NET_UNLOCK();
   if (lpa_init() != 0) {
     board_puts("fatal: lpa_init failed\n");
     return 1;
   }
   board_puts("console up: ifconfig A.B.C.D/PREFIX, then agent commands\n");
-  for (;;) {
-    lan9118_poll(&nif);
-    console_poll();
-    last_ms = board_ms();
-    sys_check_timeouts();
-    idle_ticks += board_idle(work_pending);
-  }
+  loop();
 }
