@@ -3,18 +3,18 @@
 netconn, socket), receiving and sending, UDP and TCP, counted by valgrind's callgrind in the
 host port's programs (x86-64).
 
-The CPU model's raw row (agent/port/lpa_cpu_costs.h) comes from a Cortex-M4 in QEMU
-(bench/agent_cycles.py); netconn and socket cannot run there (the firmware has no RTOS). This
-measures what each API adds on the host instead: every host program runs under callgrind with
-its instrumentation on only while a fixed number of datagrams or segments pass, and the
+The CPU model's rows (agent/port/lpa_cpu_costs.h) come from a Cortex-M4 in QEMU
+(bench/agent_cycles.py, each back end's firmware); this counts the same paths on the host, a
+cross-check and a way to see where the instructions go: every host program runs under
+callgrind with its instrumentation on only while a fixed number of datagrams or segments
+pass, and the
 instructions of lwIP's and the agent's sources and of the port's sys_arch (its mailboxes and
 semaphores) are summed; the link emulator, the TAP, libc and the kernel are left out. The
 paths: stock `iperf -c -u` into the agent's server and the agent's `iperf -c -u` into stock
 `iperf -s -u`, two datagram sizes each (per datagram and per byte are solved from them); stock
 `iperf -c` (TCP) into the agent and the agent's `iperf -c` into stock `iperf -s`, full
-segments (per segment, with its share of ACKs). The ratios to raw are what an
-estimate for a board can take: x86 and Thumb-2 counts differ, and an RTOS's context switches
-(a mailbox wait wakes a thread) are not in these counts.
+segments (per segment, with its share of ACKs). x86 and Thumb-2 counts differ, and thread
+switches (a mailbox wait wakes a thread) are not in these counts.
 
 Needs root, valgrind, iperf and the built host programs (build/agent/port/unix/). A
 measurement, never a pass/fail. Python 3 standard library and tests/agent/agentlib.

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Instructions the agent's raw back end spends per byte and per frame on a Cortex-M4.
+"""Instructions the agent spends per byte and per frame on a Cortex-M4, for each lwIP API.
 
 Boots agent/port/qemu-mps2's firmware in QEMU with -icount shift=0 (every guest instruction
 is 1 ns of the guest's clock) on a TAP device in a namespace of its own, runs stock iperf /
 iperf3 transfers of a fixed size against it, and reads the firmware's `cpu` counters (SysTick
-ticks busy, x 40 = instructions) and `link` counters (frames) around each. Prints a markdown
-table; the CPU model's raw row (agent/port/lpa_cpu_costs.h) was taken from it, RX per frame
-and per byte solved from the two UDP sizes.
+ticks busy, x 40 = instructions) and `link` counters (frames, bytes) around each. Prints a
+markdown table and the CPU model's row for the firmware's back end (agent/port/lpa_cpu_costs.h):
+receive per frame and per byte solved from the two UDP sizes, send from the TCP and UDP sends.
+The raw build is lpa-qemu-mps2.elf; lpa-qemu-mps2-netconn.elf and -socket.elf run NO_SYS=0 on
+the port's cooperative scheduler, whose thread switches the counts include.
 
 Needs root, qemu-system-arm, iperf, iperf3 and the built firmware
 (build/agent/qemu-mps2/lpa-qemu-mps2.elf, or --firmware). A measurement, never a pass/fail:
 it exits non-zero only when it could not run. Python 3 standard library only.
 
-    sudo bench/agent_cycles.py [--firmware PATH]
+    sudo bench/agent_cycles.py [--firmware build/agent/qemu-mps2/lpa-qemu-mps2-netconn.elf]
 """
 
 import argparse
@@ -78,14 +80,46 @@ class Firmware:
         sys.exit("agent_cycles: no %r line" % prefix)
 
 
+UDP_RX_BIG, UDP_RX_SMALL = "UDP receive, 1470 B", "UDP receive, 100 B"
+TCP_TX, UDP_TX = "TCP send (agent `iperf -c`)", "UDP send, 1470 B (agent `iperf -c -u`)"
+RUNS = {}  # what -> (net instructions, link counters): the model row is solved from them
+
+
 def row(what, command, cpu, link, payload):
     """A table row: instructions in all, and less what the idle loop spends in that time."""
     instr = cpu["busy"] * TICK_INSTR
     net = instr - IDLE["per_s"] * cpu["ticks"] / cpu["hz"]
     frames = link["rx_frames"] + link["tx_frames"]
+    RUNS[what] = (net, link)
     print("| %s | `%s` | %d | %d | %.1f | %d | %d | %.0f |" % (
         what, command, instr, net, net / payload, link["rx_frames"], link["tx_frames"],
         net / max(frames, 1)), flush=True)
+
+
+def solve(a, b):
+    """(frame, per byte) from two runs, each (net, frames, bytes, known cost to take off)."""
+    (n1, f1, b1, k1), (n2, f2, b2, k2) = a, b
+    det = f1 * b2 - f2 * b1
+    frame = ((n1 - k1) * b2 - (n2 - k2) * b1) / det
+    return frame, ((n2 - k2) * f1 - (n1 - k1) * f2) / det
+
+
+def model_row(api):
+    """The CPU model's row (agent/port/lpa_cpu_costs.h): cycles a frame and per byte of the
+    Ethernet frame (CPI 1), received -- the two UDP sizes -- and sent -- the TCP and UDP sends,
+    less what their received frames (ACKs) cost by the first pair."""
+    def rx_only(what):
+        net, ln = RUNS[what]
+        return net, ln["rx_frames"], ln["rx_bytes"], 0.0
+    rf, rb = solve(rx_only(UDP_RX_BIG), rx_only(UDP_RX_SMALL))
+
+    def tx_only(what):
+        net, ln = RUNS[what]
+        return net, ln["tx_frames"], ln["tx_bytes"], ln["rx_frames"] * rf + ln["rx_bytes"] * rb
+    tf, tb = solve(tx_only(TCP_TX), tx_only(UDP_TX))
+    print('\nModel row (cycles = instructions): { "%s", %.0f, %.0f, %.0f, %.0f }  '
+          "(rx a frame, rx per 1000 bytes, tx a frame, tx per 1000 bytes)" % (
+              api, rf, rb * 1000, tf, tb * 1000))
 
 
 def measure(fw, what, argv, payload):
@@ -137,7 +171,9 @@ def main():
     sh("ip", "-n", NS, "addr", "add", PC + "/24", "dev", "tap0")
     sh("ip", "-n", NS, "link", "set", "tap0", "up")
     fw = Firmware(a.firmware)
-    fw.command("ifconfig %s/24" % BOARD)
+    ready = " ".join(fw.command("ifconfig %s/24" % BOARD))
+    api = (re.findall(r" api=(\w+)", ready) or ["raw"])[0]
+    print("Firmware: %s (back end: %s)\n" % (os.path.basename(a.firmware), api))
     fw.command("iperf3 -s")
     fw.command("iperf -s")
     fw.command("cpu reset")
@@ -153,13 +189,12 @@ def main():
     mib = 1024 * 1024
     measure(fw, "TCP receive", ["iperf3", "-c", BOARD, "-n", "4M"], 4 * mib)
     measure(fw, "TCP receive (iperf2)", ["iperf", "-c", BOARD, "-n", "4M"], 4 * mib)
-    measure(fw, "UDP receive, 1470 B", ["iperf", "-c", BOARD, "-u", "-b", "5M", "-n", "1M"], mib)
-    measure(fw, "UDP receive, 100 B", ["iperf", "-c", BOARD, "-u", "-b", "1M", "-l", "100",
-                                       "-n", "200K"], 200 * 1024)
-    measure_send(fw, "TCP send (agent `iperf -c`)", "iperf -c %s -n 4M" % PC, ["iperf", "-s"],
-                 4 * mib)
-    measure_send(fw, "UDP send, 1470 B (agent `iperf -c -u`)", "iperf -c %s -u -b 5M -n 1M" % PC,
-                 ["iperf", "-s", "-u"], mib)
+    measure(fw, UDP_RX_BIG, ["iperf", "-c", BOARD, "-u", "-b", "5M", "-n", "1M"], mib)
+    measure(fw, UDP_RX_SMALL, ["iperf", "-c", BOARD, "-u", "-b", "1M", "-l", "100",
+                               "-n", "200K"], 200 * 1024)
+    measure_send(fw, TCP_TX, "iperf -c %s -n 4M" % PC, ["iperf", "-s"], 4 * mib)
+    measure_send(fw, UDP_TX, "iperf -c %s -u -b 5M -n 1M" % PC, ["iperf", "-s", "-u"], mib)
+    model_row(api)
     return 0
 
 

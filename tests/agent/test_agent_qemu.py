@@ -150,7 +150,8 @@ def boot():
               host.ready.string)
         nosys = "1" if API == "raw" else "0"
         check(" nosys=%s api=%s " % (nosys, API) in host.ready.string,
-              "not the %s build (nosys=%s) asked for: %s" % (API, nosys, host.ready.string))
+              "not the %s build (nosys=%s) asked for: %s" % (
+                  API, nosys, host.ready.string))
         r = topo.ping(5, interval=0.1)
         check(r["received"] == 5, "lwIP answered %d of 5 pings" % r["received"], r["result"].describe())
         link = host.link()
