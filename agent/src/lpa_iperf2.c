@@ -324,8 +324,13 @@ static void test_tick(struct lpa_session *s, lpa_ms_t now) {
   if (t->kind == 0) return; /* ended */
   if (rx->state == LPA_FLOW_RUNNING && now - rx->last_ms > IDLE_TIMEOUT_MS) {
     lpa_i2_fail(s, LPA_ERR_IDLE);
-  } else if (rx->state == LPA_FLOW_RUNNING && rx->limit_ms && now - rx->start_ms >= rx->limit_ms) {
-    lpa_flow_finish(s, rx, now); /* a -R client: the server's time and some slop are over */
+  } else if (rx->state == LPA_FLOW_RUNNING &&
+             now - rx->start_ms > (I2_SERVER(t) ? s->cfg.duration_ms : rx->limit_ms) - 1u) {
+    /* A server's test ends at its time limit, whatever the peer sends: no stranger holds
+     * the board for ever (flows back stop there too: lpa_i2_send_back). A -R client's flow
+     * ends when the server's time and some slop are over (limit 0: none, the - 1u wraps). */
+    if (I2_SERVER(t)) lpa_i2_fail(s, LPA_ERR_EXPIRED);
+    else lpa_flow_finish(s, rx, now);
   } else if (t->phase != I2_RUN && LPA_DUE(now, t->deadline)) {
     /* No header, no connection; a server retries its connection back, a client has waited
      * long enough for it. */

@@ -13,7 +13,9 @@ The peers:
   after 1 s; one that resets in the middle of its header.
 - A second listener, `iperf -s -p 5002 --server-max-duration 2`: a UDP -R request for four
   months (a spoofed one would make the board a reflector) gets 2 s of datagrams and a FIN,
-  every one of them either received by the peer or counted as dropped on the way.
+  every one of them either received by the peer or counted as dropped on the way; stock
+  `iperf -c -t 6` and `iperf -c -u -t 6` (a peer that keeps sending) are ended at 2 s, with a
+  final row and the reason.
 - UDP: datagrams too short to hold a header and a first datagram that is a FIN (neither may
   start a test); a -d request with an absurd length and rate whose back port is closed and
   which never answers a FIN (the agent's flow back runs its 1 s, repeats its FIN for 2 s and
@@ -206,10 +208,37 @@ def hostile_case(name):
         print("        %s: %s: %d datagrams in %.2f s, %d FIN(s)" % (
             name, what, sent, rows[-1]["end"], int(m.group(2))))
 
+        for udp in (False, True):
+            forward_past_limit(topo, host, base, name, udp)
+
         r = topo.run_b([al.IPERF2, "-c", topo.lwip_ip, "-t", 1, "-f", "k"], timeout=30)
         check(r.rc == 0, "a stock client after the hostile peers failed", r.describe())
         wait_slots(host, base, "the stock test after them", 10)
         print("        %s: every hostile peer ended its own test; the server serves on" % name)
+
+
+def forward_past_limit(topo, host, base, name, udp):
+    """A stock client sending for 6 s to the listener with --server-max-duration 2: the agent
+    ends the test at 2 s with a final row and the reason (a UDP sender's later datagrams may
+    start another test, ended by its FIN)."""
+    what = "stock iperf -c%s -t 6 to --server-max-duration 2" % (" -u -b 1M" if udp else "")
+    start = len(host.lines())
+    argv = [al.IPERF2, "-c", topo.lwip_ip, "-p", "5002", "-t", "6", "-f", "k"]
+    r = topo.run_b(argv + (["-u", "-b", "1M"] if udp else []), timeout=30)
+    wait_slots(host, base, what, 10)
+    lines = host.lines()[start:]
+    ap = al.parse_agent(lines)
+    rx = [i for i, c in ap["conns"].items() if c["dir"] == "rx"]
+    rows = [x for x in ap["rows"] if rx and x["id"] == rx[0] and x["start"] == 0.0 and
+            not x["peer"]]
+    check(rx and rows, "%s: no receiving row at the agent" % what, r.describe(), lines)
+    check(any("the server's time limit ended the test" in ln for ln in lines),
+          "%s: the agent gave no reason" % what, r.describe(), lines)
+    # its tick ends it at 2 s, a little later on a busy host; the client's own end is at 6 s
+    check(2.0 <= rows[-1]["end"] < 5.5 and rows[-1]["bytes"] > 0,
+          "%s: the agent's test ran 0.00-%.2f s, %d bytes" % (
+              what, rows[-1]["end"], rows[-1]["bytes"]), r.describe(), lines)
+    print("        %s: %s: ended at %.2f s with the reason" % (name, what, rows[-1]["end"]))
 
 
 def make_case(name):
