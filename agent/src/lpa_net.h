@@ -69,6 +69,9 @@ int lpa_net_conns_in_use(void);
 
 /* Events, implemented by the core (lpa_core.c). */
 void lpa_core_on_accept(void *owner, struct lpa_conn *c);
+/* lwIP turned a connection to this listener away (no pcb or netconn left): the client saw a
+ * reset or no answer, and the board's user needs to know why. */
+void lpa_core_on_refused(void *owner);
 void lpa_core_on_connected(void *owner, struct lpa_conn *c, int ok);
 /* TCP data; len == 0: the peer closed its side (FIN). */
 void lpa_core_on_recv(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len);

@@ -346,7 +346,12 @@ static void do_accept(struct lpa_conn *l) {
   for (k = 0; k < READS_PER_WAKE && l->type == CONN_LISTEN; k++) {
     struct lpa_conn *c;
     struct netconn *nc;
-    if (netconn_accept(l->nc, &nc) != ERR_OK) return;
+    err_t err = netconn_accept(l->nc, &nc);
+    if (err != ERR_OK) {
+      /* lwIP queues ERR_ABRT for a connection it had no pcb or netconn for */
+      if (err == ERR_ABRT) lpa_core_on_refused(l->owner);
+      return;
+    }
     c = conn_alloc(CONN_TCP, nc, l->owner);
     if (c == NULL) {
       netconn_delete(nc);

@@ -167,7 +167,10 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err) {
   struct lpa_conn *l = (struct lpa_conn *)arg;
   struct lpa_conn *c;
   (void)err;
-  if (pcb == NULL) return ERR_VAL; /* lwIP had no pcb (err ERR_MEM): nothing to do */
+  if (pcb == NULL) { /* lwIP had no pcb (err ERR_MEM): it drops the SYN */
+    lpa_core_on_refused(l->owner);
+    return ERR_VAL;
+  }
   if ((c = conn_alloc(CONN_TCP, l->owner)) == NULL) { /* l is live, as in on_recv */
     tcp_abort(pcb);
     return ERR_ABRT;

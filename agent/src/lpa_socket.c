@@ -363,7 +363,11 @@ static void do_accept(struct lpa_conn *l) {
   for (k = 0; k < READS_PER_WAKE && l->type == CONN_LISTEN; k++) {
     struct lpa_conn *c;
     int fd = lwip_accept(l->fd, NULL, NULL);
-    if (fd < 0) return;
+    if (fd < 0) {
+      /* netconn_accept()'s ERR_ABRT: lwIP had no pcb or netconn for a connection */
+      if (errno == ECONNABORTED) lpa_core_on_refused(l->owner);
+      return;
+    }
     if (set_nonblocking(fd) != 0 || (c = conn_alloc(CONN_TCP, fd, l->owner)) == NULL) {
       lwip_close(fd);
       continue;

@@ -24,9 +24,12 @@ FIFO is full (it counts none: RX_DROP reads 0), found as the frames B put on the
 neither a kernel dropped nor the driver took in. Rates are not asserted: QEMU's speed is the
 host's. Without qemu-system-arm or the firmware the file skips (fails under CI=true)."""
 import contextlib
+import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import time
 
 import agentlib as al
@@ -96,14 +99,15 @@ def board(tag, net, command=None):
         yield topo, host
 
 
-def wait_agent_rows(host, mark, want, what, timeout=30.0):
+def wait_agent_rows(host, mark, want, what, timeout=30.0, sent=False):
     """The agent's iperf2-layout whole-test rows printed since `mark`, once `want` of its
-    connections have one: (parsed, {id: row})."""
+    connections have one (and, with `sent`, a UDP sender its "Sent N datagrams", printed
+    once the server's report is in): (parsed, {id: row})."""
     deadline = time.monotonic() + timeout
     while True:
         p = al.parse_agent(host.lines()[mark:])
         fin = {k[0]: r for k, r in al.agent_finals(p, 0.0).items() if not k[1]}
-        if len(fin) >= want and all(i in fin for i in p["conns"]):
+        if len(fin) >= want and all(i in fin for i in p["conns"]) and (p["sent"] or not sent):
             time.sleep(0.3)  # a second line of the same row (interval and final) may follow
             p = al.parse_agent(host.lines()[mark:])
             return p, {k[0]: r for k, r in al.agent_finals(p, 0.0).items() if not k[1]}
@@ -244,6 +248,58 @@ def iperf3_client():
         host.check_alive("the iperf3 client cases")
 
 
+# One connection attempt that lwIP cannot answer: a SYN, and no SYN-ACK within 1.5 s.
+SYN_ONLY = """
+import socket, sys
+s = socket.socket()
+s.settimeout(1.5)
+try:
+    s.connect((sys.argv[1], 5201))
+    print("connected")
+except OSError as e:
+    print("no answer", e)
+"""
+
+
+def tcp_pcbs_used(host):
+    _, lines = host.command("stats")
+    out = "\n".join(lines)
+    m = re.search(r"stats: TCP_PCB used=(\d+)", out)
+    check(m, "the console's stats have no TCP_PCB line", out)
+    return int(m.group(1))
+
+
+@suite.case
+def out_of_pcbs():
+    """lwIP's default 5 TCP pcbs, all held by a stock iperf3 -P 4 test (its control connection
+    and four streams): a sixth connection is turned away, the board says why, and the running
+    test ends with every stream's bytes counted at both ends."""
+    with board("qp", 87, "iperf3 -s") as (topo, host):
+        cl = topo.start_b([al.IPERF3, "-c", topo.lwip_ip, "-P", "4", "-t", "6", "-J"], timeout=60)
+        deadline = time.monotonic() + 30
+        while tcp_pcbs_used(host) < 5:
+            check(time.monotonic() < deadline and cl.alive(),
+                  "iperf3 -P 4 did not hold 5 pcbs on the board", cl.tail(25))
+            time.sleep(0.1)
+        mark = len(host.lines())
+        r = topo.run_b([sys.executable, "-c", SYN_ONLY, topo.lwip_ip], timeout=20)
+        check("no answer" in r.out, "a sixth connection was answered with 5 pcbs in use",
+              r.describe())
+        deadline = time.monotonic() + 10
+        while not any("no pcb or netconn" in ln for ln in host.lines()[mark:]):
+            check(time.monotonic() < deadline, "the board did not say why it turned a "
+                  "connection away", "\n".join(host.lines()[mark:]))
+            time.sleep(0.1)
+        cl.wait(60)
+        doc = json.loads(cl.stdout)
+        check("error" not in doc, "the running test failed: %s" % doc.get("error"))
+        end = doc["end"]
+        check(0 < end["sum_received"]["bytes"] <= end["sum_sent"]["bytes"],
+              "the running test: %d bytes sent, %d received" % (
+                  end["sum_sent"]["bytes"], end["sum_received"]["bytes"]))
+        host.check_alive("a connection turned away")
+
+
 def pc_iperf2_server(topo, udp):
     argv = [al.IPERF2, "-s", "-f", "B"] + (["-u"] if udp else [])
     srv = topo.start_b(argv, timeout=90)
@@ -293,7 +349,7 @@ def iperf2_client():
         before = topo.drops(host)
         rc, out = host.command("iperf -c %s -u -b 2M -n 300K" % topo.pc_ip)
         check(rc >= 0, "%s: rc %d %s" % (what, rc, out))
-        p, fin = wait_agent_rows(host, mark, 1, what)
+        p, fin = wait_agent_rows(host, mark, 1, what, sent=True)
         _, pc = wait_pc_rows(_Since(srv, pc_mark), 1, what)
         sent = list(p["sent"].values())
         check(sent and "total" in pc[-1], "%s: no datagram counts (agent %s, PC %s)" % (

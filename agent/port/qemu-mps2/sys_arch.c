@@ -8,6 +8,7 @@
 #if !NO_SYS
 
 #include "board.h"
+#include "lwip/memp.h"
 #include "lwip/sys.h"
 #include "rtos.h"
 
@@ -17,6 +18,25 @@
 
 static void *mbox_slots[MBOX_POOL][MBOX_MAX_SLOTS];
 static uint8_t mbox_taken[MBOX_POOL];
+/* UDP datagrams lwIP took in but could not queue for the application: its netconn's receive
+ * mailbox was full (api_msg.c recv_udp drops them without a trace). */
+static uint64_t udp_mbox_full;
+
+/* A UDP datagram travels to its netconn as a netbuf from the MEMP_NETBUF pool; TCP data,
+ * which lwIP keeps and offers again when a mailbox is full, travels as a bare pbuf (the host
+ * port counts the same way: agent/port/unix/lpa_host.c). */
+static int is_pool_netbuf(const void *msg)
+{
+  const struct memp_desc *d = memp_pools[MEMP_NETBUF];
+  const u8_t *p = msg;
+  return p >= d->base && p < d->base + (size_t)d->num * (MEMP_SIZE + d->size);
+}
+
+uint64_t sys_arch_udp_drops(void)
+{
+  /* and recv_udp's netbuf allocations that failed: the datagram is freed unseen */
+  return udp_mbox_full + memp_pools[MEMP_NETBUF]->stats->err;
+}
 
 static void stop(const char *why)
 {
@@ -153,8 +173,10 @@ void sys_mbox_post(sys_mbox_t *mbox, void *msg)
 
 err_t sys_mbox_trypost(sys_mbox_t *mbox, void *msg)
 {
-  if (!mbox_has_room(mbox))
+  if (!mbox_has_room(mbox)) {
+    udp_mbox_full += is_pool_netbuf(msg);
     return ERR_MEM;
+  }
   mbox_put(mbox, msg);
   return ERR_OK;
 }

@@ -22,6 +22,9 @@ typedef struct {
 
 typedef int sys_thread_t;
 
+/* Datagrams lwIP dropped between its UDP input and the agent (sys_arch.c), for `link`. */
+uint64_t sys_arch_udp_drops(void);
+
 #define sys_sem_valid(s) ((s)->valid)
 #define sys_sem_set_invalid(s) ((s)->valid = 0)
 #define sys_mutex_valid(m) ((m)->valid)
