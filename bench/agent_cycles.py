@@ -91,9 +91,9 @@ def row(what, command, cpu, link, payload):
     net = instr - IDLE["per_s"] * cpu["ticks"] / cpu["hz"]
     frames = link["rx_frames"] + link["tx_frames"]
     RUNS[what] = (net, link)
-    print("| %s | `%s` | %d | %d | %.1f | %d | %d | %.0f |" % (
+    print("| %s | `%s` | %d | %d | %.1f | %d | %d | %.0f | %.2f |" % (
         what, command, instr, net, net / payload, link["rx_frames"], link["tx_frames"],
-        net / max(frames, 1)), flush=True)
+        net / max(frames, 1), cpu.get("switches", 0) / max(frames, 1)), flush=True)
 
 
 def solve(a, b):
@@ -184,8 +184,8 @@ def main():
     print("Idle loop: %.0f instructions/s (SysTick and polling), subtracted for the net column\n"
           % IDLE["per_s"])
     print("| path | command (PC side) | instructions | net of idle | net per payload byte "
-          "| frames in | frames out | net per frame, both ways |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          "| frames in | frames out | net per frame, both ways | thread switches per frame |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     mib = 1024 * 1024
     measure(fw, "TCP receive", ["iperf3", "-c", BOARD, "-n", "4M"], 4 * mib)
     measure(fw, "TCP receive (iperf2)", ["iperf", "-c", BOARD, "-n", "4M"], 4 * mib)

@@ -59,8 +59,9 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, uint8_t
  * back ends never give a NULL owner. */
 #define LIVE(s, h) ((s)->ops != NULL && (s)->ops->h != NULL)
 
+/* Only a live listener's connection hears of a refusal: a listener ends with its session. */
 void lpa_core_on_refused(void *owner) {
-  lpa_report_error((struct lpa_session *)owner, LPA_ERR_NO_PCB);
+  lpa_report_error(SESSION(owner), LPA_ERR_NO_PCB);
 }
 
 void lpa_core_on_accept(void *owner, struct lpa_conn *c) {

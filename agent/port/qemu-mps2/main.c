@@ -5,7 +5,8 @@
  * The console speaks the host programs' protocol (agent/port/unix/host_main.c) so the same tests drive both:
  * every line ends with "done rc=N", and "ifconfig ADDR/PREFIX" brings the interface up and
  * prints "ready ...". Beyond lpa_command(): "link [reset]" (the driver's frame counters),
- * "stats" (lwIP's heap and pools) and "cpu [reset]" (core ticks busy and asleep: with QEMU's
+ * "stats" (lwIP's heap and pools) and "cpu [reset]" (core ticks busy and asleep, and thread
+ * switches with NO_SYS=0: with QEMU's
  * -icount shift=0 one tick per 40 instructions, the base of the CPU model). */
 #include <stdint.h>
 #include <string.h>
@@ -41,7 +42,17 @@
 #endif
 
 static struct netif nif;
-static uint64_t ticks_at_reset, idle_at_reset, stack_drops_at_reset;
+static uint64_t ticks_at_reset, idle_at_reset, stack_drops_at_reset, switches_at_reset;
+
+/* Thread switches (NO_SYS=0): a cost the CPU model's rows include at this port's price. */
+static uint64_t switches(void)
+{
+#if NO_SYS
+  return 0;
+#else
+  return rtos_switches();
+#endif
+}
 
 /* Frames lwIP dropped after the driver handed them over, beyond tcpip_input's refusals (the
  * driver's rx_stack): with NO_SYS=0, datagrams a full netconn mailbox had no room for. */
@@ -147,6 +158,7 @@ static void print_cpu(void)
   put_kv("ticks", ticks);
   put_kv("idle", idle);
   put_kv("busy", ticks - idle);
+  put_kv("switches", switches() - switches_at_reset);
   board_putc('\n');
 }
 
@@ -244,6 +256,7 @@ static void run_line(char *line)
   } else if (!strcmp(line, "cpu reset")) {
     ticks_at_reset = board_ticks();
     idle_at_reset = board_asleep_ticks();
+    switches_at_reset = switches();
     board_puts("cpu: counters reset\n");
   } else {
     rc = lpa_command(line, print_text, NULL);

@@ -24,6 +24,7 @@ struct thread {
 static struct thread threads[1 + RTOS_MAX_THREADS];
 static unsigned nthreads, cur;
 static uint32_t slice_start;
+static uint64_t switches;
 static uint64_t arena[RTOS_STACK_ARENA / 8]; /* 8-byte aligned, as the ABI wants stacks */
 static unsigned arena_used;                  /* in uint64_t */
 
@@ -87,6 +88,7 @@ static void schedule(void)
       if (i != cur) {
         unsigned from = cur;
         cur = i;
+        switches++;
         ctx_switch(&threads[from].sp, threads[i].sp);
       }
       slice_start = board_ms();
@@ -158,6 +160,11 @@ void rtos_yield(void)
 {
   threads[cur].ready = always;
   schedule();
+}
+
+uint64_t rtos_switches(void)
+{
+  return switches;
 }
 
 void rtos_slice(void)

@@ -32,5 +32,7 @@ int rtos_wait(int (*ready)(const void *obj), const void *obj, uint32_t timeout_m
 void rtos_yield(void);
 /* Yields if the caller has run for RTOS_SLICE_MS without waiting. */
 void rtos_slice(void);
+/* Thread switches since boot (the `cpu` command: what an RTOS would spend a switch on). */
+uint64_t rtos_switches(void);
 
 #endif
