@@ -2,12 +2,13 @@
  * the raw back end, a LAN9118 driver, and the agent's console on the UART. Built with
  * BACKEND=netconn or socket, lwIP has NO_SYS=0 on rtos.c's threads: the loop below is then
  * a thread too, the driver's and the console's, and lwIP's timers run in its tcpip thread.
- * The console speaks the host programs' protocol (agent/port/unix/host_main.c) so the same tests drive both:
- * every line ends with "done rc=N", and "ifconfig ADDR/PREFIX" brings the interface up and
- * prints "ready ...". Beyond lpa_command(): "link [reset]" (the driver's frame counters),
- * "stats" (lwIP's heap and pools) and "cpu [reset]" (core ticks busy and asleep, and thread
- * switches with NO_SYS=0: with QEMU's
- * -icount shift=0 one tick per 40 instructions, the base of the CPU model). */
+ *
+ * The console speaks the host programs' protocol (agent/port/unix/host_main.c) so the same
+ * tests drive both: every line ends with "done rc=N", and "ifconfig ADDR/PREFIX" brings the
+ * interface up and prints "ready ...". Beyond lpa_command(): "link [reset]" (the driver's
+ * frame counters), "stats" (lwIP's heap and pools) and "cpu [reset]" (core ticks busy and
+ * asleep, and thread switches: with QEMU's -icount shift=0 one tick per 40 instructions, the
+ * base of the CPU model). */
 #include <stdint.h>
 #include <string.h>
 
