@@ -131,17 +131,39 @@ async function openPage(ctx, url, problems) {
 }
 
 // What one chart panel draws: its points (data-points), series, and the legend's values.
+// Runs in the page: a chart panel's points, series, title and legend (null: no panel).
+function readPanel(sel) {
+  const box = document.querySelector(sel);
+  if (!box) return null;
+  const title = (box.querySelector('.u-title') || {}).textContent || '';
+  const legend = [...box.querySelectorAll('.u-legend .u-series')].slice(1).map((r) => ({
+    label: (r.querySelector('.u-label') || {}).textContent || '',
+    value: (r.querySelector('.u-value') || {}).textContent || '',
+  }));
+  return { points: Number(box.dataset.points), series: Number(box.dataset.series), title, legend };
+}
+
 async function panel(page, sel) {
-  return page.evaluate((sel) => {
-    const box = document.querySelector(sel);
-    if (!box) return null;
-    const title = (box.querySelector('.u-title') || {}).textContent || '';
-    const legend = [...box.querySelectorAll('.u-legend .u-series')].slice(1).map((r) => ({
-      label: (r.querySelector('.u-label') || {}).textContent || '',
-      value: (r.querySelector('.u-value') || {}).textContent || '',
-    }));
-    return { points: Number(box.dataset.points), series: Number(box.dataset.series), title, legend };
-  }, sel);
+  return page.evaluate(readPanel, sel);
+}
+
+// Has the page record every change of a panel's point count, with whether the selected run
+// was still running then, in window.__growth: the page draws as the rows come, while on a busy
+// machine this script's own polling can fall seconds behind.
+async function recordGrowth(page, sel) {
+  await page.evaluate(([sel, src]) => {
+    const read = new Function('return ' + src)();
+    window.__growth = [];
+    const note = () => {
+      const p = read(sel);
+      const run = document.getElementById('runs').selectedOptions[0];
+      const last = window.__growth[window.__growth.length - 1];
+      if (p && (!last || last.points !== p.points))
+        window.__growth.push(Object.assign(p, { running: !!run && !/\bdone\b/.test(run.textContent) }));
+    };
+    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true,
+      attributeFilter: ['data-points'] });
+  }, [sel, readPanel.toString()]);
 }
 
 const UNIT = { 'bits/s': 1, 'Kbits/s': 1e3, 'Mbits/s': 1e6, 'Gbits/s': 1e9 };
@@ -214,8 +236,9 @@ async function main() {
     await fillClient(page, p1, [['#f-transmit', '6'], ['#f-parallel', '2']]);
     const tcpCmd = await page.textContent('#cmd');
     check(tcpCmd === 'linkperf -c 127.0.0.1 -p ' + p1 + ' -t 6 -P 2', 'TCP command line is ' + tcpCmd);
-    await page.click('#start');
     const bps = '#view-live #charts .panel.bps';
+    await recordGrowth(page, bps);
+    await page.click('#start');
     // Watch the chart for as long as the run runs (not for a fixed time: a busy machine or a
     // cold browser may start it late): it must show some points, then more, before the run
     // is done.
@@ -233,7 +256,17 @@ async function main() {
       await sleep(100);
     }
     if (!(a && b)) {
-      // What the page knew, for a failure that is rare (twice in CI): the event stream's state,
+      // The page's own record (CI once: this loop's first look found 5 points, its next the
+      // run done).
+      const rec = await page.evaluate(() => window.__growth);
+      const first = rec.find((r) => r.running && r.points >= 1);
+      const later = first && rec.find((r) => r.running && r.points > first.points);
+      log('this loop saw ' + (a ? a.points : 0) + ' points while running; the page recorded',
+        JSON.stringify(rec.map((r) => [r.points, r.running])));
+      if (later) [a, b] = [first, later];
+    }
+    if (!(a && b)) {
+      // What the page knew, for a failure that is rare (thrice in CI): the event stream's state,
       // the runs it lists, the panel's data set and any page errors.
       const seen = await page.evaluate((sel) => ({
         live: document.getElementById('live').textContent,
