@@ -38,10 +38,12 @@ uint64_t sys_arch_udp_drops(void)
   return udp_mbox_full + memp_pools[MEMP_NETBUF]->stats->err;
 }
 
-static void stop(const char *why)
+/* "fatal: WHY DETAIL" on the console, then stop: the test sees "fatal:" at once. */
+static void stop(const char *why, const char *detail)
 {
   board_puts("fatal: ");
   board_puts(why);
+  board_puts(detail);
   board_puts("\n");
   for (;;)
     __asm volatile("wfi");
@@ -129,7 +131,7 @@ err_t sys_mbox_new(sys_mbox_t *mbox, int size)
 {
   if (size <= 0)
     stop("sys_mbox_new: size 0 -- set TCPIP_MBOX_SIZE, DEFAULT_TCP_RECVMBOX_SIZE, "
-         "DEFAULT_UDP_RECVMBOX_SIZE and DEFAULT_ACCEPTMBOX_SIZE in lwipopts.h");
+         "DEFAULT_UDP_RECVMBOX_SIZE and DEFAULT_ACCEPTMBOX_SIZE in lwipopts.h", "");
   if (size > MBOX_MAX_SLOTS)
     return ERR_MEM;
   for (unsigned i = 0; i < MBOX_POOL; i++) {
@@ -216,10 +218,8 @@ sys_thread_t sys_thread_new(const char *name, lwip_thread_fn thread, void *arg, 
 {
   int id = rtos_thread_new(thread, arg, stacksize > 0 ? (unsigned)stacksize : 0u);
   (void)prio;
-  if (id < 0) {
-    board_puts("fatal: no room for thread ");
-    stop(name);
-  }
+  if (id < 0)
+    stop("no room for thread ", name);
   return id;
 }
 
