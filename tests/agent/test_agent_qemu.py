@@ -59,7 +59,8 @@ class QemuHost(al.HostProc):
         self._pos = 0
         self.wait_line(r"^console up", 60)
         self.send("ifconfig %s/%d" % (topo.lwip_ip, topo.prefix))
-        self.ready = self.wait_line(r"^ready ", 20)
+        # the whole line: QEMU may hand the UART's output over in pieces
+        self.ready = self.wait_line(r"^ready .* cpu=cortex-m4$", 20)
         self.wait_line(r"^done rc=0$", 10)
 
     def check_alive(self, what):
