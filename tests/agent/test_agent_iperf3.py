@@ -192,8 +192,12 @@ def server_case(topo, host, args, udp=False, reverse=False, amount=None, streams
         check(near(sent["bytes"], recv["bytes"], 0.002),
               "%s: sent %d, received %d" % (what, sent["bytes"], recv["bytes"]))
     if amount is not None:
-        check(sent["bytes"] == amount and recv["bytes"] == amount,
-              "%s: %d sent, %d received, not %d" % (what, sent["bytes"], recv["bytes"], amount))
+        # Both ends count the same bytes; a stock 3.12 client may write one block past -n
+        # (CI once: 161 blocks of 128 KiB for -n 20M), linkperf never does
+        over = 0 if tool else streams * BLOCK
+        check(sent["bytes"] == recv["bytes"] and amount <= sent["bytes"] <= amount + over,
+              "%s: %d sent, %d received, not %d (or up to a block more per stream)" % (
+                  what, sent["bytes"], recv["bytes"], amount))
     check(len(end["streams"]) == streams, "%s: %d streams in the result" % (
         what, len(end["streams"])))
     # The agent's own measurement: the receiver's bytes (forward) or the sender's (-R).
