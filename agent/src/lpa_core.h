@@ -75,7 +75,6 @@ struct lpa_flow {
   lpa_ms_t start_ms;
   lpa_ms_t last_ms;  /* last data sent or received */
   uint64_t bytes;
-  struct lpa_flow_mark ivl;
   /* sender */
   uint32_t limit_ms; /* stop sending this long after the start (0: no time limit) */
   uint64_t amount;   /* stop after this many bytes (0: no byte limit) */
@@ -86,6 +85,7 @@ struct lpa_flow {
                        * pacing) but not in bytes */
   uint16_t send_errors; /* UDP datagrams the stack had no buffer for */
   struct lpa_udp_rx rx;
+  struct lpa_flow_mark ivl; /* last: only the interval code reaches it, at a long offset */
 };
 
 /* Sessions. new: NULL when all LPA_MAX_SESSIONS are in use. end: reports DONE, frees. */

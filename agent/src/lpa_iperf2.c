@@ -41,8 +41,8 @@ struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto) {
 static void forget(struct i2_state *t, struct lpa_conn *c) {
   if (t->conn == c) t->conn = NULL;
   if (t->back == c) t->back = NULL;
-  if (t->fl[0].conn == c) t->fl[0].conn = NULL;
-  if (t->fl[1].conn == c) t->fl[1].conn = NULL;
+  if (t->tx.conn == c) t->tx.conn = NULL;
+  if (t->rx.conn == c) t->rx.conn = NULL;
 }
 
 static void drop(struct i2_state *t, struct lpa_conn *c) {
@@ -67,12 +67,12 @@ void lpa_i2_fail(struct lpa_session *s, uint8_t why) {
   struct i2_state *t = I2(s);
   lpa_ms_t now = lpa_now_ms();
   lpa_report_error(s, why);
-  lpa_flow_finish(s, &t->fl[0], now);
-  lpa_flow_finish(s, &t->fl[1], now);
+  lpa_flow_finish(s, &t->tx, now);
+  lpa_flow_finish(s, &t->rx, now);
   lpa_i2_close_all(s);
 }
 
-uint8_t lpa_i2_mode(const struct lp_i2_header *rq) {
+static uint8_t request_mode(const struct lp_i2_header *rq) {
   if ((rq->flags & LP_I2_VERSION2) && (rq->upper & LP_I2_UP_REVERSE)) return LPA_MODE_REVERSE;
   if ((rq->flags & LP_I2_VERSION2) && (rq->upper & LP_I2_UP_FULLDUPLEX)) return I2_MODE_FULLDUPLEX;
   if (rq->flags & LP_I2_VERSION1)
@@ -80,15 +80,16 @@ uint8_t lpa_i2_mode(const struct lp_i2_header *rq) {
   return LPA_MODE_ONEWAY;
 }
 
-void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
+void lpa_i2_request(struct lpa_session *s, const struct lp_i2_header *rq) {
   struct i2_state *t = I2(s);
-  struct lp_i2_header *rq = &t->req;
-  struct lpa_flow *f = &t->fl[1];
+  struct lpa_flow *f = &t->tx;
   /* amount < 0: a time in 10 ms units, up to 2^31 of them; 0: for ever (iperf 2.1's -t 0).
    * Every flow back ends by the server's time at the latest (a UDP request may name anyone:
    * lpa_opts.h). */
   uint32_t cs = (uint32_t)(-(int64_t)rq->amount), most = s->cfg.duration_ms;
-  lpa_flow_open(s, f, c, LPA_DIR_TX | I2_BACK_DIR(t), s->cfg.proto, now);
+  t->mode = request_mode(rq);
+  if (I2_MODE(t) == LPA_MODE_DUAL || I2_MODE(t) == LPA_MODE_TRADEOFF) t->dport = (uint16_t)rq->mport;
+  lpa_flow_init(f, NULL, LPA_DIR_TX | I2_BACK_DIR(t), s->cfg.proto);
   f->limit_ms = most;
   if (rq->amount > 0) f->amount = (uint64_t)rq->amount;
   else if (cs - 1u < most / 10u) f->limit_ms = cs * 10u; /* cs 0 wraps: most */
@@ -98,16 +99,22 @@ void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
   f->len = rq->buflen;
 }
 
+void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
+  struct i2_state *t = I2(s);
+  t->tx.conn = c;
+  lpa_flow_begin(s, &t->tx, now);
+}
+
 /* Neither flow runs and nothing is pending: a test in RUN that needs nothing more ends. A test
  * with a flow back that has not started yet: a client waits for it a while. */
 static int test_idle(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct lpa_flow *tx = I2_TX(t);
-  if (t->phase != I2_RUN || t->flushing || t->fl[0].state == LPA_FLOW_RUNNING ||
-      t->fl[1].state == LPA_FLOW_RUNNING || !LPA_DUE(now, t->rx_linger) ||
+  struct lpa_flow *tx = &t->tx;
+  if (t->phase != I2_RUN || t->flushing || t->tx.state == LPA_FLOW_RUNNING ||
+      t->rx.state == LPA_FLOW_RUNNING || !LPA_DUE(now, t->rx_linger) ||
       (tx->state == LPA_FLOW_DONE && s->cfg.proto == LPA_PROTO_UDP && !t->tx_done))
     return 0;
-  if (I2_MODE(t) != LPA_MODE_ONEWAY && t->fl[1].state == LPA_FLOW_IDLE) {
+  if (I2_MODE(t) != LPA_MODE_ONEWAY && t->rx.state == LPA_FLOW_IDLE) {
     /* Only a client is here (a server's flow back starts with its phase): -d/-r, or UDP -R
      * repeating its request. */
     t->phase = I2_BACK;
@@ -121,7 +128,7 @@ static int test_idle(struct lpa_session *s, lpa_ms_t now) {
 
 static void connect_back(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  t->back = lpa_net_tcp_connect(&s->peer, (uint16_t)t->req.mport, s);
+  t->back = lpa_net_tcp_connect(&s->peer, t->dport, s);
   if (t->back == NULL) {
     lpa_i2_fail(s, LPA_ERR_BACK_CONNECT);
     return;
@@ -135,7 +142,7 @@ static void connect_back(struct lpa_session *s, lpa_ms_t now) {
  * closes (tcp_eof): its final report is what the server got. */
 static void tcp_pump(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct lpa_flow *tx = I2_TX(t);
+  struct lpa_flow *tx = &t->tx;
   int r;
   if (t->flushing) {
     if (lpa_net_tcp_unacked(tx->conn) == 0 || LPA_DUE(now, t->tx_next)) {
@@ -159,14 +166,15 @@ static void tcp_pump(struct lpa_session *s, lpa_ms_t now) {
 /* A server has the whole header: decide what the test is and answer it. */
 static void tcp_begin(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
+  struct lp_i2_header rq;
   t->phase = I2_RUN;
   if (lp_i2_ack_wanted(lp_wire_get32(t->hdr)))
     (void)lpa_net_tcp_send(t->conn, lp_i2_ack, LP_I2_ACK_LEN, 0);
   if (!LPA_IPERF2_BIDIR) return; /* the rest of the header is for a flow of ours */
   (void)lp_i2_header_decode_core(t->hdr, t->hdr_seen < I2_HDR_KEEP ? t->hdr_seen : I2_HDR_KEEP,
-                                 &t->req);
-  t->mode = lpa_i2_mode(&t->req);
-  if (I2_MODE(t) == LPA_MODE_REVERSE) t->fl[0].state = LPA_FLOW_DONE; /* nothing comes our way */
+                                 &rq);
+  lpa_i2_request(s, &rq);
+  if (I2_MODE(t) == LPA_MODE_REVERSE) t->rx.state = LPA_FLOW_DONE; /* nothing comes our way */
   if (I2_MODE(t) >= LPA_MODE_REVERSE) lpa_i2_send_back(s, t->conn, now); /* -R, --full-duplex */
   if (I2_MODE(t) == LPA_MODE_DUAL) connect_back(s, now);
 }
@@ -174,7 +182,7 @@ static void tcp_begin(struct lpa_session *s, lpa_ms_t now) {
 /* The peer closed its side of c. */
 static void tcp_eof(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct lpa_flow *rx = I2_RX(t), *tx = I2_TX(t);
+  struct lpa_flow *rx = &t->rx, *tx = &t->tx;
   if (rx->conn == c && rx->state == LPA_FLOW_RUNNING) {
     lpa_flow_finish(s, rx, now); /* the end of the peer's data */
   } else if (tx->conn == c) {
@@ -188,14 +196,14 @@ static void tcp_eof(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
     lpa_flow_finish(s, tx, now);
   }
   if (tx->conn != c || tx->state != LPA_FLOW_RUNNING) drop(t, c); /* --full-duplex sends on */
-  if (I2_SERVER(t) && I2_MODE(t) == LPA_MODE_TRADEOFF && t->fl[1].state == LPA_FLOW_IDLE &&
+  if (I2_SERVER(t) && I2_MODE(t) == LPA_MODE_TRADEOFF && t->tx.state == LPA_FLOW_IDLE &&
       t->back == NULL)
     connect_back(s, now); /* -r: our turn now */
 }
 
 static void tcp_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
   struct i2_state *t = I2(s);
-  struct lpa_flow *rx = I2_RX(t);
+  struct lpa_flow *rx = &t->rx;
   lpa_ms_t now = lpa_now_ms();
   if (n == 0) {
     tcp_eof(s, c, now);
@@ -249,12 +257,12 @@ static void tcp_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
     return;
   }
   if (reverse) {
-    t->fl[0].state = LPA_FLOW_DONE;
-    lpa_flow_begin(s, &t->fl[1], now); /* on c, since client_setup */
+    t->tx.state = LPA_FLOW_DONE;
+    lpa_flow_begin(s, &t->rx, now); /* on c, since client_setup */
     return;
   }
-  t->fl[0].head_sent = LP_I2_TCP_HDR_LEN;
-  lpa_flow_begin(s, &t->fl[0], now);
+  t->tx.head_sent = LP_I2_TCP_HDR_LEN;
+  lpa_flow_begin(s, &t->tx, now);
   tcp_pump(s, now);
 }
 
@@ -263,7 +271,7 @@ static void tcp_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
 static void test_error(struct lpa_session *s, struct lpa_conn *c) {
   struct i2_state *t = I2(s);
   forget(t, c);
-  if (!I2_SERVER(t) || t->fl[0].state == LPA_FLOW_RUNNING || t->fl[1].state == LPA_FLOW_RUNNING)
+  if (!I2_SERVER(t) || t->tx.state == LPA_FLOW_RUNNING || t->rx.state == LPA_FLOW_RUNNING)
     lpa_i2_fail(s, LPA_ERR_RESET);
   else
     lpa_i2_close_all(s);
@@ -285,18 +293,18 @@ static void test_accept(struct lpa_session *s, struct lpa_conn *c) {
     t->deadline = now + HEADER_TIMEOUT_MS;
     lpa_net_set_owner(c, ts);
     lpa_net_peer(c, &ts->peer, &ts->peer_port);
-    lpa_flow_open(ts, &t->fl[0], c, LPA_DIR_RX, LPA_PROTO_TCP, now);
+    lpa_flow_open(ts, &t->rx, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
     return;
   }
-  if (!LPA_IPERF2_BIDIR || t->back != NULL || t->fl[1].state != LPA_FLOW_IDLE) {
+  if (!LPA_IPERF2_BIDIR || t->back != NULL || t->rx.state != LPA_FLOW_IDLE) {
     lpa_net_close(c);
     return;
   }
-  t->back = t->fl[1].conn = c;
+  t->back = t->rx.conn = c;
   lpa_net_set_owner(c, s);
   lpa_net_close(t->tcp_listen); /* one connection back per test */
   t->tcp_listen = NULL;
-  lpa_flow_begin(s, &t->fl[1], now);
+  lpa_flow_begin(s, &t->rx, now);
   t->phase = I2_RUN;
 }
 
@@ -309,9 +317,9 @@ static void test_sendable(struct lpa_session *s, struct lpa_conn *c) {
 
 static void test_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct lpa_flow *rx = I2_RX(t);
-  lpa_flow_interval(s, &t->fl[0], now); /* interval reports first, whatever the kind */
-  lpa_flow_interval(s, &t->fl[1], now);
+  struct lpa_flow *rx = &t->rx;
+  lpa_flow_interval(s, &t->tx, now); /* interval reports first, whatever the kind */
+  lpa_flow_interval(s, &t->rx, now);
   if (t->kind == I2_LISTENER) return;
 #if LPA_UDP
   if (s->cfg.proto == LPA_PROTO_UDP) {
@@ -360,9 +368,10 @@ const struct lpa_proto_ops lpa_i2_test_ops = {
 /* A client's header for s->cfg into t->hdr, and its sending flow on t->conn. */
 static void client_setup(struct lpa_session *s, int udp) {
   struct i2_state *t = I2(s);
-  struct lp_i2_header *rq = &t->req;
+  struct lp_i2_header hdr, *rq = &hdr;
   const struct lpa_config *cfg = &s->cfg;
-  struct lpa_flow *f = &t->fl[0];
+  struct lpa_flow *f = &t->tx;
+  memset(rq, 0, sizeof(*rq));
   if (I2_MODE(t) == LPA_MODE_DUAL) rq->flags = LP_I2_VERSION1 | LP_I2_RUN_NOW;
   if (I2_MODE(t) == LPA_MODE_TRADEOFF) rq->flags = LP_I2_VERSION1;
   if (I2_MODE(t) == LPA_MODE_REVERSE) {
@@ -384,11 +393,11 @@ static void client_setup(struct lpa_session *s, int udp) {
   f->len = cfg->len;
   /* The flow back: -R on this connection, ending by the server's time and some slop at last;
    * -d/-r on the connection back (TCP: accepted later) or the endpoint for it (UDP). */
-  f = &t->fl[1];
+  f = &t->rx;
   lpa_flow_init(f, I2_MODE(t) == LPA_MODE_REVERSE ? t->conn : t->back, LPA_DIR_RX | I2_BACK_DIR(t),
                 cfg->proto);
-  if (I2_MODE(t) == LPA_MODE_REVERSE && t->fl[0].limit_ms)
-    f->limit_ms = t->fl[0].limit_ms + I2_REVERSE_SLOP_MS;
+  if (I2_MODE(t) == LPA_MODE_REVERSE && t->tx.limit_ms)
+    f->limit_ms = t->tx.limit_ms + I2_REVERSE_SLOP_MS;
 }
 
 int lpa_iperf2_start(struct lpa_session *s) {

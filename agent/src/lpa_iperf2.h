@@ -1,12 +1,13 @@
 /* iperf2 wire protocol inside the agent: shared state of the TCP part (lpa_iperf2.c) and the
  * UDP part (lpa_iperf2_udp.c). Not part of the public API.
  *
- * One design for every test, client or server, TCP or UDP: a test has two flows, fl[0] from
- * the client to the server and fl[1] back (-d, -r, -R, --full-duplex). Seen from this end one
- * of them sends and the other receives (I2_TX, I2_RX), so the handlers are the same for both
- * roles: data on the receiving flow's connection is counted, the sending flow is pumped, and
- * the test ends when neither runs and nothing is pending (a header, a connection back, a TCP
- * flush, a UDP FIN exchange). Only how the flows are set up differs by role. */
+ * One design for every test, client or server, TCP or UDP: a test has two flows, one from the
+ * client to the server and one back (-d, -r, -R, --full-duplex). They are kept as seen from this
+ * end, the one it sends (tx) and the one it receives (rx), so the handlers are the same for both
+ * roles (and reach either flow at a fixed offset: smaller code than indexing by role): data on
+ * the receiving flow's connection is counted, the sending flow is pumped, and the test ends
+ * when neither runs and nothing is pending (a header, a connection back, a TCP flush, a UDP FIN
+ * exchange). Only how the flows are set up differs by role. */
 #ifndef LPA_IPERF2_H
 #define LPA_IPERF2_H
 
@@ -33,7 +34,7 @@ enum { I2_START = 0, I2_RUN, I2_BACK };
  * reaches in 16 bits; the buffers go last. */
 struct i2_state {
   uint8_t kind;       /* enum i2_kind; 0: the session has ended */
-  uint8_t server;     /* 1 for a server's test: its flow fl[1] sends */
+  uint8_t server;     /* 1 for a server's test: tx is the flow back */
   uint8_t mode;       /* LPA_MODE_* or I2_MODE_FULLDUPLEX */
   uint8_t phase;
   uint8_t flushing;   /* TCP: the sending flow has queued its last byte and shut down */
@@ -43,7 +44,8 @@ struct i2_state {
   uint8_t rx_reports; /* reports sent */
   uint8_t tries;      /* UDP FINs sent; TCP connections back refused */
   uint8_t tx_done;    /* the FIN exchange of our sending flow is over */
-  uint16_t dport;     /* UDP: where our datagrams go on s->peer (-d/-r: the client's back port) */
+  uint16_t dport;     /* where our flow goes on s->peer: UDP datagrams, a server's -d/-r (the
+                       * client's port for the flow back, from its request) */
   uint16_t hdr_need;  /* header length once the flags word is in */
   uint16_t hdr_seen;
   struct lpa_session *parent;  /* the listener a test came from */
@@ -53,8 +55,7 @@ struct i2_state {
   lpa_ms_t deadline;  /* the current phase gives up at this time */
   lpa_ms_t rx_linger; /* UDP: keep answering FINs until then */
   lpa_ms_t tx_next;   /* UDP: next FIN or -R request; TCP: the flush gives up */
-  struct lp_i2_header req;     /* what the client asks for: read from hdr, or written into it */
-  struct lpa_flow fl[2];       /* client to server, server to client */
+  struct lpa_flow tx, rx;      /* the flow this end sends, the one it receives */
   uint8_t hdr[I2_HDR_KEEP];
 };
 
@@ -64,23 +65,22 @@ extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 #define I2_MODE(t) (LPA_IPERF2_BIDIR ? (t)->mode : LPA_MODE_ONEWAY)
 /* A server's test (not a client): a build with one role folds the other away. */
 #define I2_SERVER(t) (LPA_CLIENT && LPA_SERVER ? (t)->server : !LPA_CLIENT)
-#define I2_TX(t) (&(t)->fl[I2_SERVER(t)])
-#define I2_RX(t) (&(t)->fl[I2_SERVER(t) ^ 1u])
-/* The flow back, stream 1 of the reports: -d, -r and --full-duplex (not -R: it is the only one). */
 /* A -R client gives the server's time this much more, from the first data on (its receiving
  * flow's limit_ms, which only such a flow has). */
 #define I2_REVERSE_SLOP_MS 2000u
+/* The flow back, stream 1 of the reports: -d, -r and --full-duplex (not -R: it is the only one). */
 #define I2_BACK_DIR(t) (I2_MODE(t) != LPA_MODE_REVERSE ? LPA_SECOND : 0u)
 
 /* A server's test from the listener ls, or NULL when every session is in use. */
 struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto);
-/* A server's flow back: its limits from the request, started now (TCP -d/-r: once connected). */
+/* A server's test takes the client's request: its mode, where -d/-r go back (dport), and the
+ * flow back's limits (tx, not started). */
+void lpa_i2_request(struct lpa_session *s, const struct lp_i2_header *rq);
+/* A server's flow back starts now on c (TCP -d/-r: once connected). */
 void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now);
 /* Ends a session whose flows are all done: closes what is open, reports DONE. */
 void lpa_i2_close_all(struct lpa_session *s);
 void lpa_i2_fail(struct lpa_session *s, uint8_t why); /* why: enum lpa_error */
-/* The mode a server's request asks for (LPA_MODE_*, I2_MODE_FULLDUPLEX). */
-uint8_t lpa_i2_mode(const struct lp_i2_header *rq);
 /* The handlers of every iperf2 session. */
 extern const struct lpa_proto_ops lpa_i2_test_ops;
 

@@ -77,7 +77,6 @@ static int report_parse(struct lpa_session *s, struct lpa_flow *f, const uint8_t
 /* A server's flow back on an endpoint of its own (-d/-r), to the client's port for it. */
 static void send_back_open(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  t->dport = (uint16_t)t->req.mport;
   t->back = lpa_net_udp_open(0, &s->peer, t->dport, s);
   if (t->back == NULL) lpa_i2_fail(s, LPA_ERR_BACK_OPEN);
   else lpa_i2_send_back(s, t->back, now);
@@ -121,31 +120,31 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
 /* A server's test: the first datagram's header (d, n) says what it is. A client: its flows. */
 void lpa_i2_udp_start(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct lp_i2_header *rq = &t->req;
+  struct lp_i2_header hdr, *rq = &hdr;
   t->phase = I2_RUN;
   if (!I2_SERVER(t)) {
     t->use64 = 1; /* our header says so */
     if (I2_MODE(t) == LPA_MODE_REVERSE) {
-      t->fl[0].state = LPA_FLOW_DONE;
+      t->tx.state = LPA_FLOW_DONE;
       t->tx_done = 1;
     } else {
-      lpa_flow_begin(s, &t->fl[0], now);
+      lpa_flow_begin(s, &t->tx, now);
     }
     return;
   }
   t->use64 = (lp_i2_udp_flags(d, n) & LP_I2_SEQNO64B) != 0;
-  lpa_flow_init(&t->fl[0], I2(t->parent)->udp_listen, LPA_DIR_RX, LPA_PROTO_UDP);
+  lpa_flow_init(&t->rx, I2(t->parent)->udp_listen, LPA_DIR_RX, LPA_PROTO_UDP);
   if (!LPA_IPERF2_BIDIR) return; /* the header is for a flow of ours (-d, -r, -R) */
   (void)lp_i2_header_decode_core(d + LP_I2_UDP_PREFIX, n - LP_I2_UDP_PREFIX, rq);
   if (rq->rate_bps == 0) rq->rate_bps = 1048576u;
   /* A length out of LP_I2_UDP_PREFIX..LPA_UDP_MAX_LEN (0: the client's default) is iperf2's. */
   if (rq->buflen - LP_I2_UDP_PREFIX > LPA_UDP_MAX_LEN - LP_I2_UDP_PREFIX) rq->buflen = 1470;
-  t->mode = lpa_i2_mode(rq);
+  lpa_i2_request(s, rq);
   if (I2_MODE(t) == I2_MODE_FULLDUPLEX) t->mode = LPA_MODE_ONEWAY; /* TCP only */
   if (I2_MODE(t) == LPA_MODE_REVERSE) {
     /* We send to the client's own port; its header datagrams are not data. */
-    t->fl[0].state = LPA_FLOW_DONE;
-    lpa_i2_send_back(s, t->fl[0].conn, now);
+    t->rx.state = LPA_FLOW_DONE;
+    lpa_i2_send_back(s, t->rx.conn, now);
   }
   if (I2_MODE(t) == LPA_MODE_DUAL) send_back_open(s, now);
 }
@@ -190,7 +189,7 @@ static void listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
 void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
                        const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
   struct i2_state *t = I2(s);
-  struct lpa_flow *rx = I2_RX(t), *tx = I2_TX(t);
+  struct lpa_flow *rx = &t->rx, *tx = &t->tx;
 #if LPA_SERVER
   if (t->kind == I2_LISTENER) {
     listener_rx(s, d, n, from, port, arrival_us);
@@ -207,10 +206,10 @@ void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t 
  * (-R: one FIN, no exchange). A -R client repeats its request until the data comes. */
 void lpa_i2_udp_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
-  struct lpa_flow *tx = I2_TX(t);
+  struct lpa_flow *tx = &t->tx;
   int reverse = I2_MODE(t) == LPA_MODE_REVERSE;
   if (reverse && !I2_SERVER(t)) {
-    if (t->fl[1].state == LPA_FLOW_IDLE && LPA_DUE(now, t->tx_next)) {
+    if (t->rx.state == LPA_FLOW_IDLE && LPA_DUE(now, t->tx_next)) {
       tx->seq = 1; /* iperf2 repeats datagram 1 */
       send_seq(s, tx, 1);
       t->tx_next = now + REQUEST_GAP_MS;

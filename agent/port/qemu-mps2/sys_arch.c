@@ -11,6 +11,7 @@
 #include "lwip/memp.h"
 #include "lwip/sys.h"
 #include "rtos.h"
+#include "../lpa_netbuf_pool.h"
 
 /* Mailboxes alive at once: tcpip's, and a receive and an accept mailbox per netconn. */
 #define MBOX_POOL (1 + 2 * MEMP_NUM_NETCONN)
@@ -21,16 +22,6 @@ static uint8_t mbox_taken[MBOX_POOL];
 /* UDP datagrams lwIP took in but could not queue for the application: its netconn's receive
  * mailbox was full (api_msg.c recv_udp drops them without a trace). */
 static uint64_t udp_mbox_full;
-
-/* A UDP datagram travels to its netconn as a netbuf from the MEMP_NETBUF pool; TCP data,
- * which lwIP keeps and offers again when a mailbox is full, travels as a bare pbuf (the host
- * port counts the same way: agent/port/unix/lpa_host.c). */
-static int is_pool_netbuf(const void *msg)
-{
-  const struct memp_desc *d = memp_pools[MEMP_NETBUF];
-  const u8_t *p = msg;
-  return p >= d->base && p < d->base + (size_t)d->num * (MEMP_SIZE + d->size);
-}
 
 uint64_t sys_arch_udp_drops(void)
 {
@@ -176,7 +167,7 @@ void sys_mbox_post(sys_mbox_t *mbox, void *msg)
 err_t sys_mbox_trypost(sys_mbox_t *mbox, void *msg)
 {
   if (!mbox_has_room(mbox)) {
-    udp_mbox_full += is_pool_netbuf(msg);
+    udp_mbox_full += lpa_is_pool_netbuf(msg);
     return ERR_MEM;
   }
   mbox_put(mbox, msg);

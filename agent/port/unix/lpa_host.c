@@ -13,11 +13,13 @@
 #if !NO_SYS
 #include "lwip/tcpip.h"
 #endif
+#if LWIP_NETCONN && !MEMP_MEM_MALLOC
+#include "../lpa_netbuf_pool.h"
+#endif
 
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
-#include <time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,21 +30,10 @@ static int host_is_up;
  * receive mailbox was full (api_msg.c recv_udp drops them without a trace). */
 static uint64_t udp_mbox_full;
 
-#if LWIP_NETCONN && !MEMP_MEM_MALLOC
-/* A UDP datagram travels to its netconn as a netbuf from the MEMP_NETBUF pool; TCP data,
- * which lwIP keeps and offers again when a mailbox is full, travels as a bare pbuf. */
-static int is_pool_netbuf(const void *msg)
-{
-  const struct memp_desc *d = memp_pools[MEMP_NETBUF];
-  const u8_t *p = msg;
-  return p >= d->base && p < d->base + (size_t)d->num * (MEMP_SIZE + d->size);
-}
-#endif
-
 void lpa_host_note_mbox_full(void *msg)
 {
 #if LWIP_NETCONN && !MEMP_MEM_MALLOC
-  if (is_pool_netbuf(msg))
+  if (lpa_is_pool_netbuf(msg))
     __atomic_add_fetch(&udp_mbox_full, 1, __ATOMIC_RELAXED);
 #else
   (void)msg;
