@@ -232,10 +232,13 @@ async function main() {
     const ctx = await browser.newContext({ viewport: { width: 1440, height: 960 }, acceptDownloads: true });
     const page = await openPage(ctx, uiUrl, problems);
 
-    /* 1. TCP -t 6 -P 2: the chart grows while it runs */
-    await fillClient(page, p1, [['#f-transmit', '6'], ['#f-parallel', '2']]);
+    /* 1. TCP -t 6 -P 2: the chart grows while it runs. At a rate limit: unlimited, two streams
+     * over loopback keep both cores busy, and Chromium (whose renderers run at nice 5) then got
+     * no CPU for seconds (its timers stopped for 5 s in a run that failed here: the chart went
+     * from 0 to 6 points when the run was over). */
+    await fillClient(page, p1, [['#f-transmit', '6'], ['#f-parallel', '2'], ['#f-tcpRate', '200M']]);
     const tcpCmd = await page.textContent('#cmd');
-    check(tcpCmd === 'linkperf -c 127.0.0.1 -p ' + p1 + ' -t 6 -P 2', 'TCP command line is ' + tcpCmd);
+    check(tcpCmd === 'linkperf -c 127.0.0.1 -p ' + p1 + ' -b 200M -t 6 -P 2', 'TCP command line is ' + tcpCmd);
     const bps = '#view-live #charts .panel.bps';
     await recordGrowth(page, bps);
     await page.click('#start');
@@ -429,7 +432,8 @@ async function main() {
     log('server with --web at', webUrl, 'port', p2);
     const spage = await openPage(ctx, webUrl, problems);
     await spage.waitForSelector('#server-tests:not([hidden])', { timeout: 10000 });
-    const client = start('iperf3 -c', IPERF3, ['-c', '127.0.0.1', '-p', String(p2), '-t', '3', '-J']);
+    // At a rate limit, as in 1: the page must get CPU while the test runs.
+    const client = start('iperf3 -c', IPERF3, ['-c', '127.0.0.1', '-p', String(p2), '-t', '3', '-b', '200M', '-J']);
     const card = '#test-cards .test-card';
     await spage.waitForFunction((s) => { const c = document.querySelector(s); return c && c.dataset.state === 'running' && Number(c.dataset.points) >= 1; }, card, { timeout: 10000 });
     const live1 = await panel(spage, '#view-live #charts .panel.bps');
