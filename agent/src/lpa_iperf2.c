@@ -88,7 +88,8 @@ void lpa_i2_request(struct lpa_session *s, const struct lp_i2_header *rq) {
    * lpa_opts.h). */
   uint32_t cs = (uint32_t)(-(int64_t)rq->amount), most = s->cfg.duration_ms;
   t->mode = request_mode(rq);
-  if (I2_MODE(t) == LPA_MODE_DUAL || I2_MODE(t) == LPA_MODE_TRADEOFF) t->dport = (uint16_t)rq->mport;
+  if (I2_MODE(t) == LPA_MODE_DUAL || I2_MODE(t) == LPA_MODE_TRADEOFF)
+    t->dport = (uint16_t)rq->mport; /* where -d/-r connect or send back */
   lpa_flow_init(f, NULL, LPA_DIR_TX | I2_BACK_DIR(t), s->cfg.proto);
   f->limit_ms = most;
   if (rq->amount > 0) f->amount = (uint64_t)rq->amount;

@@ -269,8 +269,8 @@ async function main() {
       if (later) [a, b] = [first, later];
     }
     if (!(a && b)) {
-      // What the page knew, for a failure that is rare (thrice in CI): the event stream's state,
-      // the runs it lists, the panel's data set and any page errors.
+      // What the page knew, should the chart not grow (four times in CI before the rate limit):
+      // the event stream's state, the runs it lists, the panel's data set and any page errors.
       const seen = await page.evaluate((sel) => ({
         live: document.getElementById('live').textContent,
         runs: [...document.getElementById('runs').options].map((o) => o.textContent),
