@@ -12,9 +12,9 @@ static uint8_t started;
 const uint8_t lpa_pattern[LPA_PATTERN_LEN];
 
 struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
+  struct lpa_session *s = lpa_sessions;
   int i;
-  for (i = 0; i < LPA_MAX_SESSIONS; i++) {
-    struct lpa_session *s = &lpa_sessions[i];
+  for (i = 0; i < LPA_MAX_SESSIONS; i++, s++) {
     if (s->used) continue;
     memset(s, 0, sizeof(*s));
     s->used = 1;
@@ -29,7 +29,7 @@ struct lpa_session *lpa_session_new(const struct lpa_config *cfg, lpa_report_fn 
 
 void lpa_session_end(struct lpa_session *s) {
   if (!s->used) return;
-  lpa_report_simple(s, LPA_REPORT_DONE, 0, 0);
+  lpa_report_simple(s, LPA_REPORT_DONE, 0);
   s->used = 0;
   s->ops = NULL;
 }
@@ -43,12 +43,10 @@ void lpa_report_emit(struct lpa_session *s, struct lpa_report *r) {
   if (s->fn) s->fn(r, s->arg);
 }
 
-void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, uint8_t error) {
+void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t error) {
   struct lpa_report r;
   memset(&r, 0, sizeof(r));
   r.kind = kind;
-  r.dir = dir & 1u;
-  r.stream = (uint8_t)(dir >> 1);
   r.error = error;
   lpa_report_emit(s, &r);
 }
@@ -128,7 +126,8 @@ static int config_complete(struct lpa_config *c) {
   if (c->duration_ms == 0 && c->amount_bytes == 0)
     c->duration_ms = c->role == LPA_ROLE_SERVER ? LPA_SERVER_MAX_SEND_MS : 10000;
   if (c->interval_ms == 0) c->interval_ms = LPA_DEFAULT_INTERVAL_MS;
-  if (c->interval_ms < 100 || (c->interval_ms > 86400000u && c->interval_ms != LPA_INTERVAL_NONE))
+  /* 100 ms..1 day (the subtraction wraps below 100), or none */
+  if (c->interval_ms - 100u > 86400000u - 100u && c->interval_ms != LPA_INTERVAL_NONE)
     return LPA_EINVAL;
   if (c->proto == LPA_PROTO_UDP) {
     if (c->rate_bps == 0) c->rate_bps = 1048576u - 48576u * i3;
@@ -173,15 +172,15 @@ int lpa_start(const struct lpa_config *cfg, lpa_report_fn fn, void *arg) {
 }
 
 int lpa_stop(int session) {
-  int i, found = 0;
-  if (session < -1 || session >= LPA_MAX_SESSIONS) return LPA_ENOENT;
+  int i, err = LPA_ENOENT;
+  if (session < -1 || session >= LPA_MAX_SESSIONS) return err;
   lpa_net_lock();
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
     struct lpa_session *s = &lpa_sessions[i];
     if (!s->used || (session >= 0 && i != session)) continue;
-    found = 1;
+    err = 0;
     s->ops->stop(s); /* every used session has ops with a stop (set under this lock) */
   }
   lpa_net_unlock();
-  return found ? 0 : LPA_ENOENT;
+  return err;
 }

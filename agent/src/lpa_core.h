@@ -32,17 +32,19 @@ struct lpa_proto_ops {
 };
 
 /* A listener or one test. Protocol modules keep their own per-session state in arrays indexed
- * by `index`, so this struct does not grow with the protocols compiled in. */
+ * by `index`, so this struct does not grow with the protocols compiled in. The order leaves no
+ * hole before cfg (8-byte aligned) and keeps the small fields within reach of a Cortex-M's
+ * 16-bit loads (bytes up to offset 31, halfwords up to 62). */
 struct lpa_session {
   uint8_t used;
   uint8_t index;
+  uint16_t peer_port;
   void *state; /* the protocol module's per-session state */
-  struct lpa_config cfg;
+  ip_addr_t peer;
   const struct lpa_proto_ops *ops;
+  struct lpa_config cfg;
   lpa_report_fn fn; /* borrowed from the starter (a server's tests inherit it) */
   void *arg;
-  ip_addr_t peer;
-  uint16_t peer_port;
 };
 
 enum lpa_flow_state { LPA_FLOW_IDLE = 0, LPA_FLOW_RUNNING = 1, LPA_FLOW_DONE = 2 };
@@ -54,7 +56,6 @@ struct lpa_udp_rx {
   uint64_t out_of_order;
   uint32_t prev_transit_us; /* arrival - sent stamp, modulo 2^32 */
   uint32_t jitter_us16;    /* running jitter, microseconds x 16 (RFC 1889 filter) */
-  uint8_t seen;
 };
 
 /* A flow's counters at the start of the current interval (reports show the differences). */
@@ -63,7 +64,8 @@ struct lpa_flow_mark {
   uint64_t bytes, seq, lost, ooo;
 };
 
-/* One direction of data on one connection or UDP endpoint. */
+/* One direction of data on one connection or UDP endpoint. The fields of 32 bits and less come
+ * first, packed, then the 64-bit ones: little padding (144 bytes on a 32-bit target, not 160). */
 struct lpa_flow {
   struct lpa_conn *conn;
   uint8_t dir;   /* enum lpa_dir */
@@ -72,18 +74,20 @@ struct lpa_flow {
   uint8_t stream; /* lpa_report.stream: 1 for a test's second connection (LPA_SECOND) */
   uint8_t interim; /* interval reports wanted */
   uint8_t omitting; /* iperf3 -O: its interval reports are in the omitted seconds */
+  uint16_t head_sent; /* sender: header bytes the caller sent before the flow: on the wire
+                       * (limits, pacing) but not in bytes */
   lpa_ms_t start_ms;
   lpa_ms_t last_ms;  /* last data sent or received */
+  uint32_t limit_ms; /* sender: stop sending this long after the start (0: no time limit) */
+  uint32_t len;      /* sender: bytes per write / datagram */
+  uint16_t send_errors; /* sender: UDP datagrams the stack had no buffer for */
+  uint8_t udp_seen;  /* UDP receiver: a datagram has come (rx's transit is set). Here, not in
+                      * rx: the padding before bytes holds it, at a short offset */
   uint64_t bytes;
   /* sender */
-  uint32_t limit_ms; /* stop sending this long after the start (0: no time limit) */
   uint64_t amount;   /* stop after this many bytes (0: no byte limit) */
   uint64_t rate_bps; /* 0: as fast as the stack takes it */
-  uint32_t len;      /* bytes per write / datagram */
   uint64_t seq;      /* UDP: number of the next datagram */
-  uint16_t head_sent; /* header bytes the caller sent before the flow: on the wire (limits,
-                       * pacing) but not in bytes */
-  uint16_t send_errors; /* UDP datagrams the stack had no buffer for */
   struct lpa_udp_rx rx;
   struct lpa_flow_mark ivl; /* last: only the interval code reaches it, at a long offset */
 };
@@ -98,28 +102,25 @@ extern struct lpa_session lpa_sessions[LPA_MAX_SESSIONS];
 
 /* Reports: fills session, dialect, proto and peer, then calls the session's callback. */
 void lpa_report_emit(struct lpa_session *s, struct lpa_report *r);
-/* A report without numbers: START (of direction dir), ERROR (enum lpa_error), DONE. */
-void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t dir, uint8_t error);
-#define lpa_report_start(s, dir) lpa_report_simple((s), LPA_REPORT_START, (dir), 0)
-/* Or'ed into the dir argument of lpa_flow_init/open and lpa_report_start: the flow is the
- * test's second connection (iperf2 -d/-r back, --full-duplex), reported with stream 1. */
+/* A report without numbers: ERROR (enum lpa_error), DONE. */
+void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t error);
+/* Or'ed into the dir argument of lpa_flow_init: the flow is the test's second connection
+ * (iperf2 -d/-r back, --full-duplex), reported with stream 1. */
 #define LPA_SECOND 2u
-#define lpa_report_error(s, error) lpa_report_simple((s), LPA_REPORT_ERROR, 0, (error))
+#define lpa_report_error(s, error) lpa_report_simple((s), LPA_REPORT_ERROR, (error))
 
 /* Flows. start: the clock of the flow begins (interval reports count from the session start).
  * A sender's limits: limit_ms / amount / rate_bps / len set by the caller. */
 void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t proto);
 void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
-/* A START report of the flow's direction and stream, then start. */
+/* start, then a START report of the flow's direction and stream. */
 void lpa_flow_begin(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
-/* init, then begin: a sender's limits can still be set before its pump. */
-void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
-                   uint8_t proto, lpa_ms_t now);
-/* Sender: TCP writes until the stack is full; UDP sends the datagrams due by now, each with the
- * head built by make_head (which returns its length, at most LPA_UDP_HEAD_MAX, with the
- * sender's stamp from LPA_WALL_US()) to to:to_port (NULL: the connected peer). Both stop when
- * the rate says wait or a limit is reached. Returns 1 when the flow has sent everything it
- * will send, 0 otherwise, -1 on a broken TCP connection. TCP callers pass NULL, NULL, NULL, 0. */
+/* Sender, for a RUNNING flow only (every caller checks: no second test here): TCP writes until
+ * the stack is full; UDP sends the datagrams due by now, each with the head built by make_head
+ * (which returns its length, at most LPA_UDP_HEAD_MAX, with the sender's stamp from
+ * LPA_WALL_US()) to to:to_port (NULL: the connected peer). Both stop when the rate says wait or
+ * a limit is reached. Returns 1 when the flow has sent everything it will send, 0 otherwise, -1
+ * on a broken TCP connection. TCP callers pass NULL, NULL, NULL, 0. */
 typedef size_t (*lpa_udp_head_fn)(void *ctx, struct lpa_flow *f, uint8_t *head);
 int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
                   const ip_addr_t *to, uint16_t to_port);
@@ -133,8 +134,8 @@ void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, uint32_t sent_us, uint32_
 uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx);
 /* Emits an interval report when the flow's interval has elapsed (call from tick). */
 void lpa_flow_interval(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now);
-/* Emits a report of the flow's counters: INTERVAL (since the last one, which it starts), FINAL
- * or PEER (the whole flow, from start_ms to end). A PEER report is what the peer measured:
+/* Emits a report of the flow's counters: INTERVAL (since the last one, which it starts), START,
+ * FINAL or PEER (the whole flow, from start_ms to end). A PEER report is what the peer measured:
  * its numbers are put into the finished flow first (bytes, seq or rx, start_ms 0, end its
  * duration). */
 void lpa_flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lpa_ms_t end);

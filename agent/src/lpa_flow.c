@@ -23,26 +23,11 @@ void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   f->interim = s->cfg.interval_ms != LPA_INTERVAL_NONE;
 }
 
+/* The START report is the flow's report at its first instant: a flow begins fresh from
+ * lpa_flow_init, so every count in it is zero, as a START report's are. */
 void lpa_flow_begin(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
-  lpa_report_start(s, f->dir | f->stream << 1);
   lpa_flow_start(s, f, now);
-}
-
-void lpa_flow_open(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c, uint8_t dir,
-                   uint8_t proto, lpa_ms_t now) {
-  lpa_flow_init(f, c, dir, proto);
-  lpa_flow_begin(s, f, now);
-}
-
-/* May a sender send now? 1: its limit is reached, -1: not yet (pacing: the bytes sent so far
- * are due at rate_bps after elapsed ms; both products stay far below 2^64 for a day at
- * 10 Gbit/s), 0: yes. */
-static int flow_gate(const struct lpa_flow *f, lpa_ms_t now) {
-  uint64_t sent = f->bytes + f->head_sent;
-  uint32_t elapsed = now - f->start_ms;
-  if ((f->limit_ms != 0 && elapsed >= f->limit_ms) || (f->amount != 0 && sent >= f->amount))
-    return 1;
-  return f->rate_bps != 0 && (uint64_t)elapsed * f->rate_bps < sent * 8000u ? -1 : 0;
+  lpa_flow_report(s, f, LPA_REPORT_START, now);
 }
 
 /* One loop for both protocols (code size): TCP writes until the stack is full, UDP sends at
@@ -55,16 +40,21 @@ int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, v
   (void)make_head; (void)ctx; (void)to; (void)to_port;
 #endif
   int n;
-  if (f->state != LPA_FLOW_RUNNING) return f->state == LPA_FLOW_DONE;
   for (n = 0; n < LPA_UDP_BURST || f->proto == LPA_PROTO_TCP; n++) {
     long sent = (long)f->len;
-    int gate = flow_gate(f, now);
-    if (gate != 0) return gate > 0;
+    uint64_t done = f->bytes + f->head_sent; /* on the wire so far */
+    uint32_t elapsed = now - f->start_ms;
+    if ((f->limit_ms != 0 && elapsed >= f->limit_ms) || (f->amount != 0 && done >= f->amount))
+      return 1; /* a limit is reached */
+    /* Pacing: the bytes sent so far are due at rate_bps after elapsed ms (both products stay
+     * far below 2^64 for a day at 10 Gbit/s); not yet: wait. */
+    if (f->rate_bps != 0 && (uint64_t)elapsed * f->rate_bps < done * 8000u) return 0;
 #if LPA_UDP
     if (f->proto == LPA_PROTO_UDP) {
-      f->seq++;
+      uint64_t seq = f->seq;
+      f->seq = seq + 1;
       if (lpa_net_udp_send(f->conn, head, make_head(ctx, f, head), f->len, to, to_port) != 0) {
-        f->seq--; /* no buffer: this datagram goes out next tick with the same number */
+        f->seq = seq; /* no buffer: this datagram goes out next tick with the same number */
         f->send_errors++;
         return 0;
       }
@@ -72,12 +62,12 @@ int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, v
 #endif
     {
       size_t chunk = (size_t)LPA_PATTERN_LEN * LPA_PATTERN_SENDS;
-      uint64_t left = f->amount - f->bytes - f->head_sent;
-      if (f->len != 0 && f->len < chunk) chunk = f->len;
+      uint64_t left = f->amount - done;
+      if (f->len - 1u < chunk) chunk = f->len; /* len 0 (none) wraps */
       if (f->amount != 0 && left < chunk) chunk = (size_t)left;
       sent = lpa_net_tcp_send(f->conn, lpa_pattern, chunk,
                               LPA_SEND_PATTERN | LPA_SEND_STATIC | LPA_SEND_MORE);
-      if (sent <= 0) return sent < 0 ? -1 : 0;
+      if (sent <= 0) return -(sent < 0); /* -1: broken, 0: the stack is full */
     }
     lpa_flow_rx(f, (size_t)sent, now);
   }
@@ -92,21 +82,23 @@ void lpa_flow_rx(struct lpa_flow *f, size_t bytes, lpa_ms_t now) {
 void lpa_flow_udp_rx(struct lpa_flow *f, uint64_t seq, uint32_t sent_us, uint32_t arrival_us) {
   struct lpa_udp_rx *rx = &f->rx;
   uint32_t transit = arrival_us - sent_us;
+  uint64_t gap;
   /* RFC 1889 jitter, J += (|D| - J) / 16, kept as 16 J in integers. The first datagram only
    * seeds the transit time (iperf 2.1 seeds it with 0 and so adds the clock offset / 16). */
-  if (rx->seen) {
+  if (f->udp_seen) {
     int32_t d = (int32_t)(transit - rx->prev_transit_us);
     uint32_t ad = d < 0 ? 0u - (uint32_t)d : (uint32_t)d;
     rx->jitter_us16 = rx->jitter_us16 + ad - (rx->jitter_us16 + 8) / 16;
   }
   rx->prev_transit_us = transit;
-  rx->seen = 1;
-  if (seq == rx->max_seq + 1) {
-    rx->max_seq = seq;
-  } else if (seq <= rx->max_seq) {
+  f->udp_seen = 1;
+  /* Datagrams skipped, modulo 2^64: 0 for the next in order, which the gap case then takes
+   * (one comparison less than a case of its own). */
+  gap = seq - rx->max_seq - 1;
+  if (gap != 0 && seq <= rx->max_seq) {
     rx->out_of_order++;
   } else {
-    rx->lost_raw += seq - rx->max_seq - 1;
+    rx->lost_raw += gap;
     rx->max_seq = seq;
   }
 }
@@ -116,19 +108,20 @@ uint64_t lpa_udp_lost(const struct lpa_udp_rx *rx) {
 }
 
 /* One report of a flow: the interval since the last one (INTERVAL, which starts the next) or
- * the whole test (FINAL, PEER). Counters are read as differences from the interval's start
- * marks; the whole test's marks are zero. The counters a flow does not keep stay zero (a TCP
- * flow's datagrams, a sender's loss and jitter), so every report copies all of them. */
+ * the whole flow (START, FINAL, PEER). Counters are read as differences from the interval's
+ * start marks; for the whole flow they are first set back to its start (zero counts), which
+ * loses nothing: START comes at the flow's start, FINAL and PEER after its last interval. The
+ * counters a flow does not keep stay zero (a TCP flow's datagrams, a sender's loss and
+ * jitter), so every report copies all of them. */
 void lpa_flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lpa_ms_t end) {
   struct lpa_report r;
-  struct lpa_flow_mark zero, *m = &f->ivl;
+  struct lpa_flow_mark *m = &f->ivl;
   uint64_t seq = f->dir == LPA_DIR_RX ? f->rx.max_seq : f->seq;
   uint64_t lost = lpa_udp_lost(&f->rx);
   uint32_t dur;
   if (kind != LPA_REPORT_INTERVAL) {
-    memset(&zero, 0, sizeof(zero));
-    zero.at_ms = f->start_ms;
-    m = &zero;
+    memset(m, 0, sizeof(*m));
+    m->at_ms = f->start_ms;
   }
   memset(&r, 0, sizeof(r));
   r.kind = kind;
@@ -146,13 +139,12 @@ void lpa_flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lp
 #if LPA_IPERF3 /* only iperf3 omits (a build without it does not pay for the test) */
   r.omitted = kind == LPA_REPORT_INTERVAL && f->omitting;
 #endif
-  if (kind == LPA_REPORT_INTERVAL) {
-    m->at_ms = end;
-    m->bytes = f->bytes;
-    m->seq = seq;
-    m->lost = lost;
-    m->ooo = f->rx.out_of_order;
-  }
+  /* The next interval starts here. */
+  m->at_ms = end;
+  m->bytes = f->bytes;
+  m->seq = seq;
+  m->lost = lost;
+  m->ooo = f->rx.out_of_order;
   lpa_report_emit(s, &r);
 }
 

@@ -27,6 +27,12 @@ static struct i2_state *state_new(struct lpa_session *s, uint8_t kind) {
   return t;
 }
 
+/* Zeroed, each flow is what lpa_flow_init makes of a TCP receiver without a connection: a TCP
+ * server's test only sets its receiving flow's connection (smaller than initialising it). The
+ * array's size is negative, and the build fails, if that stops being true (C99 has no
+ * _Static_assert). */
+typedef char i2_zeroed_flow_is_tcp_rx[LPA_DIR_RX == 0 && LPA_PROTO_TCP == 0 ? 1 : -1];
+
 struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto) {
   struct lpa_session *s = lpa_session_new(&ls->cfg, ls->fn, ls->arg);
   if (s != NULL) {
@@ -107,11 +113,11 @@ void lpa_i2_send_back(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
 }
 
 /* Neither flow runs and nothing is pending: a test in RUN that needs nothing more ends. A test
- * with a flow back that has not started yet: a client waits for it a while. */
-static int test_idle(struct lpa_session *s, lpa_ms_t now) {
-  struct i2_state *t = I2(s);
+ * with a flow back that has not started yet: a client waits for it a while. (A TCP flush is
+ * pending only while the sending flow still runs.) */
+static int test_idle(struct lpa_session *s, struct i2_state *t, lpa_ms_t now) {
   struct lpa_flow *tx = &t->tx;
-  if (t->phase != I2_RUN || t->flushing || t->tx.state == LPA_FLOW_RUNNING ||
+  if (t->phase != I2_RUN || t->tx.state == LPA_FLOW_RUNNING ||
       t->rx.state == LPA_FLOW_RUNNING || !LPA_DUE(now, t->rx_linger) ||
       (tx->state == LPA_FLOW_DONE && s->cfg.proto == LPA_PROTO_UDP && !t->tx_done))
     return 0;
@@ -236,7 +242,6 @@ static void tcp_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
 static void tcp_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   struct i2_state *t = I2(s);
   lpa_ms_t now = lpa_now_ms();
-  int reverse = I2_MODE(t) == LPA_MODE_REVERSE;
   if (!ok) {
     forget(t, c);
     /* A stock client starts its -d listener in a thread of its own: a connection back within
@@ -252,12 +257,13 @@ static void tcp_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
   }
   /* The header goes first and is not data; it fits any empty send buffer. With -R only the
    * header goes out, and the data comes back on this connection. */
-  if (lpa_net_tcp_send(c, t->hdr, LP_I2_TCP_HDR_LEN, reverse ? 0 : LPA_SEND_MORE) !=
+  if (lpa_net_tcp_send(c, t->hdr, LP_I2_TCP_HDR_LEN,
+                       I2_MODE(t) == LPA_MODE_REVERSE ? 0 : LPA_SEND_MORE) !=
       (long)LP_I2_TCP_HDR_LEN) {
     lpa_i2_fail(s, LPA_ERR_SEND_HEADER);
     return;
   }
-  if (reverse) {
+  if (I2_MODE(t) == LPA_MODE_REVERSE) {
     t->tx.state = LPA_FLOW_DONE;
     lpa_flow_begin(s, &t->rx, now); /* on c, since client_setup */
     return;
@@ -282,31 +288,29 @@ static void test_error(struct lpa_session *s, struct lpa_conn *c) {
 
 static void test_accept(struct lpa_session *s, struct lpa_conn *c) {
   struct i2_state *t = I2(s);
-  lpa_ms_t now = lpa_now_ms();
   if (LPA_SERVER && t->kind == I2_LISTENER) {
-    struct lpa_session *ts = lpa_i2_test_new(s, LPA_PROTO_TCP);
-    if (ts == NULL) { /* busy: the client sees a reset, the running tests go on */
+    s = lpa_i2_test_new(s, LPA_PROTO_TCP); /* the test's session from here on */
+    if (s == NULL) { /* busy: the client sees a reset, the running tests go on */
       lpa_net_close(c);
       return;
     }
-    t = I2(ts);
-    t->conn = c;
-    t->deadline = now + HEADER_TIMEOUT_MS;
-    lpa_net_set_owner(c, ts);
-    lpa_net_peer(c, &ts->peer, &ts->peer_port);
-    lpa_flow_open(ts, &t->rx, c, LPA_DIR_RX, LPA_PROTO_TCP, now);
-    return;
+    t = I2(s);
+    t->conn = t->rx.conn = c; /* rx: a TCP receiver as state_new left it (see there) */
+    t->deadline += HEADER_TIMEOUT_MS; /* from state_new's now */
+    lpa_net_peer(c, &s->peer, &s->peer_port);
+  } else {
+    if (!LPA_IPERF2_BIDIR || t->back != NULL || t->rx.state != LPA_FLOW_IDLE) {
+      lpa_net_close(c);
+      return;
+    }
+    t->back = t->rx.conn = c;
+    lpa_net_close(t->tcp_listen); /* one connection back per test */
+    t->tcp_listen = NULL;
+    t->phase = I2_RUN;
   }
-  if (!LPA_IPERF2_BIDIR || t->back != NULL || t->rx.state != LPA_FLOW_IDLE) {
-    lpa_net_close(c);
-    return;
-  }
-  t->back = t->rx.conn = c;
+  /* Either way the test receives on c. */
   lpa_net_set_owner(c, s);
-  lpa_net_close(t->tcp_listen); /* one connection back per test */
-  t->tcp_listen = NULL;
-  lpa_flow_begin(s, &t->rx, now);
-  t->phase = I2_RUN;
+  lpa_flow_begin(s, &t->rx, lpa_now_ms());
 }
 
 /* ---- every session's handlers ---- */
@@ -347,7 +351,7 @@ static void test_tick(struct lpa_session *s, lpa_ms_t now) {
     else if (I2_SERVER(t) && t->back == NULL && s->cfg.proto == LPA_PROTO_TCP) connect_back(s, now);
     else lpa_i2_fail(s, LPA_ERR_NO_BACK_CONN);
   }
-  if (t->kind != 0 && test_idle(s, now)) lpa_i2_close_all(s);
+  if (t->kind != 0 && test_idle(s, t, now)) lpa_i2_close_all(s);
 }
 
 static void test_stop(struct lpa_session *s) {
@@ -432,7 +436,7 @@ int lpa_iperf2_start(struct lpa_session *s) {
   t->deadline += IDLE_TIMEOUT_MS; /* for the connection */
   client_setup(s, udp);
 #if LPA_UDP
-  if (udp) lpa_i2_udp_start(s, NULL, 0, lpa_now_ms());
+  if (udp) lpa_i2_udp_start(s, lpa_now_ms());
 #endif
   return 0;
 fail:

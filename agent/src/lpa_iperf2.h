@@ -37,7 +37,8 @@ struct i2_state {
   uint8_t server;     /* 1 for a server's test: tx is the flow back */
   uint8_t mode;       /* LPA_MODE_* or I2_MODE_FULLDUPLEX */
   uint8_t phase;
-  uint8_t flushing;   /* TCP: the sending flow has queued its last byte and shut down */
+  uint8_t flushing;   /* TCP: the sending flow has queued its last byte and shut down (it
+                       * runs until the flush ends) */
   /* UDP end of test: a receiver answers FINs with its report (built from the finished flow)
    * for a while; a sender repeats its FIN until a report comes back. */
   uint8_t use64;      /* the sender numbers datagrams with 64 bits */
@@ -85,8 +86,8 @@ void lpa_i2_fail(struct lpa_session *s, uint8_t why); /* why: enum lpa_error */
 extern const struct lpa_proto_ops lpa_i2_test_ops;
 
 #if LPA_UDP
-/* A server's new UDP test, a client's start: the flows, the first datagrams at the next tick. */
-void lpa_i2_udp_start(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now);
+/* A UDP client's start: its flows, the first datagrams at the next tick. */
+void lpa_i2_udp_start(struct lpa_session *s, lpa_ms_t now);
 void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
                        const ip_addr_t *from, uint16_t port, uint32_t arrival_us);
 void lpa_i2_udp_tick(struct lpa_session *s, lpa_ms_t now);

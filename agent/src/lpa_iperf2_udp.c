@@ -13,28 +13,26 @@
 #define REPORT_LINGER_MS 500u  /* a receiver answers late FINs for this long */
 #define REPORTS_MAX 9
 
-/* The start of a datagram numbered seq (negative: a FIN): the prefix, and a client's header
- * after it as far as the datagram has room (it goes in every datagram, as iperf2's does; a
- * server's flow back carries none, like iperf2's). Returns its length. */
-static size_t head_seq(const struct i2_state *t, const struct lpa_flow *f, uint8_t *h,
-                       int64_t seq) {
+/* The start of the datagram f sends next, numbered f->seq (a FIN's number is negative there
+ * already: lpa_i2_udp_tick): the prefix, and a client's header after it as far as the
+ * datagram has room (it goes in every datagram, as iperf2's does; a server's flow back
+ * carries none, like iperf2's). Returns its length. */
+static size_t head_seq(void *ctx, struct lpa_flow *f, uint8_t *h) {
+  const struct i2_state *t = (const struct i2_state *)ctx;
   size_t n = LP_I2_UDP_HDR_END < f->len ? LP_I2_UDP_HDR_END : f->len;
   uint64_t now = LPA_WALL_US();
-  lp_i2_udp_prefix_put(h, seq, (uint32_t)(now / 1000000u), (uint32_t)(now % 1000000u));
+  lp_i2_udp_prefix_put(h, (int64_t)f->seq, (uint32_t)(now / 1000000u),
+                       (uint32_t)(now % 1000000u));
   if (I2_SERVER(t)) return LP_I2_UDP_PREFIX;
   memcpy(h + LP_I2_UDP_PREFIX, t->hdr, n - LP_I2_UDP_PREFIX);
   return n;
 }
 
-static size_t data_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
-  return head_seq((const struct i2_state *)ctx, f, h, (int64_t)f->seq);
-}
-
-/* Sends the head numbered seq (whole datagram of f's length) where f sends. */
-static void send_seq(struct lpa_session *s, struct lpa_flow *f, int64_t seq) {
+/* Sends f's next head (whole datagram of f's length) where f sends. */
+static void send_seq(struct lpa_session *s, struct lpa_flow *f) {
   struct i2_state *t = I2(s);
   uint8_t h[LP_I2_UDP_HDR_END];
-  (void)lpa_net_udp_send(f->conn, h, head_seq(t, f, h, seq), f->len, &s->peer, t->dport);
+  (void)lpa_net_udp_send(f->conn, h, head_seq(t, f, h), f->len, &s->peer, t->dport);
 }
 
 /* A receiver's report on its finished flow f: sent back through c to from:port. */
@@ -44,7 +42,7 @@ static void report_send(const struct lpa_flow *f, struct lpa_conn *c, const ip_a
   uint8_t out[LP_I2_REPORT_LEN];
   uint32_t dur = f->last_ms - f->start_ms; /* ms */
   uint32_t j = f->rx.jitter_us16 / 16;
-  memset(&r, 0, sizeof(r));
+  r.flags = 0; /* the codec's default; it reads only the counts set here, not the transit */
   r.bytes = f->bytes;
   r.stop_sec = dur / 1000u;
   r.stop_usec = dur % 1000u * 1000u;
@@ -107,8 +105,8 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
     lpa_flow_finish(s, f, now);
     if (I2_SERVER(t) && I2_MODE(t) == LPA_MODE_TRADEOFF) send_back_open(s, now);
   }
-  if (f->state == LPA_FLOW_DONE && I2_MODE(t) != LPA_MODE_REVERSE && t->rx_reports < REPORTS_MAX &&
-      s->used) {
+  /* Here f is done: it was, or this FIN has finished it. */
+  if (I2_MODE(t) != LPA_MODE_REVERSE && t->rx_reports < REPORTS_MAX && s->used) {
     /* Built again for every FIN answered: the finished flow no longer changes, and a stack
      * buffer costs no static RAM per session. */
     report_send(f, c, from, port);
@@ -117,23 +115,31 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
   }
 }
 
-/* A server's test: the first datagram's header (d, n) says what it is. A client: its flows. */
-void lpa_i2_udp_start(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now) {
+/* A client's start: its flows (a -R client's sending flow is done from the start, its request
+ * repeated by the tick). */
+void lpa_i2_udp_start(struct lpa_session *s, lpa_ms_t now) {
+  struct i2_state *t = I2(s);
+  t->phase = I2_RUN;
+  t->use64 = 1; /* our header says so */
+  if (I2_MODE(t) == LPA_MODE_REVERSE) {
+    t->tx.state = LPA_FLOW_DONE;
+    t->tx_done = 1;
+  } else {
+    lpa_flow_begin(s, &t->tx, now);
+  }
+}
+
+#if LPA_SERVER
+/* A server's new test: the first datagram's header (d, n) says what it is; use64: its flags
+ * say 64-bit numbers (the listener has read them already). Its data comes on c, the
+ * listener's endpoint. */
+static void server_start(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n,
+                         int use64, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct lp_i2_header hdr, *rq = &hdr;
   t->phase = I2_RUN;
-  if (!I2_SERVER(t)) {
-    t->use64 = 1; /* our header says so */
-    if (I2_MODE(t) == LPA_MODE_REVERSE) {
-      t->tx.state = LPA_FLOW_DONE;
-      t->tx_done = 1;
-    } else {
-      lpa_flow_begin(s, &t->tx, now);
-    }
-    return;
-  }
-  t->use64 = (lp_i2_udp_flags(d, n) & LP_I2_SEQNO64B) != 0;
-  lpa_flow_init(&t->rx, I2(t->parent)->udp_listen, LPA_DIR_RX, LPA_PROTO_UDP);
+  t->use64 = (uint8_t)use64;
+  lpa_flow_init(&t->rx, c, LPA_DIR_RX, LPA_PROTO_UDP);
   if (!LPA_IPERF2_BIDIR) return; /* the header is for a flow of ours (-d, -r, -R) */
   (void)lp_i2_header_decode_core(d + LP_I2_UDP_PREFIX, n - LP_I2_UDP_PREFIX, rq);
   if (rq->rate_bps == 0) rq->rate_bps = 1048576u;
@@ -149,9 +155,9 @@ void lpa_i2_udp_start(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_
   if (I2_MODE(t) == LPA_MODE_DUAL) send_back_open(s, now);
 }
 
-#if LPA_SERVER
-/* The listener: a datagram goes to the test of its sender, a new one when it is none's. */
-static void listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
+/* The listener: a datagram goes to the test of its sender, a new one when it is none's. c is
+ * the listener's endpoint (udp_listen: the only one a listener has). */
+static void listener_rx(struct lpa_session *ls, struct lpa_conn *c, const uint8_t *d, size_t n,
                         const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
   struct lpa_session *s = NULL;
   lpa_ms_t now = lpa_now_ms();
@@ -171,18 +177,18 @@ static void listener_rx(struct lpa_session *ls, const uint8_t *d, size_t n,
      * the end of an earlier test. */
     int64_t seq;
     uint32_t sec, usec;
-    if (n < I2_UDP_MIN_LEN ||
-        (lp_i2_udp_prefix_get(d, n, (lp_i2_udp_flags(d, n) & LP_I2_SEQNO64B) != 0, &seq, &sec,
-                              &usec) && seq < 0))
-      return;
+    int use64;
+    if (n < I2_UDP_MIN_LEN) return;
+    use64 = (lp_i2_udp_flags(d, n) & LP_I2_SEQNO64B) != 0;
+    if (lp_i2_udp_prefix_get(d, n, use64, &seq, &sec, &usec) && seq < 0) return;
     s = lpa_i2_test_new(ls, LPA_PROTO_UDP);
     if (s == NULL) return; /* busy: the client gets no report and says so */
     ip_addr_copy(s->peer, *from);
     s->peer_port = I2(s)->dport = port; /* -R sends there */
-    lpa_i2_udp_start(s, d, n, now);
+    server_start(s, c, d, n, use64, now);
     if (!s->used) return;
   }
-  lpa_i2_udp_on_udp(s, I2(ls)->udp_listen, d, n, from, port, arrival_us);
+  lpa_i2_udp_on_udp(s, c, d, n, from, port, arrival_us);
 }
 #endif
 
@@ -192,7 +198,7 @@ void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t 
   struct lpa_flow *rx = &t->rx, *tx = &t->tx;
 #if LPA_SERVER
   if (t->kind == I2_LISTENER) {
-    listener_rx(s, d, n, from, port, arrival_us);
+    listener_rx(s, c, d, n, from, port, arrival_us);
     return;
   }
 #endif
@@ -203,33 +209,40 @@ void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t 
 }
 
 /* Sender: datagrams at the flow's rate; after the limit FINs until the peer's report comes
- * (-R: one FIN, no exchange). A -R client repeats its request until the data comes. */
+ * (-R: one FIN, no exchange). A -R client repeats its request until the data comes (its
+ * sending flow is done from the start, its exchange over). */
 void lpa_i2_udp_tick(struct lpa_session *s, lpa_ms_t now) {
   struct i2_state *t = I2(s);
   struct lpa_flow *tx = &t->tx;
   int reverse = I2_MODE(t) == LPA_MODE_REVERSE;
-  if (reverse && !I2_SERVER(t)) {
-    if (t->rx.state == LPA_FLOW_IDLE && LPA_DUE(now, t->tx_next)) {
-      tx->seq = 1; /* iperf2 repeats datagram 1 */
-      send_seq(s, tx, 1);
-      t->tx_next = now + REQUEST_GAP_MS;
+  lpa_ms_t gap = FIN_GAP_MS;
+  if (tx->state == LPA_FLOW_RUNNING) {
+    if (lpa_flow_pump(tx, now, head_seq, t, &s->peer, t->dport)) {
+      lpa_flow_finish(s, tx, now);
+      /* Its final report has the count: from here on seq numbers the FINs, negated, as on
+       * the wire (the peer's report replaces it). */
+      tx->seq = 0u - tx->seq;
     }
     return;
   }
-  if (tx->state == LPA_FLOW_RUNNING) {
-    if (lpa_flow_pump(tx, now, data_head, t, &s->peer, t->dport)) lpa_flow_finish(s, tx, now);
-  } else if (tx->state == LPA_FLOW_DONE && !t->tx_done && LPA_DUE(now, t->tx_next)) {
+  if (!LPA_DUE(now, t->tx_next)) return;
+  if (reverse && !I2_SERVER(t)) {
+    if (t->rx.state != LPA_FLOW_IDLE) return;
+    tx->seq = 1; /* iperf2 repeats datagram 1 */
+    gap = REQUEST_GAP_MS;
+  } else {
+    if (tx->state != LPA_FLOW_DONE || t->tx_done) return;
     if (t->tries >= FIN_TRIES) {
       lpa_report_error(s, LPA_ERR_NO_REPORT);
       t->tx_done = 1;
       return;
     }
-    tx->seq++; /* like iperf2: every FIN carries the next number, negated */
-    send_seq(s, tx, -(int64_t)tx->seq);
+    tx->seq--; /* like iperf2: every FIN carries the next number, negated (seq is already) */
     t->tries++;
-    t->tx_next = now + FIN_GAP_MS;
-    if (reverse) t->tx_done = 1;
   }
+  send_seq(s, tx);
+  t->tx_next = now + gap;
+  if (reverse) t->tx_done = 1; /* -R: one FIN (a -R client's exchange is over already) */
 }
 
 #endif

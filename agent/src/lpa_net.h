@@ -57,7 +57,7 @@ struct lpa_conn *lpa_net_udp_open(uint16_t local_port, const ip_addr_t *remote, 
 int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size_t len,
                      const ip_addr_t *to, uint16_t to_port);
 
-/* Both. */
+/* Both. set_owner: c from lpa_core_on_accept() (never NULL), handed to another session. */
 void lpa_net_set_owner(struct lpa_conn *c, void *owner);
 /* The peer of a TCP connection from lpa_core_on_accept() (the core asks nothing else). */
 void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port);

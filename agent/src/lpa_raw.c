@@ -1,12 +1,13 @@
 /* Back end on lwIP's raw callback API: the agent runs inside lwIP's own context (the tcpip
  * thread, or the NO_SYS main loop), driven by pcb callbacks and a repeating sys_timeout tick.
- * It keeps no thread and no buffer of its own; it does not retry a failed close later. */
+ * It keeps no thread and no buffer of its own. */
 #include <string.h>
 
 #include "lpa_opts.h"
 
 #if LPA_BACKEND == LPA_BACKEND_RAW
 
+#include "lwip/init.h" /* LWIP_VERSION_* */
 #include "lwip/pbuf.h"
 #include "lwip/sys.h"
 #include "lwip/tcp.h"
@@ -17,6 +18,10 @@
 #endif
 #include "lpa_net.h"
 
+/* lwIP before 2.0 could fail a tcp_close() (the callbacks below rely on it not failing). */
+#if LWIP_VERSION_MAJOR < 2 || (LWIP_VERSION_MAJOR == 2 && LWIP_VERSION_MINOR < 1)
+#error "the raw back end needs lwIP 2.1 or later"
+#endif
 #if !NO_SYS && !LWIP_TCPIP_CORE_LOCKING
 #error "the raw back end with NO_SYS=0 needs LWIP_TCPIP_CORE_LOCKING=1 (its lock is the core lock)"
 #endif
@@ -33,8 +38,7 @@
 enum { CONN_FREE = 0, CONN_LISTEN, CONN_CONNECTING, CONN_TCP, CONN_UDP };
 
 /* One slot of the fixed pool. Owns its pcb until lpa_net_close() or the pcb's error callback;
- * borrows owner (the core's session). gen changes whenever the slot is freed, so a loop that
- * calls into the core can tell that its connection was closed under it. */
+ * borrows owner (the core's session). */
 struct lpa_conn {
   union {
     struct tcp_pcb *tcp;
@@ -42,18 +46,13 @@ struct lpa_conn {
   } pcb;
   void *owner;
   uint8_t type;
-  uint16_t gen;
 };
 
 static struct lpa_conn conns[LPA_MAX_CONNS];
-/* Set when lpa_net_close() had to tcp_abort() a pcb: the callback running for that pcb must
- * then return ERR_ABRT, as lwIP requires. */
-static struct tcp_pcb *aborted_pcb;
 
 static struct lpa_conn *conn_alloc(uint8_t type, void *owner) {
-  int i;
-  for (i = 0; i < LPA_MAX_CONNS; i++) {
-    struct lpa_conn *c = &conns[i];
+  struct lpa_conn *c;
+  for (c = conns; c < conns + LPA_MAX_CONNS; c++) {
     if (c->type != CONN_FREE) continue;
     c->type = type;
     c->owner = owner;
@@ -65,7 +64,6 @@ static struct lpa_conn *conn_alloc(uint8_t type, void *owner) {
 
 static void conn_free(struct lpa_conn *c) { /* conn_alloc sets the other fields */
   c->type = CONN_FREE;
-  c->gen++;
 }
 
 int lpa_net_conns_in_use(void) {
@@ -80,9 +78,9 @@ int lpa_net_conns_in_use(void) {
  * pcb waits for the next tick. No poll callback either: the core's tick retries a write the stack
  * refused (no segment, no heap) every LPA_TICK_MS. */
 static void flush(void) {
-  int i;
-  for (i = 0; i < LPA_MAX_CONNS; i++)
-    if (conns[i].type == CONN_TCP) tcp_output(conns[i].pcb.tcp);
+  struct lpa_conn *c;
+  for (c = conns; c < conns + LPA_MAX_CONNS; c++)
+    if (c->type == CONN_TCP) tcp_output(c->pcb.tcp);
 }
 
 void lpa_net_lock(void) {
@@ -107,21 +105,26 @@ static void tick(void *arg) {
 
 int lpa_net_init(void) {
   lpa_net_lock();
-  sys_timeout(LPA_TICK_MS, tick, NULL);
+  tick(NULL); /* no session yet: this tick only arms the next */
   lpa_net_unlock();
   return 0;
 }
 
 /* ---- TCP callbacks ---- */
 
+/* The callbacks return ERR_OK, also when the core closed their connection meanwhile: that close
+ * is a tcp_close(), which cannot fail in lwIP 2 (a FIN without memory is marked TF_CLOSEPEND and
+ * sent by lwIP's timer) and never frees the pcb a callback runs for (lwIP defers that to the end
+ * of tcp_input()). None calls tcp_abort(), the one call that must be answered with ERR_ABRT. */
+
 static void tcp_callbacks(struct tcp_pcb *pcb, struct lpa_conn *c);
 
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
+  (void)pcb;
   (void)len;
-  aborted_pcb = NULL;
   lpa_core_on_sendable(c->owner, c); /* a live conn, as in on_recv */
-  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+  return ERR_OK;
 }
 
 /* The window is reopened before the core sees the data: a handler that closes the connection
@@ -130,15 +133,16 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err) 
   /* A live TCP conn: lpa_net_close() unhooks this callback before it frees the slot. */
   struct lpa_conn *c = (struct lpa_conn *)arg;
   struct pbuf *q;
-  uint16_t gen = c->gen;
   (void)err;
-  aborted_pcb = NULL;
   if (p == NULL) lpa_core_on_recv(c->owner, c, NULL, 0);
   else tcp_recved(pcb, p->tot_len);
-  for (q = p; q != NULL && c->gen == gen; q = q->next)
+  /* Stop when the core closed c: its slot is then free, or taken again by a listener, a
+   * connect or a UDP endpoint, never by a TCP connection (only on_accept and on_connected make
+   * one, and lwIP does not call them while it is in this callback). */
+  for (q = p; q != NULL && c->type == CONN_TCP; q = q->next)
     if (q->len != 0) lpa_core_on_recv(c->owner, c, (const uint8_t *)q->payload, q->len);
   if (p != NULL) pbuf_free(p);
-  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+  return ERR_OK;
 }
 
 /* The pcb is already freed by lwIP. */
@@ -156,11 +160,11 @@ static void on_err(void *arg, err_t err) {
 
 static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err) {
   struct lpa_conn *c = (struct lpa_conn *)arg;
+  (void)pcb;
   (void)err; /* lwIP reports failures through on_err, never here */
-  aborted_pcb = NULL;
   c->type = CONN_TCP;
   lpa_core_on_connected(c->owner, c, 1);
-  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+  return ERR_OK;
 }
 
 static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err) {
@@ -171,15 +175,13 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err) {
     lpa_core_on_refused(l->owner);
     return ERR_VAL;
   }
-  if ((c = conn_alloc(CONN_TCP, l->owner)) == NULL) { /* l is live, as in on_recv */
-    tcp_abort(pcb);
-    return ERR_ABRT;
-  }
+  /* l is live, as in on_recv. No slot: lwIP aborts a connection its accept callback refuses
+   * (a RST to the client). */
+  if ((c = conn_alloc(CONN_TCP, l->owner)) == NULL) return ERR_MEM;
   c->pcb.tcp = pcb;
   tcp_callbacks(pcb, c);
-  aborted_pcb = NULL;
   lpa_core_on_accept(l->owner, c);
-  return aborted_pcb == pcb ? ERR_ABRT : ERR_OK;
+  return ERR_OK;
 }
 
 static void tcp_callbacks(struct tcp_pcb *pcb, struct lpa_conn *c) {
@@ -219,13 +221,14 @@ struct lpa_conn *lpa_net_tcp_connect(const ip_addr_t *ip, uint16_t port, void *o
   if (c == NULL) return NULL;
   pcb = tcp_new_ip_type(IP_GET_TYPE(ip));
   if (pcb == NULL) goto fail;
-  c->pcb.tcp = pcb;
-  tcp_callbacks(pcb, c);
+  /* The callbacks only once the SYN is queued: tcp_abort() calls a pcb's error callback, also
+   * in the CLOSED state a failed tcp_connect() (no route, no port) leaves it in. */
   if (tcp_connect(pcb, ip, port, on_connected) != ERR_OK) {
-    tcp_arg(pcb, NULL);
-    tcp_abort(pcb);
+    tcp_abort(pcb); /* frees it; no RST from a CLOSED pcb */
     goto fail;
   }
+  c->pcb.tcp = pcb;
+  tcp_callbacks(pcb, c);
   return c;
 fail:
   conn_free(c);
@@ -246,7 +249,9 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   if (len > room) len = room;
   /* Stay below TCP_SND_QUEUELEN instead of letting tcp_write fail: a segment costs one pbuf,
    * or two without a copy (header + reference), plus one for the tail of the last segment. */
-  mss = tcp_mss(pcb) != 0 ? tcp_mss(pcb) : 536u;
+  /* Never 0 on a connection: lwIP starts at min(536 or TCP_MSS, MTU - 40) and takes a peer's
+   * MSS option of 0 as TCP_MSS. */
+  mss = tcp_mss(pcb);
   /* A reference shorter than a segment would cost a pbuf of the queue for a fraction of a
    * segment (a short LPA_PATTERN_LEN, a small -l): copy it, lwIP fills segments with copies.
    * A pattern shorter than the smallest MSS (536) is always copied: the test is compiled out. */
@@ -257,12 +262,11 @@ long lpa_net_tcp_send(struct lpa_conn *c, const void *data, size_t len, unsigned
   queue_room = (int)TCP_SND_QUEUELEN - (int)tcp_sndqueuelen(pcb) - 1;
   if (queue_room < (int)per_seg) return 0;
   if (len > (size_t)queue_room / per_seg * mss) len = (size_t)queue_room / per_seg * mss;
-  if (len == 0) return 0;
   wflags = (flags & LPA_SEND_STATIC) ? 0 : TCP_WRITE_FLAG_COPY;
   if (flags & LPA_SEND_MORE) wflags |= TCP_WRITE_FLAG_MORE;
   { /* the pattern repeated (one write per LPA_PATTERN_LEN), or the data in one write */
     size_t done = 0, most = (flags & LPA_SEND_PATTERN) ? (size_t)LPA_PATTERN_LEN : len;
-    err = ERR_OK;
+    err = ERR_MEM; /* len 0 writes nothing: as a full stack, 0 */
     while (done < len) {
       size_t piece = len - done < most ? len - done : most;
       err = tcp_write(pcb, data, (u16_t)piece, wflags);
@@ -282,9 +286,8 @@ size_t lpa_net_tcp_unacked(struct lpa_conn *c) {
 }
 
 void lpa_net_tcp_shutdown_tx(struct lpa_conn *c) {
-  if (c == NULL) return;
-  tcp_shutdown(c->pcb.tcp, 0, 1);
-  tcp_output(c->pcb.tcp);
+  /* The FIN goes out at once: lwIP's tcp_shutdown() queues it and calls tcp_output(). */
+  if (c != NULL) tcp_shutdown(c->pcb.tcp, 0, 1);
 }
 
 /* ---- UDP ---- */
@@ -313,7 +316,9 @@ struct lpa_conn *lpa_net_udp_open(uint16_t local_port, const ip_addr_t *remote, 
   struct lpa_conn *c = conn_alloc(CONN_UDP, owner);
   struct udp_pcb *pcb;
   if (c == NULL) return NULL;
-  pcb = udp_new_ip_type(remote != NULL ? IP_GET_TYPE(remote) : IPADDR_TYPE_ANY);
+  /* Of any IP version, also towards remote: the bind below and udp_connect() set the types of
+   * both addresses anyway. */
+  pcb = udp_new_ip_type(IPADDR_TYPE_ANY);
   if (pcb == NULL) goto fail;
   ip_set_option(pcb, SOF_REUSEADDR);
   if (udp_bind(pcb, IP_ANY_TYPE, local_port) != ERR_OK) goto fail_pcb;
@@ -350,7 +355,7 @@ int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size
   memset(out + head_len, 0, len - head_len); /* the payload: lpa_pattern is zeros */
   err = to != NULL ? udp_sendto(c->pcb.udp, p, to, to_port) : udp_send(c->pcb.udp, p);
   pbuf_free(p);
-  return err == ERR_OK ? 0 : -1;
+  return err; /* ERR_OK is 0, lwIP's errors are negative */
 #else
   (void)c;
   (void)head;
@@ -365,7 +370,7 @@ int lpa_net_udp_send(struct lpa_conn *c, const void *head, size_t head_len, size
 /* ---- both ---- */
 
 void lpa_net_set_owner(struct lpa_conn *c, void *owner) {
-  if (c != NULL) c->owner = owner;
+  c->owner = owner; /* an accepted connection: never NULL (lpa_net.h) */
 }
 
 void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port) {
@@ -375,31 +380,24 @@ void lpa_net_peer(struct lpa_conn *c, ip_addr_t *ip, uint16_t *port) {
 }
 
 void lpa_net_close(struct lpa_conn *c) {
-  if (c == NULL || c->type == CONN_FREE) return;
+  uint8_t type;
+  if (c == NULL || (type = c->type) == CONN_FREE) return;
+  conn_free(c);
 #if LPA_UDP
-  if (c->type == CONN_UDP) {
+  if (type == CONN_UDP) {
     udp_remove(c->pcb.udp);
-    conn_free(c);
     return;
   }
 #endif
-  {
-    struct tcp_pcb *pcb = c->pcb.tcp;
-    uint8_t type = c->type;
-    conn_free(c);
-    tcp_arg(pcb, NULL);
-    if (type == CONN_LISTEN) {
-      tcp_accept(pcb, NULL);
-    } else {
-      tcp_recv(pcb, NULL); /* lwIP's default handler drops late data and answers a FIN */
-      tcp_sent(pcb, NULL);
-      tcp_err(pcb, NULL);
-    }
-    if (tcp_close(pcb) != ERR_OK) {
-      tcp_abort(pcb);
-      aborted_pcb = pcb;
-    }
+  /* tcp_close() frees a listener or a connect still waiting for its SYN-ACK at once; a
+   * connection stays with lwIP until its FIN is acknowledged, and must not call back into a slot
+   * that may be another connection's by then. */
+  if (type == CONN_TCP) {
+    tcp_recv(c->pcb.tcp, NULL); /* lwIP's default handler drops late data and answers a FIN */
+    tcp_sent(c->pcb.tcp, NULL);
+    tcp_err(c->pcb.tcp, NULL);
   }
+  (void)tcp_close(c->pcb.tcp); /* cannot fail: see the callbacks' comment */
 }
 
 #else

@@ -66,10 +66,12 @@ void lp_i2_report_encode_counts(uint8_t out[LP_I2_REPORT_LEN], const struct lp_i
     lp_wire_put32(p + 16, r->stop_usec);
     lp_wire_put32(p + 20, (uint32_t)r->errors);
     lp_wire_put32(p + 24, (uint32_t)r->out_of_order);
-    lp_wire_put32(p + 28, (uint32_t)r->datagrams);
+    /* Loaded once: the compiler must assume that the stores through out change *r. */
+    uint32_t datagrams = (uint32_t)r->datagrams;
+    lp_wire_put32(p + 28, datagrams);
     lp_wire_put32(p + 32, r->jitter_sec);
     lp_wire_put32(p + 36, r->jitter_usec);
-    lp_wire_put32(p + 88, (uint32_t)r->datagrams); /* cntTransit, as 2.1.x sends without -e */
+    lp_wire_put32(p + 88, datagrams); /* cntTransit, as 2.1.x sends without -e */
     lp_wire_put32(p + 96, 1);                      /* IPGsum, as 2.1.x sends */
     lp_wire_put32(p + 100, (uint32_t)(r->errors >> 32));
     lp_wire_put32(p + 104, (uint32_t)(r->out_of_order >> 32));

@@ -14,6 +14,7 @@ What is asserted, per back end:
   lwIP's UDP mailbox or netbufs; 0 on this unshaped link unless the machine is busy).
 - A client killed with SIGKILL mid-test, and a client whose connection is reset (RST), end
   the test on the agent, and the next test works.
+- The agent as a client with the link down (no route) says why and serves on.
 - Three tests in a row each end with a final report; when the console has a `stats` command
   that prints the back end's connection slots in use, the count is back where it started."""
 import re
@@ -139,6 +140,25 @@ def reset_client(topo, host):
     check(host.proc.alive(), "the host program died after a peer reset", host.proc.tail(25))
 
 
+def link_down_client(topo, host):
+    """The agent as a client while the link is down (a cable pulled): lwIP has no route, so the
+    connect fails at once. The agent must say so -- refused at the start (raw: tcp_connect's
+    ERR_RTE) or "connect failed" after it -- and serve on. Before the raw back end hooked its
+    callbacks only after a successful tcp_connect, this killed the program: tcp_abort() of the
+    failed pcb called the error callback with no connection (a NULL dereference)."""
+    rc, out = host.command("link down")
+    check(rc == 0, "link down failed", out)
+    rc, out = host.command("iperf -c %s -t 2" % topo.pc_ip)
+    said = "\n".join(out)
+    if rc == 0:  # started: the failure comes as the test's error report
+        said += "\n" + host.wait_line(r"error: (connect failed|the stack refused)", 15).group(0)
+    check(("no route" in said and rc != 0) or "connect failed" in said,
+          "a client with the link down: rc=%d, the agent said %r" % (rc, said))
+    rc, out = host.command("link up")
+    check(rc == 0 and host.proc.alive(), "the host program did not survive a client with the "
+          "link down", out, host.proc.tail(25))
+
+
 def backend_case(name):
     exe = program(PROGRAMS[name])
     with al.Topology(tag=name[:6]) as topo:
@@ -149,6 +169,7 @@ def backend_case(name):
         lost, total, where = udp_test(topo, host)
         killed_client(topo, host)
         reset_client(topo, host)
+        link_down_client(topo, host)
         for _ in range(3):
             tcp_test(topo, host, seconds=1.5)
         if base is not None:

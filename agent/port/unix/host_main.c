@@ -85,7 +85,7 @@ static void usage(FILE *f, const char *prog)
           "  --seed S              lwIP random() seed (default: clock and pid)\n"
           "  --cmd LINE            console command run before 'ready' (repeatable)\n"
           "  --stay                keep running after stdin EOF (stop with SIGTERM)\n"
-          "console: agent commands, 'link' (counters), 'link reset',\n"
+          "console: agent commands, 'link' (counters), 'link reset', 'link down|up',\n"
           "  'link loss P [tx|rx|both] [after N] [frames M]' (only frames N+1..N+M, each way),\n"
           "  'quit'. Each command ends with a 'done rc=N' line.\n",
           prog);
@@ -382,7 +382,7 @@ static int parse_loss_words(const char *rest, unsigned *dirs, uint64_t *skip, ui
   return 0;
 }
 
-/* The `link` console command: counters, reset, or a new loss setting. */
+/* The `link` console command: counters, reset, the link down or up, or a new loss setting. */
 static int link_command(const char *args)
 {
   char pct[32];
@@ -394,6 +394,11 @@ static int link_command(const char *args)
     args++;
   if (!*args) {
     print_link();
+    return 0;
+  }
+  if (!strcmp(args, "down") || !strcmp(args, "up")) {
+    lpa_host_set_link(args[0] == 'u');
+    say("link: %s\n", args);
     return 0;
   }
   if (!strcmp(args, "reset")) {
@@ -413,7 +418,8 @@ static int link_command(const char *args)
       say("\n");
     return 0;
   }
-  say("link: usage: link | link reset | link loss PCT [tx|rx|both] [after N] [frames M]\n");
+  say("link: usage: link | link reset | link down | link up | "
+      "link loss PCT [tx|rx|both] [after N] [frames M]\n");
   return -1;
 }
 

@@ -145,6 +145,22 @@ void *lpa_host_netif(void)
   return host_is_up ? &host_netif : NULL;
 }
 
+void lpa_host_set_link(int up)
+{
+  if (!host_is_up)
+    return;
+#if !NO_SYS
+  LOCK_TCPIP_CORE();
+#endif
+  if (up)
+    netif_set_link_up(&host_netif);
+  else
+    netif_set_link_down(&host_netif);
+#if !NO_SYS
+  UNLOCK_TCPIP_CORE();
+#endif
+}
+
 int lpa_host_nosys(void)
 {
   return NO_SYS;

@@ -26,6 +26,10 @@ void lpa_host_down(void);
 struct lpa_link *lpa_host_link(void);
 /* lwIP's netif (a struct netif *; void here so callers need no lwIP header). */
 void *lpa_host_netif(void);
+/* The netif's link down (0) or up again (1), as a board's PHY reports a cable pulled and put
+ * back: with the link down lwIP routes nothing (a connect fails with ERR_RTE). No-op before
+ * lpa_host_up. NO_SYS 1: call from the main loop's thread, as the console does. */
+void lpa_host_set_link(int up);
 /* 1 for a NO_SYS 1 build (the caller must run lpa_host_poll), else 0. */
 int lpa_host_nosys(void);
 
