@@ -1,5 +1,5 @@
-/* Session table, event dispatch and the public start/stop entry points. The protocol modules do
- * the talking; this file only routes back-end events to them and owns the fixed session pool. */
+/* Session table, reports, the tick and the public start/stop entry points. The protocol modules
+ * do the talking; the back end's events reach them through lpa_core.h's inline dispatch. */
 #include <string.h>
 
 #include "lwip/sys.h"
@@ -51,56 +51,12 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t error) {
   lpa_report_emit(s, &r);
 }
 
-/* Events from the back end: owner is the session that opened (or accepted) the connection. */
-#define SESSION(owner) ((struct lpa_session *)(owner))
-/* A free session has no ops (lpa_session_end clears them), so ops alone says it is live; the
- * back ends never give a NULL owner. */
-#define LIVE(s, h) ((s)->ops != NULL && (s)->ops->h != NULL)
-
-/* Only a live listener's connection hears of a refusal: a listener ends with its session. */
-void lpa_core_on_refused(void *owner) {
-  lpa_report_error(SESSION(owner), LPA_ERR_NO_PCB);
-}
-
-void lpa_core_on_accept(void *owner, struct lpa_conn *c) {
-  struct lpa_session *s = SESSION(owner);
-  if (LIVE(s, on_accept)) s->ops->on_accept(s, c);
-  else lpa_net_close(c);
-}
-
-void lpa_core_on_connected(void *owner, struct lpa_conn *c, int ok) {
-  struct lpa_session *s = SESSION(owner);
-  if (LIVE(s, on_connected)) s->ops->on_connected(s, c, ok);
-  else if (ok) lpa_net_close(c);
-}
-
-void lpa_core_on_recv(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len) {
-  struct lpa_session *s = SESSION(owner);
-  if (LIVE(s, on_recv)) s->ops->on_recv(s, c, data, len);
-}
-
-void lpa_core_on_sendable(void *owner, struct lpa_conn *c) {
-  struct lpa_session *s = SESSION(owner);
-  if (LIVE(s, on_sendable)) s->ops->on_sendable(s, c);
-}
-
-void lpa_core_on_error(void *owner, struct lpa_conn *c) {
-  struct lpa_session *s = SESSION(owner);
-  if (LIVE(s, on_error)) s->ops->on_error(s, c);
-}
-
-void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len,
-                     const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us) {
-  struct lpa_session *s = SESSION(owner);
-  if (LIVE(s, on_udp)) s->ops->on_udp(s, c, data, len, from, from_port, arrival_us);
-}
-
 void lpa_core_tick(void) {
   lpa_ms_t now = lpa_now_ms();
   int i;
   for (i = 0; i < LPA_MAX_SESSIONS; i++) {
     struct lpa_session *s = &lpa_sessions[i];
-    if (LIVE(s, tick)) s->ops->tick(s, now);
+    if (LPA_LIVE(s, tick)) s->ops->tick(s, now);
   }
 }
 

@@ -142,6 +142,53 @@ void lpa_flow_report(struct lpa_session *s, struct lpa_flow *f, uint8_t kind, lp
 /* Emits the last partial interval (if any) and the final report; the flow becomes DONE. */
 void lpa_flow_finish(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t end);
 
+/* Events from the back end (lpa_net.h): owner is the session that opened (or accepted) the
+ * connection. Each goes to the session's handler when it has one: a free session has no ops
+ * (lpa_session_end clears them), so ops alone says it is live; the back ends never give a NULL
+ * owner. Inline, so that a back end's callback calls the handler itself: a function here would
+ * only pass its arguments on, and reload the ones that go on the stack. */
+#define LPA_LIVE(s, h) ((s)->ops != NULL && (s)->ops->h != NULL)
+static inline void lpa_core_on_accept(void *owner, struct lpa_conn *c) {
+  struct lpa_session *s = (struct lpa_session *)owner;
+  if (LPA_LIVE(s, on_accept)) s->ops->on_accept(s, c);
+  else lpa_net_close(c);
+}
+/* lwIP turned a connection to this listener away (no pcb or netconn left): the client saw a
+ * reset or no answer, and the board's user needs to know why. Only a live listener's
+ * connection hears of a refusal: a listener ends with its session. */
+static inline void lpa_core_on_refused(void *owner) {
+  lpa_report_error((struct lpa_session *)owner, LPA_ERR_NO_PCB);
+}
+static inline void lpa_core_on_connected(void *owner, struct lpa_conn *c, int ok) {
+  struct lpa_session *s = (struct lpa_session *)owner;
+  if (LPA_LIVE(s, on_connected)) s->ops->on_connected(s, c, ok);
+  else if (ok) lpa_net_close(c);
+}
+/* TCP data; len == 0: the peer closed its side (FIN). */
+static inline void lpa_core_on_recv(void *owner, struct lpa_conn *c, const uint8_t *data,
+                                    size_t len) {
+  struct lpa_session *s = (struct lpa_session *)owner;
+  if (LPA_LIVE(s, on_recv)) s->ops->on_recv(s, c, data, len);
+}
+static inline void lpa_core_on_sendable(void *owner, struct lpa_conn *c) {
+  struct lpa_session *s = (struct lpa_session *)owner;
+  if (LPA_LIVE(s, on_sendable)) s->ops->on_sendable(s, c);
+}
+/* The connection broke (reset, timeout); c is already gone. */
+static inline void lpa_core_on_error(void *owner, struct lpa_conn *c) {
+  struct lpa_session *s = (struct lpa_session *)owner;
+  if (LPA_LIVE(s, on_error)) s->ops->on_error(s, c);
+}
+/* UDP datagram of len bytes; data holds at least its first min(len, LPA_UDP_HEAD_MAX) bytes
+ * contiguously (the headers the protocols read); arrival_us is LPA_NOW_US() at reception
+ * (modulo 2^32: jitter needs differences only). */
+static inline void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_t *data,
+                                   size_t len, const ip_addr_t *from, uint16_t from_port,
+                                   uint32_t arrival_us) {
+  struct lpa_session *s = (struct lpa_session *)owner;
+  if (LPA_LIVE(s, on_udp)) s->ops->on_udp(s, c, data, len, from, from_port, arrival_us);
+}
+
 /* Protocol modules: start a server or client for s->cfg (set s->ops); 0 or LPA_E*. */
 int lpa_iperf2_start(struct lpa_session *s);
 int lpa_iperf3_start(struct lpa_session *s);

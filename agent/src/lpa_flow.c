@@ -14,19 +14,25 @@ void lpa_flow_init(struct lpa_flow *f, struct lpa_conn *c, uint8_t dir, uint8_t 
   f->proto = proto;
 }
 
-void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
+/* The flow's clock begins: what lpa_flow_start and lpa_flow_begin share. */
+static void flow_run(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
   f->state = LPA_FLOW_RUNNING;
   f->start_ms = now;
   f->last_ms = now;
-  memset(&f->ivl, 0, sizeof(f->ivl));
-  f->ivl.at_ms = now;
   f->interim = s->cfg.interval_ms != LPA_INTERVAL_NONE;
 }
 
+void lpa_flow_start(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
+  flow_run(s, f, now);
+  memset(&f->ivl, 0, sizeof(f->ivl));
+  f->ivl.at_ms = now;
+}
+
 /* The START report is the flow's report at its first instant: a flow begins fresh from
- * lpa_flow_init, so every count in it is zero, as a START report's are. */
+ * lpa_flow_init, so every count in it is zero, as a START report's are. The report sets the
+ * interval marks to the start (lpa_flow_start's job), so they are not set twice. */
 void lpa_flow_begin(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
-  lpa_flow_start(s, f, now);
+  flow_run(s, f, now);
   lpa_flow_report(s, f, LPA_REPORT_START, now);
 }
 

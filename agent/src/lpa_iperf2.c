@@ -263,13 +263,10 @@ static void tcp_connected(struct lpa_session *s, struct lpa_conn *c, int ok) {
     lpa_i2_fail(s, LPA_ERR_SEND_HEADER);
     return;
   }
-  if (I2_MODE(t) == LPA_MODE_REVERSE) {
-    t->tx.state = LPA_FLOW_DONE;
-    lpa_flow_begin(s, &t->rx, now); /* on c, since client_setup */
-    return;
-  }
   t->tx.head_sent = LP_I2_TCP_HDR_LEN;
-  lpa_flow_begin(s, &t->tx, now);
+  /* -R: the flow back starts, on c since client_setup; tx never starts (it stays IDLE: a TCP
+   * test only asks whether its sending flow runs), and the pump finds nothing to send. */
+  lpa_flow_begin(s, I2_MODE(t) == LPA_MODE_REVERSE ? &t->rx : &t->tx, now);
   tcp_pump(s, now);
 }
 
@@ -386,23 +383,27 @@ static void client_setup(struct lpa_session *s, int udp) {
   }
   rq->num_threads = 1;
   rq->mport = cfg->back_port;
-  rq->buflen = cfg->len;
-  rq->amount = cfg->amount_bytes != 0 ? (int32_t)(cfg->amount_bytes & 0x7FFFFFFFu)
-                                      : -(int32_t)((cfg->duration_ms + 9u) / 10u);
-  rq->rate_bps = cfg->rate_bps;
-  lp_i2_header_encode_plain(t->hdr, rq, udp != 0);
+  /* The request and our sending flow have the same limits. */
   lpa_flow_init(f, t->conn, LPA_DIR_TX, cfg->proto);
+  f->len = rq->buflen = cfg->len;
+  f->rate_bps = rq->rate_bps = cfg->rate_bps;
   f->amount = cfg->amount_bytes;
-  if (f->amount == 0) f->limit_ms = cfg->duration_ms;
-  f->rate_bps = cfg->rate_bps;
-  f->len = cfg->len;
+  if (f->amount != 0) {
+    rq->amount = (int32_t)(f->amount & 0x7FFFFFFFu);
+  } else {
+    f->limit_ms = cfg->duration_ms;
+    rq->amount = -(int32_t)((f->limit_ms + 9u) / 10u);
+  }
+  lp_i2_header_encode_plain(t->hdr, rq, udp != 0);
   /* The flow back: -R on this connection, ending by the server's time and some slop at last;
    * -d/-r on the connection back (TCP: accepted later) or the endpoint for it (UDP). */
   f = &t->rx;
-  lpa_flow_init(f, I2_MODE(t) == LPA_MODE_REVERSE ? t->conn : t->back, LPA_DIR_RX | I2_BACK_DIR(t),
-                cfg->proto);
-  if (I2_MODE(t) == LPA_MODE_REVERSE && t->tx.limit_ms)
-    f->limit_ms = t->tx.limit_ms + I2_REVERSE_SLOP_MS;
+  if (I2_MODE(t) != LPA_MODE_REVERSE) {
+    lpa_flow_init(f, t->back, LPA_DIR_RX | LPA_SECOND, cfg->proto);
+  } else {
+    lpa_flow_init(f, t->conn, LPA_DIR_RX, cfg->proto);
+    if (t->tx.limit_ms) f->limit_ms = t->tx.limit_ms + I2_REVERSE_SLOP_MS;
+  }
 }
 
 int lpa_iperf2_start(struct lpa_session *s) {
@@ -426,9 +427,10 @@ int lpa_iperf2_start(struct lpa_session *s) {
   /* For -d/-r, where the server's flow comes back: a listener (TCP) or a bound endpoint (UDP)
    * on the back port. */
   if ((I2_MODE(t) == LPA_MODE_DUAL || I2_MODE(t) == LPA_MODE_TRADEOFF)) {
-    if (udp) t->back = lpa_net_udp_open(s->cfg.back_port, NULL, 0, s);
-    else t->tcp_listen = lpa_net_tcp_listen(s->cfg.back_port, s);
-    if (t->back == NULL && t->tcp_listen == NULL) return LPA_ENET;
+    struct lpa_conn *b;
+    if (udp) b = t->back = lpa_net_udp_open(s->cfg.back_port, NULL, 0, s);
+    else b = t->tcp_listen = lpa_net_tcp_listen(s->cfg.back_port, s);
+    if (b == NULL) return LPA_ENET;
   }
   t->conn = udp ? lpa_net_udp_open(0, &s->peer, s->peer_port, s)
                 : lpa_net_tcp_connect(&s->peer, s->peer_port, s);

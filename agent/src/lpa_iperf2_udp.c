@@ -92,12 +92,12 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
   int fin;
   if (!lp_i2_udp_prefix_get(d, n, t->use64 != 0, &seq, &sec, &usec)) return;
   fin = seq < 0;
-  if (f->state == LPA_FLOW_IDLE) {
-    if (fin) return; /* the end of an earlier test */
-    lpa_flow_begin(s, f, now);
-    t->phase = I2_RUN; /* a client's flow back has come */
-  }
-  if (f->state == LPA_FLOW_RUNNING) {
+  if (f->state != LPA_FLOW_DONE) { /* idle or running: this datagram is data */
+    if (f->state == LPA_FLOW_IDLE) {
+      if (fin) return; /* the end of an earlier test */
+      lpa_flow_begin(s, f, now);
+      t->phase = I2_RUN; /* a client's flow back has come */
+    }
     /* The send time modulo 2^32 us: jitter needs differences only. */
     lpa_flow_udp_rx(f, fin ? 0u - (uint64_t)seq : (uint64_t)seq, sec * 1000000u + usec, arrival_us);
     lpa_flow_rx(f, n, now);

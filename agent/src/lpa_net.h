@@ -67,25 +67,11 @@ void lpa_net_close(struct lpa_conn *c);
  * command: tests check that finished tests leave none behind. */
 int lpa_net_conns_in_use(void);
 
-/* Events, implemented by the core (lpa_core.c). */
-void lpa_core_on_accept(void *owner, struct lpa_conn *c);
-/* lwIP turned a connection to this listener away (no pcb or netconn left): the client saw a
- * reset or no answer, and the board's user needs to know why. */
-void lpa_core_on_refused(void *owner);
-void lpa_core_on_connected(void *owner, struct lpa_conn *c, int ok);
-/* TCP data; len == 0: the peer closed its side (FIN). */
-void lpa_core_on_recv(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len);
-void lpa_core_on_sendable(void *owner, struct lpa_conn *c);
-/* The connection broke (reset, timeout); c is already gone. */
-void lpa_core_on_error(void *owner, struct lpa_conn *c);
-/* UDP datagram of len bytes; data holds at least its first min(len, LPA_UDP_HEAD_MAX) bytes
- * contiguously (the headers the protocols read); arrival_us is LPA_NOW_US() at reception
- * (modulo 2^32: jitter needs differences only). */
-#define LPA_UDP_HEAD_MAX 128
-void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_t *data, size_t len,
-                     const ip_addr_t *from, uint16_t from_port, uint32_t arrival_us);
+/* Events: lpa_core.h has the lpa_core_on_* (inline: a back end includes it); and the tick: */
 /* Every LPA_TICK_MS (and whenever convenient): timers, pacing, interval reports. */
 void lpa_core_tick(void);
+/* The most header bytes the protocols read of a UDP datagram (see lpa_core_on_udp). */
+#define LPA_UDP_HEAD_MAX 128
 
 /* The constant payload senders point at: LPA_PATTERN_LEN zero bytes (iperf checks no payload). */
 extern const uint8_t lpa_pattern[LPA_PATTERN_LEN];

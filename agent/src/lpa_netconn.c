@@ -13,7 +13,7 @@
 #include "lwip/tcp.h"
 #include "lwip/tcpip.h"
 #include "lpa.h"
-#include "lpa_net.h"
+#include "lpa_core.h" /* lpa_net.h, and the events */
 
 enum { CONN_FREE = 0, CONN_LISTEN, CONN_CONNECTING, CONN_TCP, CONN_UDP };
 #define EV_RCV 1u

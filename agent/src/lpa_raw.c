@@ -16,7 +16,7 @@
 #if !NO_SYS
 #include "lwip/tcpip.h"
 #endif
-#include "lpa_net.h"
+#include "lpa_core.h" /* lpa_net.h, and the events */
 
 /* lwIP before 2.0 could fail a tcp_close() (the callbacks below rely on it not failing). */
 #if LWIP_VERSION_MAJOR < 2 || (LWIP_VERSION_MAJOR == 2 && LWIP_VERSION_MINOR < 1)

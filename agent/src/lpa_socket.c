@@ -15,7 +15,7 @@
 #include "lwip/tcpip.h"
 #include "lwip/priv/sockets_priv.h"
 #include "lpa.h"
-#include "lpa_net.h"
+#include "lpa_core.h" /* lpa_net.h, and the events */
 
 #if !LWIP_SOCKET_POLL
 #error "the socket back end needs LWIP_SOCKET_POLL=1 (it waits in lwip_poll)"
