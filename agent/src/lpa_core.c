@@ -1,5 +1,5 @@
-/* Session table, reports, the tick and the public start/stop entry points. The protocol modules
- * do the talking; the back end's events reach them through lpa_core.h's inline dispatch. */
+/* Session table, reports and the public start/stop entry points. The protocol modules do the
+ * talking; the back end's events and tick reach them through lpa_core.h's inline dispatch. */
 #include <string.h>
 
 #include "lwip/sys.h"
@@ -49,15 +49,6 @@ void lpa_report_simple(struct lpa_session *s, uint8_t kind, uint8_t error) {
   r.kind = kind;
   r.error = error;
   lpa_report_emit(s, &r);
-}
-
-void lpa_core_tick(void) {
-  lpa_ms_t now = lpa_now_ms();
-  int i;
-  for (i = 0; i < LPA_MAX_SESSIONS; i++) {
-    struct lpa_session *s = &lpa_sessions[i];
-    if (LPA_LIVE(s, tick)) s->ops->tick(s, now);
-  }
 }
 
 /* Public API. */

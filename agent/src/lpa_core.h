@@ -87,7 +87,7 @@ struct lpa_flow {
   /* sender */
   uint64_t amount;   /* stop after this many bytes (0: no byte limit) */
   uint64_t rate_bps; /* 0: as fast as the stack takes it */
-  uint64_t seq;      /* UDP: number of the next datagram */
+  uint64_t seq;      /* UDP: datagrams sent (make_head numbers the next one seq + 1) */
   struct lpa_udp_rx rx;
   struct lpa_flow_mark ivl; /* last: only the interval code reaches it, at a long offset */
 };
@@ -187,6 +187,15 @@ static inline void lpa_core_on_udp(void *owner, struct lpa_conn *c, const uint8_
                                    uint32_t arrival_us) {
   struct lpa_session *s = (struct lpa_session *)owner;
   if (LPA_LIVE(s, on_udp)) s->ops->on_udp(s, c, data, len, from, from_port, arrival_us);
+}
+
+/* Every LPA_TICK_MS (and whenever convenient): timers, pacing, interval reports. Inline, as the
+ * events: each back end calls it from one place. */
+static inline void lpa_core_tick(void) {
+  lpa_ms_t now = lpa_now_ms();
+  struct lpa_session *s;
+  for (s = lpa_sessions; s < lpa_sessions + LPA_MAX_SESSIONS; s++)
+    if (LPA_LIVE(s, tick)) s->ops->tick(s, now);
 }
 
 /* Protocol modules: start a server or client for s->cfg (set s->ops); 0 or LPA_E*. */

@@ -37,7 +37,11 @@ void lpa_flow_begin(struct lpa_session *s, struct lpa_flow *f, lpa_ms_t now) {
 }
 
 /* One loop for both protocols (code size): TCP writes until the stack is full, UDP sends at
- * most LPA_UDP_BURST datagrams a call. */
+ * most LPA_UDP_BURST datagrams a call. The loop counts n += proto, which is 0 for TCP (no
+ * burst limit) and 1 for UDP: smaller than testing the protocol beside the count. The array's
+ * size is negative, and the build fails, if those values change (C99 has no _Static_assert). */
+typedef char lpa_flow_proto_counts[LPA_PROTO_TCP == 0 && LPA_PROTO_UDP == 1 ? 1 : -1];
+
 int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, void *ctx,
                   const ip_addr_t *to, uint16_t to_port) {
 #if LPA_UDP
@@ -46,7 +50,7 @@ int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, v
   (void)make_head; (void)ctx; (void)to; (void)to_port;
 #endif
   int n;
-  for (n = 0; n < LPA_UDP_BURST || f->proto == LPA_PROTO_TCP; n++) {
+  for (n = 0; n < LPA_UDP_BURST; n += f->proto) {
     long sent = (long)f->len;
     uint64_t done = f->bytes + f->head_sent; /* on the wire so far */
     uint32_t elapsed = now - f->start_ms;
@@ -57,13 +61,11 @@ int lpa_flow_pump(struct lpa_flow *f, lpa_ms_t now, lpa_udp_head_fn make_head, v
     if (f->rate_bps != 0 && (uint64_t)elapsed * f->rate_bps < done * 8000u) return 0;
 #if LPA_UDP
     if (f->proto == LPA_PROTO_UDP) {
-      uint64_t seq = f->seq;
-      f->seq = seq + 1;
       if (lpa_net_udp_send(f->conn, head, make_head(ctx, f, head), f->len, to, to_port) != 0) {
-        f->seq = seq; /* no buffer: this datagram goes out next tick with the same number */
-        f->send_errors++;
+        f->send_errors++; /* no buffer: this datagram goes out next tick with the same number */
         return 0;
       }
+      f->seq++;
     } else
 #endif
     {

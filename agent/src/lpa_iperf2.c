@@ -20,7 +20,6 @@ static struct i2_state *state_new(struct lpa_session *s, uint8_t kind) {
   struct i2_state *t = &lpa_i2[s->index];
   memset(t, 0, sizeof(*t));
   t->kind = kind;
-  t->server = kind == I2_TEST;
   t->deadline = t->rx_linger = t->tx_next = lpa_now_ms();
   s->state = t;
   s->ops = &lpa_i2_test_ops; /* lpa_start clears it again when the start fails */
@@ -36,8 +35,10 @@ typedef char i2_zeroed_flow_is_tcp_rx[LPA_DIR_RX == 0 && LPA_PROTO_TCP == 0 ? 1 
 struct lpa_session *lpa_i2_test_new(struct lpa_session *ls, uint8_t proto) {
   struct lpa_session *s = lpa_session_new(&ls->cfg, ls->fn, ls->arg);
   if (s != NULL) {
+    struct i2_state *t = state_new(s, I2_TEST);
     s->cfg.proto = proto;
-    state_new(s, I2_TEST)->parent = ls;
+    t->server = 1; /* state_new leaves it 0, as a listener and a client have it */
+    t->parent = ls;
   }
   return s;
 }
@@ -64,8 +65,9 @@ static void close_conns(struct i2_state *t) {
 }
 
 void lpa_i2_close_all(struct lpa_session *s) {
-  close_conns(I2(s));
-  I2(s)->kind = 0;
+  struct i2_state *t = I2(s);
+  t->kind = 0;
+  close_conns(t);
   lpa_session_end(s);
 }
 
@@ -203,9 +205,36 @@ static void tcp_eof(struct lpa_session *s, struct lpa_conn *c, lpa_ms_t now) {
     lpa_flow_finish(s, tx, now);
   }
   if (tx->conn != c || tx->state != LPA_FLOW_RUNNING) drop(t, c); /* --full-duplex sends on */
-  if (I2_SERVER(t) && I2_MODE(t) == LPA_MODE_TRADEOFF && t->tx.state == LPA_FLOW_IDLE &&
-      t->back == NULL)
-    connect_back(s, now); /* -r: our turn now */
+  /* -r: our turn now, once the peer's data has ended (a server's -r connects back only
+   * here: its flow back is idle until then, and runs or is done after). */
+  if (I2_SERVER(t) && I2_MODE(t) == LPA_MODE_TRADEOFF && t->tx.state == LPA_FLOW_IDLE)
+    connect_back(s, now);
+}
+
+/* A server reads the header a byte at a time (it comes once): the flags word, then the rest
+ * of the length it implies; the first I2_HDR_KEEP bytes are kept for parsing. Returns how many
+ * of the n bytes at d are data (those after the header, or all with the first four when there
+ * is none). */
+static size_t tcp_header(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now) {
+  struct i2_state *t = I2(s);
+  while (n != 0 && t->phase == I2_START) {
+    if (t->hdr_seen < I2_HDR_KEEP) t->hdr[t->hdr_seen] = *d;
+    t->hdr_seen++;
+    d++;
+    n--;
+    if (t->hdr_seen == 4) {
+      /* No header (or one this agent does not parse): the four bytes were data. */
+      int need = lp_i2_tcp_header_len(lp_wire_get32(t->hdr));
+      if (need <= 0) {
+        n += 4;
+        t->phase = I2_RUN;
+      } else {
+        t->hdr_need = (uint16_t)need;
+      }
+    }
+    if (t->hdr_seen == t->hdr_need) tcp_begin(s, now);
+  }
+  return n;
 }
 
 static void tcp_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d, size_t n) {
@@ -216,26 +245,9 @@ static void tcp_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
     tcp_eof(s, c, now);
     return;
   }
-  while (n != 0 && t->phase == I2_START) {
-    /* A server reads the header a byte at a time (it comes once): the flags word, then the
-     * rest of the length it implies; the first I2_HDR_KEEP bytes are kept for parsing. */
-    if (t->hdr_seen < I2_HDR_KEEP) t->hdr[t->hdr_seen] = *d;
-    t->hdr_seen++;
-    d++;
-    n--;
-    if (t->hdr_seen == 4) {
-      /* No header (or one this agent does not parse): the four bytes were data. */
-      int need = lp_i2_tcp_header_len(lp_wire_get32(t->hdr));
-      if (need <= 0) {
-        lpa_flow_rx(rx, 4, now);
-        t->phase = I2_RUN;
-      } else {
-        t->hdr_need = (uint16_t)need;
-      }
-    }
-    if (t->hdr_seen == t->hdr_need) tcp_begin(s, now);
-  }
-  /* A client's connection carries the server's header ack: no flow receives there. */
+  n = tcp_header(s, d, n, now);
+  /* A client's connection carries the server's header ack: no flow receives there. A server's
+   * receiving flow runs on c. */
   if (rx->conn == c && rx->state == LPA_FLOW_RUNNING) lpa_flow_rx(rx, n, now);
 }
 
@@ -334,21 +346,29 @@ static void test_tick(struct lpa_session *s, lpa_ms_t now) {
   if (t->kind == 0) return; /* ended */
   if (rx->state == LPA_FLOW_RUNNING && now - rx->last_ms > IDLE_TIMEOUT_MS) {
     lpa_i2_fail(s, LPA_ERR_IDLE);
-  } else if (rx->state == LPA_FLOW_RUNNING &&
-             now - rx->start_ms > (I2_SERVER(t) ? s->cfg.duration_ms : rx->limit_ms) - 1u) {
+    return;
+  }
+  if (rx->state == LPA_FLOW_RUNNING &&
+      now - rx->start_ms > (I2_SERVER(t) ? s->cfg.duration_ms : rx->limit_ms) - 1u) {
     /* A server's test ends at its time limit, whatever the peer sends: no stranger holds
      * the board for ever (flows back stop there too: lpa_i2_send_back). A -R client's flow
      * ends when the server's time and some slop are over (limit 0: none, the - 1u wraps). */
-    if (I2_SERVER(t)) lpa_i2_fail(s, LPA_ERR_EXPIRED);
-    else lpa_flow_finish(s, rx, now);
-  } else if (t->phase != I2_RUN && LPA_DUE(now, t->deadline)) {
+    if (I2_SERVER(t)) {
+      lpa_i2_fail(s, LPA_ERR_EXPIRED);
+      return;
+    }
+    lpa_flow_finish(s, rx, now); /* a client's flow runs in RUN only */
+  }
+  if (t->phase != I2_RUN) {
     /* No header, no connection; a server retries its connection back, a client has waited
-     * long enough for it. */
+     * long enough for it. Out of RUN a test does not end by itself. */
+    if (!LPA_DUE(now, t->deadline)) return;
     if (t->phase == I2_START) lpa_i2_fail(s, I2_SERVER(t) ? LPA_ERR_NO_HEADER : LPA_ERR_CONNECT);
     else if (I2_SERVER(t) && t->back == NULL && s->cfg.proto == LPA_PROTO_TCP) connect_back(s, now);
     else lpa_i2_fail(s, LPA_ERR_NO_BACK_CONN);
+    return;
   }
-  if (t->kind != 0 && test_idle(s, t, now)) lpa_i2_close_all(s);
+  if (test_idle(s, t, now)) lpa_i2_close_all(s);
 }
 
 static void test_stop(struct lpa_session *s) {

@@ -13,15 +13,15 @@
 #define REPORT_LINGER_MS 500u  /* a receiver answers late FINs for this long */
 #define REPORTS_MAX 9
 
-/* The start of the datagram f sends next, numbered f->seq (a FIN's number is negative there
- * already: lpa_i2_udp_tick): the prefix, and a client's header after it as far as the
- * datagram has room (it goes in every datagram, as iperf2's does; a server's flow back
- * carries none, like iperf2's). Returns its length. */
+/* The start of the datagram f sends next, numbered f->seq + 1 (f->seq counts those sent; for
+ * a FIN it is negative already: lpa_i2_udp_tick): the prefix, and a client's header after it
+ * as far as the datagram has room (it goes in every datagram, as iperf2's does; a server's
+ * flow back carries none, like iperf2's). Returns its length. */
 static size_t head_seq(void *ctx, struct lpa_flow *f, uint8_t *h) {
   const struct i2_state *t = (const struct i2_state *)ctx;
   size_t n = LP_I2_UDP_HDR_END < f->len ? LP_I2_UDP_HDR_END : f->len;
   uint64_t now = LPA_WALL_US();
-  lp_i2_udp_prefix_put(h, (int64_t)f->seq, (uint32_t)(now / 1000000u),
+  lp_i2_udp_prefix_put(h, (int64_t)(f->seq + 1), (uint32_t)(now / 1000000u),
                        (uint32_t)(now % 1000000u));
   if (I2_SERVER(t)) return LP_I2_UDP_PREFIX;
   memcpy(h + LP_I2_UDP_PREFIX, t->hdr, n - LP_I2_UDP_PREFIX);
@@ -35,9 +35,8 @@ static void send_seq(struct lpa_session *s, struct lpa_flow *f) {
   (void)lpa_net_udp_send(f->conn, h, head_seq(t, f, h), f->len, &s->peer, t->dport);
 }
 
-/* A receiver's report on its finished flow f: sent back through c to from:port. */
-static void report_send(const struct lpa_flow *f, struct lpa_conn *c, const ip_addr_t *from,
-                        uint16_t port) {
+/* A receiver's report on its finished flow f: sent back through its endpoint to from:port. */
+static void report_send(const struct lpa_flow *f, const ip_addr_t *from, uint16_t port) {
   struct lp_i2_report r;
   uint8_t out[LP_I2_REPORT_LEN];
   uint32_t dur = f->last_ms - f->start_ms; /* ms */
@@ -52,7 +51,7 @@ static void report_send(const struct lpa_flow *f, struct lpa_conn *c, const ip_a
   r.jitter_sec = j / 1000000u;
   r.jitter_usec = j % 1000000u;
   lp_i2_report_encode_counts(out, &r);
-  (void)lpa_net_udp_send(c, out, LP_I2_REPORT_LEN, LP_I2_REPORT_LEN, from, port);
+  (void)lpa_net_udp_send(f->conn, out, LP_I2_REPORT_LEN, LP_I2_REPORT_LEN, from, port);
 }
 
 /* The peer's report on our sending flow f: its numbers replace ours in f (finished, its final
@@ -80,11 +79,10 @@ static void send_back_open(struct lpa_session *s, lpa_ms_t now) {
   else lpa_i2_send_back(s, t->back, now);
 }
 
-/* Receiver: one datagram on c, the endpoint of our receiving flow f. A FIN ends the flow and
+/* Receiver: one datagram on the endpoint of our receiving flow f. A FIN ends the flow and
  * is answered with its report (not with -R: iperf2 has no FIN exchange there). */
-static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_conn *c,
-                        const uint8_t *d, size_t n, const ip_addr_t *from, uint16_t port,
-                        uint32_t arrival_us) {
+static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, const uint8_t *d, size_t n,
+                        const ip_addr_t *from, uint16_t port, uint32_t arrival_us) {
   struct i2_state *t = I2(s);
   lpa_ms_t now = lpa_now_ms();
   int64_t seq; /* negative: a FIN, numbered as the datagram after the last */
@@ -109,7 +107,7 @@ static void rx_datagram(struct lpa_session *s, struct lpa_flow *f, struct lpa_co
   if (I2_MODE(t) != LPA_MODE_REVERSE && t->rx_reports < REPORTS_MAX && s->used) {
     /* Built again for every FIN answered: the finished flow no longer changes, and a stack
      * buffer costs no static RAM per session. */
-    report_send(f, c, from, port);
+    report_send(f, from, port);
     t->rx_reports++;
     t->rx_linger = now + REPORT_LINGER_MS;
   }
@@ -139,7 +137,10 @@ static void server_start(struct lpa_session *s, struct lpa_conn *c, const uint8_
   struct lp_i2_header hdr, *rq = &hdr;
   t->phase = I2_RUN;
   t->use64 = (uint8_t)use64;
-  lpa_flow_init(&t->rx, c, LPA_DIR_RX, LPA_PROTO_UDP);
+  /* rx is a zeroed TCP receiver (lpa_i2_test_new): a UDP one on c is that with its proto and
+   * connection set (smaller than initialising it again). */
+  t->rx.conn = c;
+  t->rx.proto = LPA_PROTO_UDP;
   if (!LPA_IPERF2_BIDIR) return; /* the header is for a flow of ours (-d, -r, -R) */
   (void)lp_i2_header_decode_core(d + LP_I2_UDP_PREFIX, n - LP_I2_UDP_PREFIX, rq);
   if (rq->rate_bps == 0) rq->rate_bps = 1048576u;
@@ -203,7 +204,7 @@ void lpa_i2_udp_on_udp(struct lpa_session *s, struct lpa_conn *c, const uint8_t 
   }
 #endif
   if (rx->conn == c)
-    rx_datagram(s, rx, c, d, n, from, port, arrival_us);
+    rx_datagram(s, rx, d, n, from, port, arrival_us);
   else if (tx->state == LPA_FLOW_DONE && !t->tx_done && report_parse(s, tx, d, n))
     t->tx_done = 1;
 }
@@ -219,16 +220,17 @@ void lpa_i2_udp_tick(struct lpa_session *s, lpa_ms_t now) {
   if (tx->state == LPA_FLOW_RUNNING) {
     if (lpa_flow_pump(tx, now, head_seq, t, &s->peer, t->dport)) {
       lpa_flow_finish(s, tx, now);
-      /* Its final report has the count: from here on seq numbers the FINs, negated, as on
-       * the wire (the peer's report replaces it). */
-      tx->seq = 0u - tx->seq;
+      /* Its final report has the count: from here on seq + 1 numbers the FINs, negated, as
+       * on the wire (the peer's report replaces it). ~count is -count - 1: the first FIN,
+       * after the tick's seq--, is -(count + 1). */
+      tx->seq = ~tx->seq;
     }
     return;
   }
   if (!LPA_DUE(now, t->tx_next)) return;
   if (reverse && !I2_SERVER(t)) {
     if (t->rx.state != LPA_FLOW_IDLE) return;
-    tx->seq = 1; /* iperf2 repeats datagram 1 */
+    /* iperf2 repeats datagram 1: seq stays 0 (this flow never sends: lpa_i2_udp_start). */
     gap = REQUEST_GAP_MS;
   } else {
     if (tx->state != LPA_FLOW_DONE || t->tx_done) return;

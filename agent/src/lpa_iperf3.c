@@ -153,7 +153,7 @@ static size_t udp_head(void *ctx, struct lpa_flow *f, uint8_t *h) {
   struct lp_i3_udp_hdr u;
   u.sec = (uint32_t)(now / 1000000u);
   u.usec = (uint32_t)(now % 1000000u);
-  u.seq = f->seq;
+  u.seq = f->seq + 1; /* the datagram after those sent */
   return lp_i3_udp_hdr_put(h, LP_I3_UDP_HDR64, &u, t->use64 != 0);
 }
 

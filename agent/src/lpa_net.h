@@ -18,9 +18,14 @@ struct lpa_conn;
 /* Start the back end (the agent thread and/or its timer). Called once by lpa_init(). */
 int lpa_net_init(void);
 /* The agent lock: public API calls (lpa_start, lpa_stop, lpa_command) take it. The raw back end
- * maps it to LOCK_TCPIP_CORE() (nothing with NO_SYS=1). */
+ * maps it to LOCK_TCPIP_CORE(); with NO_SYS=1 there is no lock, and no call is made for it (a
+ * test that fakes the lock to check who takes it defines LPA_NET_LOCK_FAKE). */
+#if LPA_BACKEND == LPA_BACKEND_RAW && NO_SYS && !defined(LPA_NET_LOCK_FAKE)
+static inline void lpa_net_lock(void) {}
+#else
 void lpa_net_lock(void);
-void lpa_net_unlock(void);
+#endif
+void lpa_net_unlock(void); /* also sends what was queued (the raw back end's flush) */
 
 /* TCP. listen: accepted connections arrive through lpa_core_on_accept() with the listener's
  * owner. connect: lpa_core_on_connected() follows. Return NULL when the stack refuses. */
@@ -67,9 +72,8 @@ void lpa_net_close(struct lpa_conn *c);
  * command: tests check that finished tests leave none behind. */
 int lpa_net_conns_in_use(void);
 
-/* Events: lpa_core.h has the lpa_core_on_* (inline: a back end includes it); and the tick: */
-/* Every LPA_TICK_MS (and whenever convenient): timers, pacing, interval reports. */
-void lpa_core_tick(void);
+/* Events: lpa_core.h has the lpa_core_on_* and lpa_core_tick() (inline: a back end includes
+ * it). */
 /* The most header bytes the protocols read of a UDP datagram (see lpa_core_on_udp). */
 #define LPA_UDP_HEAD_MAX 128
 

@@ -83,11 +83,11 @@ static void flush(void) {
     if (c->type == CONN_TCP) tcp_output(c->pcb.tcp);
 }
 
+#if !NO_SYS /* else lpa_net.h's empty inline */
 void lpa_net_lock(void) {
-#if !NO_SYS
   LOCK_TCPIP_CORE();
-#endif
 }
+#endif
 
 void lpa_net_unlock(void) {
   flush();
@@ -105,8 +105,10 @@ static void tick(void *arg) {
 
 int lpa_net_init(void) {
   lpa_net_lock();
-  tick(NULL); /* no session yet: this tick only arms the next */
-  lpa_net_unlock();
+  tick(NULL); /* no session yet: this tick only arms the next (and has nothing to flush) */
+#if !NO_SYS
+  UNLOCK_TCPIP_CORE(); /* not lpa_net_unlock(): the tick flushed already */
+#endif
   return 0;
 }
 
@@ -171,9 +173,10 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err) {
   struct lpa_conn *l = (struct lpa_conn *)arg;
   struct lpa_conn *c;
   (void)err;
-  if (pcb == NULL) { /* lwIP had no pcb (err ERR_MEM): it drops the SYN */
+  if (pcb == NULL) { /* lwIP had no pcb (err ERR_MEM): it drops the SYN, and ignores the
+                      * value returned (ERR_MEM, as below, shares their return) */
     lpa_core_on_refused(l->owner);
-    return ERR_VAL;
+    return ERR_MEM;
   }
   /* l is live, as in on_recv. No slot: lwIP aborts a connection its accept callback refuses
    * (a RST to the client). */

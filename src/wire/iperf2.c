@@ -84,8 +84,11 @@ bool lp_i2_report_decode_counts(const uint8_t *buf, size_t len, struct lp_i2_rep
     if (!at)
         return false;
     const uint8_t *p = buf + at;
+    uint32_t flags = lp_wire_get32(p);
     r->has_transit = false;
-    r->flags = lp_wire_get32(p);
+    /* The 2.0.5-era layout (at 12) has only 32-bit counts, whatever its flags say; the flags
+     * as sent still decide whether the high words below are read. */
+    r->flags = at == 12 ? flags & ~LP_I2_SEQNO64B : flags;
     r->bytes = (uint64_t)lp_wire_get32(p + 4) << 32 | lp_wire_get32(p + 8);
     r->stop_sec = lp_wire_get32(p + 12);
     r->stop_usec = lp_wire_get32(p + 16);
@@ -94,12 +97,10 @@ bool lp_i2_report_decode_counts(const uint8_t *buf, size_t len, struct lp_i2_rep
     r->datagrams = lp_wire_get32(p + 28);
     r->jitter_sec = lp_wire_get32(p + 32);
     r->jitter_usec = lp_wire_get32(p + 36);
-    if ((r->flags & LP_I2_SEQNO64B) && len - at >= LP_I2_REPORT_LEN - LP_I2_UDP_PREFIX) {
+    if ((flags & LP_I2_SEQNO64B) && len - at >= LP_I2_REPORT_LEN - LP_I2_UDP_PREFIX) {
         r->errors |= (uint64_t)lp_wire_get32(p + 100) << 32;
         r->out_of_order |= (uint64_t)lp_wire_get32(p + 104) << 32;
         r->datagrams |= (uint64_t)lp_wire_get32(p + 108) << 32;
     }
-    if (at == 12)
-        r->flags &= ~LP_I2_SEQNO64B; /* the 2.0.5-era layout has only 32-bit counts */
     return true;
 }
