@@ -32,10 +32,12 @@
 /* A -d/-r UDP leg's first datagrams may reach the client's listener before its thread has
  * bound it (ICMP port unreachable): only errors after this end the leg. */
 #define I2S_LEG_ICMP_GRACE_NS (1000ull * LP_NS_PER_MS)
-/* A UDP test of a peer not proven is state anyone can create with one datagram: it ends
- * after this much silence (not --rcv-timeout's 120 s), and such tests take at most half
- * of the server's test slots, so datagrams cannot lock TCP and iperf3 clients out. */
-#define I2S_UNPROVEN_IDLE_NS (10ull * LP_NS_PER_S)
+/* A UDP test is state anyone can create with one datagram, from loopback as well (a local
+ * user is a stranger too): one that has received nothing but its first datagram, or whose
+ * peer is not proven, ends after this much silence (not --rcv-timeout's 120 s). And iperf2
+ * UDP tests together hold at most half of the server's test slots (those of peers not
+ * proven a quarter), so datagrams cannot lock TCP and iperf3 clients out: udp_slots(). */
+#define I2S_SHORT_IDLE_NS (10ull * LP_NS_PER_S)
 
 struct i2test;
 
@@ -435,6 +437,23 @@ static void credit_used_up(struct i2test *t)
                         (unsigned)(LP_SRV_PROVEN_NS / LP_NS_PER_S / 60));
 }
 
+/* A UDP test whose receiving flows have, together, taken in at most one datagram: what one
+ * datagram from anywhere makes, not yet a client's test. */
+static bool udp_first_datagram_only(struct i2test *t)
+{
+    if (!t->udp)
+        return false;
+    uint64_t n = 0;
+    for (unsigned i = 0; i < t->nflows; i++) {
+        struct lp_stream_counters k;
+        if (t->flows[i]->sends)
+            continue;
+        lp_stream_read(rs_of(t->flows[i])->ds, &k);
+        n += k.packets;
+    }
+    return n <= 1;
+}
+
 static void on_idle_check(struct lp_timer *tm)
 {
     struct i2test *t = lp_container_of(tm, struct i2test, idle_timer);
@@ -443,8 +462,8 @@ static void on_idle_check(struct lp_timer *tm)
         receiving |= !t->flows[i]->sends && !t->flows[i]->done;
     uint64_t limit = (uint64_t)(t->base.run.spec.rcv_timeout_ms ? t->base.run.spec.rcv_timeout_ms : 120000) *
                      LP_NS_PER_MS;
-    if (t->unproven && limit > I2S_UNPROVEN_IDLE_NS)
-        limit = I2S_UNPROVEN_IDLE_NS;
+    if ((t->unproven || udp_first_datagram_only(t)) && limit > I2S_SHORT_IDLE_NS)
+        limit = I2S_SHORT_IDLE_NS;
     if (t->unproven)
         credit_used_up(t);
     if (receiving && lp_run_rx_idle_ns(&t->base.run) > limit) {
@@ -1021,18 +1040,25 @@ static int multicast_flow_socket(const struct srv_listener *l)
     return fd;
 }
 
-static unsigned unproven_tests(const struct lp_server *s)
+/* The iperf2 UDP tests running: all of them, or those of peers not proven. */
+static unsigned udp_tests(const struct lp_server *s, bool unproven_only)
 {
     unsigned n = 0;
-    for (const struct srv_test *b = s->tests; b; b = b->next)
-        n += b->dialect == LP_DIALECT_IPERF2 && ((const struct i2test *)(const void *)b)->unproven;
+    for (const struct srv_test *b = s->tests; b; b = b->next) {
+        const struct i2test *t = b->dialect == LP_DIALECT_IPERF2 ? (const struct i2test *)(const void *)b : NULL;
+        n += t && t->udp && (!unproven_only || t->unproven);
+    }
     return n;
 }
 
-static unsigned unproven_slots(const struct lp_server *s)
+/* How many test slots iperf2 UDP tests may hold: half of --max-tests (a quarter for peers
+ * not proven), so the other half is always there for TCP and iperf3 clients. A server of one
+ * test at a time serves whoever comes first. */
+static unsigned udp_slots(const struct lp_server *s, bool unproven)
 {
     unsigned max = s->spec.max_tests ? s->spec.max_tests : LP_SRV_DEFAULT_MAX_TESTS;
-    return max > 1 ? max / 2 : 1;
+    unsigned n = unproven ? max / 4 : max / 2;
+    return n ? n : 1;
 }
 
 /* A test that sends (-R, full duplex, -d/-r legs) to a peer not proven gets a credit. */
@@ -1100,7 +1126,8 @@ void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *b
     struct i2test *t = find_group(s, &h, true, peer);
     if (!t) {
         bool proven = srv_peer_proven(s, peer);
-        if (!srv_accepting(s) || (!proven && unproven_tests(s) >= unproven_slots(s)))
+        if (!srv_accepting(s) || udp_tests(s, false) >= udp_slots(s, false) ||
+            (!proven && udp_tests(s, true) >= udp_slots(s, true)))
             return;
         t = new_test(s, &h, true, peer);
         if (!t)

@@ -18,7 +18,12 @@ what reaches it: an open port, the worst case, since nothing answers ICMP errors
 - dual_to_own_port_refused: a -d header naming the server's own port is refused with a line
   (before: the server connected to itself and tested itself at 25 Gbit/s).
 - udp_first_datagrams_cannot_lock_out: 60 first datagrams from 60 ports of an address not
-  proven take at most half of --max-tests 8; a stock iperf3 client is still served.
+  proven take at most a quarter of --max-tests 8; a stock iperf3 client is still served.
+- first_datagrams_end_on_silence: under the default --max-tests, 100 first datagrams from
+  an address not proven, 100 from loopback, and 100 more from the first once a TCP test has
+  proven it: iperf3 is served after each wave, UDP tests hold at most a quarter of the slots
+  (not proven) and half (all), every one of them ends on the 10 s silence rule, and the server's fds return to baseline
+  (before: loopback's tests took all 64 slots and lived 120 s).
 - refused_iperf2_client_sees_an_error: a stock iperf -c refused for want of a slot gets a
   reset, and says so."""
 
@@ -282,7 +287,7 @@ s.close()
 
 @suite.case
 def udp_first_datagrams_cannot_lock_out():
-    """60 first datagrams from 60 ports of an address not proven hold at most half of
+    """60 first datagrams from 60 ports of an address not proven hold at most a quarter of
     --max-tests 8: stock iperf3 is still served"""
     with Net("lock", ["--max-tests", "8"]) as net:
         dg = i2.udp_datagram(1, amount=i2.secs_amount(30))
@@ -297,7 +302,7 @@ for i in range(60):
         check(r.rc == 0, "the datagram script failed", r.describe())
         time.sleep(0.5)
         flows = len(re.findall(r"connected with", net.server_text()))
-        check(flows <= 4, "%d UDP tests from an unproven address (at most 4 of 8)" % flows,
+        check(flows <= 2, "%d UDP tests from an unproven address (at most 2 of 8)" % flows,
               net.srv.tail())
         p = net.run([lptest.IPERF3, "-c", SRV_IP,
                      "-B", CLIENT_IP, "-p", str(PORT), "-n", "1M", "-J"], timeout=30)
@@ -306,6 +311,84 @@ for i in range(60):
         check(lptest.get(doc, "end.sum_received.bytes") == 1024 * 1024,
               "iperf3 -n 1M: %s bytes received" % lptest.get(doc, "end.sum_received.bytes", None))
         print("        %d UDP tests held of 8 slots; iperf3 served" % flows)
+
+
+def open_fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def flood(net, src, dst, n=100):
+    """n iperf2 UDP first datagrams (seq 1, amount -t 10) from src, each from its own port,
+    then silence: what anyone can send."""
+    dg = i2.udp_datagram(1, amount=i2.secs_amount(10))
+    r = net.py(r"""
+import socket, sys
+for i in range(int(sys.argv[5])):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((sys.argv[3], 0))
+    s.sendto(bytes.fromhex(sys.argv[4]), (sys.argv[1], int(sys.argv[2])))
+    s.close()
+""", dst, PORT, src, dg.hex(), n, timeout=30)
+    check(r.rc == 0, "the datagram script failed", r.describe())
+
+
+def iperf3_served(net, src, dst):
+    p = net.run([lptest.IPERF3, "-c", dst, "-B", src, "-p", str(PORT), "-n", "1M", "-J"],
+                timeout=40)
+    doc = lptest.parse_json(p.out, "iperf3 -J")
+    check("error" not in doc, "iperf3 from %s was refused: %s" % (src, doc.get("error")),
+          net.srv.tail())
+    got = lptest.get(doc, "end.sum_received.bytes", None)
+    check(got == 1024 * 1024, "iperf3 -n 1M from %s: %s bytes received" % (src, got))
+
+
+UDP_OPEN = re.compile(r"local \S+ port %d connected with (\S+) port (\d+)\s*$" % PORT, re.M)
+UDP_END = re.compile(r"no data from (\S+) for (\d+) s; test abandoned")
+
+
+def udp_tests(net):
+    """(UDP tests the server has made, those that ended on silence), from its lines."""
+    text = net.server_text()
+    return len(UDP_OPEN.findall(text)), UDP_END.findall(text)
+
+
+@suite.case
+def first_datagrams_end_on_silence():
+    """default --max-tests 64: 100 first datagrams from an address not proven, 100 from
+    loopback, 100 more from the first once proven: iperf3 served after each wave, UDP tests
+    hold at most 16 then 32 slots, each ends on the 10 s silence rule, fds back to baseline"""
+    with Net("silence") as net:
+        pid = server_pid(net)
+        base = open_fds(pid)
+        # (source, the most UDP tests that may be held after its wave): a quarter of the
+        # slots for peers not proven, half for all UDP tests (I2S udp_slots).
+        for src, cap in ((CLIENT_IP, 16), ("127.0.0.1", 32), ("prove", 32), (CLIENT_IP, 32)):
+            if src == "prove":
+                iperf3_served(net, CLIENT_IP, SRV_IP)  # its TCP handshake proves CLIENT_IP
+                continue
+            flood(net, src, SRV_IP if src == CLIENT_IP else "127.0.0.1")
+            iperf3_served(net, "127.0.0.1", SRV_IP)
+            opened, ended = udp_tests(net)
+            check(opened - len(ended) <= cap, "%d UDP tests held after 100 datagrams from %s "
+                  "(at most %d of 64)" % (opened - len(ended), src, cap), net.srv.tail())
+        check(opened >= 16, "only %d UDP tests made of 300 first datagrams" % opened)
+        # Every UDP test the waves made ends, on the short rule. The deadline is generous:
+        # each idle check is an event of a loaded machine's loop, not a timing asserted.
+        deadline = time.monotonic() + 90
+        while True:
+            opened, ended = udp_tests(net)
+            if len(ended) >= opened and open_fds(pid) <= base:
+                break
+            check(time.monotonic() < deadline and net.srv.alive(),
+                  "%d UDP tests made, %d ended on silence, %d fds (baseline %d)"
+                  % (opened, len(ended), open_fds(pid), base), net.srv.tail(30))
+            time.sleep(0.5)
+        check(len(ended) == opened, "%d tests ended on silence of %d made" % (len(ended), opened))
+        check(all(secs == "10" for _, secs in ended),
+              "tests ended after %s s of silence, not 10" % sorted({s for _, s in ended}))
+        iperf3_served(net, CLIENT_IP, SRV_IP)
+        print("        %d UDP tests made of 300 datagrams, all ended after 10 s of silence; "
+              "iperf3 served after each wave; %d fds, baseline %d" % (opened, open_fds(pid), base))
 
 
 @suite.case
