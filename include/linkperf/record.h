@@ -73,6 +73,12 @@ struct lp_rec_connecting {
     bool window_requested;   /* -w was given (else iperf2 prints "(default)") */
 };
 
+/* Which UDP offloads this end's streams use: any sender with GSO, any receiver with GRO
+ * (iperf3 3.20+'s test_start.gso/.gro, which there say what --gsro asked for). */
+struct lp_udp_offload {
+    bool gso, gro;
+};
+
 struct lp_rec_start {
     const struct lp_spec *spec;          /* effective spec (server: built from client params) */
     const char *version;                 /* "linkperf x.y.z" */
@@ -87,6 +93,7 @@ struct lp_rec_start {
     int sndbuf_actual, rcvbuf_actual;    /* of the first data socket */
     unsigned nstreams;
     const struct lp_stream_conn *streams;
+    struct lp_udp_offload offload;       /* of this end's streams when the test starts */
 };
 
 /* One-way latency (iperf2 --trip-times; UDP also with -e): receive time minus the sender's
@@ -216,6 +223,8 @@ struct lp_rec_end {
     const char *server_output_text;    /* client with --get-server-output, or NULL */
     const char *server_output_json;    /* raw JSON text of the server's document, or NULL */
     bool partial;                      /* the test was cut short */
+    struct lp_udp_offload offload;     /* what this end's streams used in the end (a kernel
+                                        * may refuse GSO at the first write) */
 };
 
 struct lp_rec_error {

@@ -352,6 +352,19 @@ void lp_run_emit_simple(struct lp_run *r, enum lp_record_kind kind)
     lp_engine_emit(r->eng, &rec);
 }
 
+static struct lp_udp_offload udp_offload(const struct lp_run *r)
+{
+    struct lp_udp_offload o = {false, false};
+    for (unsigned i = 0; i < r->nstreams; i++) {
+        const struct lp_stream *ds = r->streams[i].ds;
+        if (ds) {
+            o.gso |= lp_stream_uses_gso(ds);
+            o.gro |= lp_stream_uses_gro(ds);
+        }
+    }
+    return o;
+}
+
 void lp_run_emit_start(struct lp_run *r)
 {
     struct lp_stream_conn none = {0};
@@ -374,6 +387,7 @@ void lp_run_emit_start(struct lp_run *r)
     st->rcvbuf_actual = r->rcvbuf;
     st->nstreams = r->nstreams;
     st->streams = conns;
+    st->offload = udp_offload(r);
     lp_engine_emit(r->eng, &rec);
 }
 
@@ -924,6 +938,7 @@ void lp_run_emit_end(struct lp_run *r, const struct lp_peer_results *peer, bool 
     lp_totals_own(se, r->nstreams, &end->own);
     end->bidir = r->spec.dir == LP_DIR_BIDIR;
     end->partial = partial;
+    end->offload = udp_offload(r);
     struct lp_peer_results mine;
     lp_run_local_results(r, &mine);
     end->cpu.host_total = mine.cpu_total;

@@ -134,6 +134,8 @@ static void udp_recv_socket_setup(struct lp_stream *s)
     }
 }
 
+static void udp_batch_setup(struct lp_stream *s);
+
 struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
 {
     struct lp_stream *s = calloc(1, sizeof(*s));
@@ -154,6 +156,7 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     lp_latency_batch_reset(&s->lat_batch);
     s->next_seq = 1;
     atomic_init(&s->counting, true);
+    atomic_init(&s->gso_used, false);
     if (cfg->kind == LP_STREAM_UDP_RECV)
         udp_recv_socket_setup(s);
     if (cfg->kind == LP_STREAM_TCP_SEND && cfg->trip_bursts) {
@@ -191,6 +194,10 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         }
         s->cfg.udp_template = NULL; /* borrowed: do not keep it */
     }
+    /* GSO is decided here, not when the worker attaches, so that the test's start report
+     * can say whether this end sends with it (-J test_start.gso). */
+    if (cfg->kind == LP_STREAM_UDP_SEND)
+        udp_batch_setup(s);
     return s;
 }
 
@@ -812,6 +819,8 @@ static void udp_gso_step_down(struct lp_stream *s)
     int zero = 0;
     setsockopt(s->h.fd, IPPROTO_UDP, UDP_SEGMENT, &zero, sizeof(zero));
     s->gso_segs = 0;
+    if (!s->gso_wrote) /* refused at its first write: this test did not use GSO after all */
+        atomic_store(&s->gso_used, false);
 }
 
 /* An ICMP error (port unreachable: nobody listens there, or a spoofed request named a
@@ -887,6 +896,7 @@ static void udp_send(struct lp_stream *s)
         if ((unsigned)sent < n)
             budget_return(s, blocks ? n - (unsigned)sent : (uint64_t)(n - (unsigned)sent) * blk);
         s->next_seq += (uint64_t)sent;
+        s->gso_wrote |= s->gso_segs != 0;
         if (s->cfg.budget && s->cfg.budget->credit)
             atomic_fetch_add(&s->cfg.budget->credit_tx, (uint64_t)sent * blk);
         if (atomic_load_explicit(&s->counting, memory_order_relaxed)) {
@@ -1197,6 +1207,17 @@ static void udp_batch_setup(struct lp_stream *s)
         memcpy(s->batch_buf + i * blk, s->payload, blk);
     s->batch_n = n;
     s->gso_segs = use_gso ? segs : 0;
+    atomic_store(&s->gso_used, use_gso);
+}
+
+bool lp_stream_uses_gso(const struct lp_stream *s)
+{
+    return atomic_load(&s->gso_used);
+}
+
+bool lp_stream_uses_gro(const struct lp_stream *s)
+{
+    return s->cfg.kind == LP_STREAM_UDP_RECV && s->gro;
 }
 
 static void do_attach(struct lp_post *p)
@@ -1213,8 +1234,6 @@ static void do_attach(struct lp_post *p)
         s->pacer.credit_bytes = (double)s->cfg.blksize * (s->cfg.burst ? s->cfg.burst : 1);
     }
     s->rcvlowat = 1;
-    if (s->cfg.kind == LP_STREAM_UDP_SEND)
-        udp_batch_setup(s);
     if (s->cfg.kind == LP_STREAM_TCP_SEND && s->cfg.zerocopy) {
         int one = 1;
         /* MSG_ZEROCOPY first: on a NIC that can send from user pages it saves the copy.

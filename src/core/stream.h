@@ -143,6 +143,7 @@ struct lp_stream {
                                 * (a multicast flow's copies read from the listener); 0 = none */
     off_t file_off;
     unsigned gso_segs;         /* datagrams per UDP GSO write (0 = no GSO) */
+    bool gso_wrote;            /* a write with GSO was accepted */
     unsigned batch_n;          /* datagrams batch_buf holds */
     bool gro;                  /* UDP receiver: UDP_GRO is on, messages may hold many datagrams */
     uint64_t rate_t0_ns, rate_bytes;
@@ -166,6 +167,7 @@ struct lp_stream {
     atomic_uint_least64_t bytes, packets, max_seq, out_of_order, jitter_bits, last_rx_ns;
     atomic_int_least64_t lost;
     atomic_bool counting;      /* false: drain without counting (after the test end) */
+    atomic_bool gso_used;      /* UDP sender: writes with GSO (read by the run for its reports) */
     atomic_int error;          /* negative errno of the first socket error */
     struct lp_latency lat;     /* cfg.latency: published per batch */
 
@@ -188,6 +190,11 @@ struct lp_stream {
 
 /* NULL only when out of memory. */
 struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg);
+/* Whether this stream sends with UDP GSO (decided when made; false again if the kernel
+ * refuses it at the first write) and receives with UDP GRO: what -J's test_start.gso and
+ * .gro report for this end. Safe from any thread. */
+bool lp_stream_uses_gso(const struct lp_stream *s);
+bool lp_stream_uses_gro(const struct lp_stream *s);
 /* Post the stream to worker w; I/O starts there. Once per stream; cannot fail (a failure on
  * the worker comes back as LP_SEV_ERROR). */
 void lp_stream_attach(struct lp_stream *s, struct lp_worker *w);

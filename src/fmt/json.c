@@ -113,6 +113,13 @@ static void on_end(struct lp_fmt_json *f, const struct lp_rec_end *end)
     if (!f->have_start && end->nstreams)
         udp = end->streams[0].sender.is_udp || end->streams[0].receiver.is_udp;
     set_tree(&f->end, lp_json_end(end, f->role, udp));
+    /* The document tells what the streams did use: a kernel may refuse GSO at the first
+     * write, after the start was reported (a --json-stream start event stays as it was). */
+    cJSON *ts = f->have_start ? cJSON_GetObjectItemCaseSensitive(f->start, "test_start") : NULL;
+    if (ts) {
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(ts, "gso"), end->offload.gso);
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(ts, "gro"), end->offload.gro);
+    }
     if (end->server_output_json) {
         /* Embedded as an object, like iperf3; text that does not parse is dropped. */
         cJSON_Delete(f->server_output_json);

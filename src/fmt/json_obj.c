@@ -70,7 +70,7 @@ static void add_buffers(cJSON *o, const struct lp_rec_start *st)
     num(o, "rcvbuf_actual", st->rcvbuf_actual);
 }
 
-static void add_test_start(cJSON *o, const struct lp_spec *sp)
+static void add_test_start(cJSON *o, const struct lp_spec *sp, const struct lp_udp_offload *off)
 {
     cJSON *t = cJSON_AddObjectToObject(o, "test_start");
 
@@ -85,13 +85,13 @@ static void add_test_start(cJSON *o, const struct lp_spec *sp)
     num(t, "tos", sp->tos < 0 ? 0 : sp->tos);
     num(t, "target_bitrate", (double)sp->rate_bps);
     /* Newer than 3.12 (its consumers ignore them): bidir and fqrate 3.13, interval 3.17 (-i
-     * in seconds, 0 = no intervals), gso and gro 3.20 (--gsro: linkperf never uses
-     * UDP segmentation offload, so 0 as in 3.21 without --gsro). */
+     * in seconds, 0 = no intervals), gso and gro 3.20 (1 when this end sends with UDP GSO /
+     * receives with UDP GRO; iperf3 prints there what --gsro asked for). */
     num(t, "bidir", sp->dir == LP_DIR_BIDIR);
     num(t, "fqrate", (double)sp->fq_rate_bps);
     num(t, "interval", sp->report.interval_s);
-    num(t, "gso", 0);
-    num(t, "gro", 0);
+    num(t, "gso", off->gso);
+    num(t, "gro", off->gro);
 }
 
 static void add_mss(cJSON *o, const struct lp_rec_start *st)
@@ -130,7 +130,7 @@ cJSON *lp_json_start(const struct lp_rec_start *st, enum lp_role role)
     num(o, "fq_rate", (double)sp->fq_rate_bps); /* 3.13+: --fq-rate in bits/s, 0 = unset */
     if (role == LP_ROLE_CLIENT || !tcp)
         add_buffers(o, st);
-    add_test_start(o, sp);
+    add_test_start(o, sp, &st->offload);
     return o;
 }
 

@@ -15,6 +15,8 @@ Reference documents: stock client -> stock server. linkperf client documents: li
 client -> stock server. linkperf server documents: stock client -> linkperf server.
 """
 
+import socket
+
 from lptest import (IPERF3, IPERF3_NEW, LOOP4, Pair, Suite, check, eq, get, iperf3_version,
                     json_lines, start_server, run_client, stock_iperf3)
 
@@ -206,6 +208,40 @@ def json_stream_client_and_server():
     check_stream(lines, ref.sj, "linkperf server")
     eq(get(lines[-1]["data"], "sum_received.bytes"), get(c.json(), "end.sum_received.bytes"),
        "server end event sum_received vs stock client")
+
+
+def kernel_offers(opt):
+    """Whether a UDP socket takes this option (UDP_SEGMENT 103, UDP_GRO 104): what
+    linkperf's streams get from the same kernel."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as so:
+        try:
+            so.setsockopt(socket.IPPROTO_UDP, opt, 1400 if opt == 103 else 1)
+            return 1
+        except OSError:
+            return 0
+
+
+@suite.case
+def udp_offload_reported_per_side():
+    """start.test_start.gso/gro say what each end's streams use, linkperf on both ends: a
+    UDP sender of datagrams up to 8 KB writes with GSO, one of 9000 bytes does not, a UDP
+    receiver reads with GRO, TCP uses neither (before: 0 and 0 always)"""
+    gso, gro = kernel_offers(103), kernel_offers(104)
+    check(gso and gro, "this kernel offers UDP GSO %d, GRO %d: the case needs both" % (gso, gro))
+    # (client args, client's (gso, gro), server's (gso, gro))
+    for args, cli, srv in ((["-u", "-b", "20M", "-l", "1400"], (1, 0), (0, 1)),
+                           (["-u", "-b", "20M", "-l", "9000"], (0, 0), (0, 1)),
+                           (["-u", "-b", "20M", "-l", "1000", "-R"], (0, 1), (1, 0)),
+                           (["-u", "-b", "20M", "--bidir"], (1, 1), (1, 1)),
+                           ([], (0, 0), (0, 0))):
+        s = start_server("linkperf", ["-1", "-J"])
+        c = run_client("linkperf", LOOP4, s.port, ["-J", "-t", "1"] + args)
+        eq(c.rc, 0, "client %s exit status" % " ".join(args), c.describe())
+        s.finish(15)
+        for who, doc, want in (("client", c.json(), cli), ("server", s.json(), srv)):
+            got = (get(doc, "start.test_start.gso"), get(doc, "start.test_start.gro"))
+            eq(got, want, "%s's test_start (gso, gro) for %s" % (who, " ".join(args) or "TCP"))
+    print("        gso/gro per side as used, 5 kinds of test")
 
 
 if __name__ == "__main__":
