@@ -1075,8 +1075,8 @@ def above_ceiling(st, by, ran):
     runs = (f"The ceiling's own {len(v)} runs ranged {gbps(min(v))}–{gbps(max(v))} Gbit/s "
             f"(spread {sp:.0f} %)" if len(v) > 1 else "The ceiling ran once")
     top = max([x for _, x in over] + pairs)
-    verdict = ("level with it within that noise (see \"ceiling\" under Run), not faster than "
-               "the kernel" if (top - 1) * 100 <= sp else
+    verdict = ("level with it within that noise (see \"ceiling\" in the method of the Run "
+               "section), not faster than the kernel" if (top - 1) * 100 <= sp else
                "above it by more than its own spread: not explained by noise alone")
     return f"Above the ceiling: {'; '.join(what)}. {runs}: {verdict}."
 
@@ -1158,6 +1158,14 @@ def summary(cases, tools, results):
             f"{num(eff_med(by[dflt]) if dflt else None, '.2f')} / "
             f"{num(eff_med(by[peer]) if peer else None, '.2f')}"]) + " |")
         targets.append(targets_line(case, st))
+    same = []
+    for case in cases:
+        if case[2] == "udp":
+            st = case_stats(case, tools, results)
+            same.append(f"- **{case[0]}**: " + same_method(st, st["by"], tools, case[0]))
+    if same:
+        L += ["", "UDP like for like (\"× best peer\" takes the fastest peer row whatever its "
+              "method):", ""] + same
     return L + ["", "Targets of issue 17, stated for this run (a statement about these "
                 "numbers, not a pass/fail test):", ""] + targets
 
