@@ -132,7 +132,8 @@ check-unit: deps-fast
 # Side-by-side benchmark against iperf3, iperf2 and the kernel ceiling (not a test; ~30 min).
 # IPERF3_NEW=/path/to/iperf3 adds the newest iperf3's rows. See bench/README.md.
 bench: deps-check build
-	bench/run.py --out docs/BENCHMARKS.md $(if $(IPERF3_NEW),--iperf3-new $(IPERF3_NEW))
+	bench/run.py --out docs/BENCHMARKS.md --json bench/results/$$(date -u +%F)-full.json \
+		$(if $(IPERF3_NEW),--iperf3-new $(IPERF3_NEW))
 
 man: build
 	$(BUILD)/linkperf --man > docs/linkperf.1

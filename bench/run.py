@@ -36,6 +36,61 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 NOTES_BEGIN = "<!-- BEGIN HAND-WRITTEN NOTES (kept by bench/run.py) -->"
 NOTES_END = "<!-- END HAND-WRITTEN NOTES -->"
 
+# Paths a report or JSON file may name as they are: the system's programs.
+SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
+# Options whose value is a path: written as the option's placeholder unless
+# the path is inside the repository, the temp dir or a system directory.
+PATH_OPTS = {"--out": "FILE", "--json": "FILE", "--render": "JSON", "--linkperf": "LINKPERF",
+             "--iperf3": "IPERF3", "--iperf3-new": "IPERF3_NEW", "--iperf2": "IPERF2"}
+FILE_PH = ("FILE", "JSON")
+
+
+def public_path(path, placeholder, tmp_ok=False):
+    """How a path of this machine is written into a committed report: relative
+    to the repository when inside it, TMP/... in the temp dir, as is in a
+    system directory (or a bare name looked up on PATH), else the placeholder
+    (the option's name): another machine's layout says nothing to a reader."""
+    if not path or os.sep not in path:
+        return path
+    a = os.path.abspath(path)
+    if a == REPO or a.startswith(REPO + os.sep):
+        return os.path.relpath(a, REPO)
+    tmp = os.path.realpath(tempfile.gettempdir())
+    if tmp_ok and a.startswith(tmp + os.sep):
+        return "TMP/" + os.path.relpath(a, tmp)
+    if a.startswith(SYSTEM_DIRS):
+        return a
+    return placeholder
+
+
+def public_argv(argv):
+    """argv with every path option's value passed through public_path."""
+    out, it = [], iter(argv)
+    for a in it:
+        opt, eq, val = a.partition("=")
+        if opt in PATH_OPTS and eq:
+            out.append(f"{opt}={public_path(val, PATH_OPTS[opt], PATH_OPTS[opt] in FILE_PH)}")
+        elif a in PATH_OPTS:
+            out.append(a)
+            nxt = next(it, None)
+            if nxt is not None:
+                out.append(public_path(nxt, PATH_OPTS[a], PATH_OPTS[a] in FILE_PH))
+        else:
+            out.append(a)
+    return out
+
+
+def public_cmd(cmd):
+    """A command line for the report, its program through public_path (an
+    explicit binary's placeholder is its option's, see EXPLICIT)."""
+    prog = cmd[0]
+    ph = EXPLICIT.get(os.path.abspath(prog), "PROGRAM") if os.sep in prog else prog
+    return " ".join([public_path(prog, ph)] + list(cmd[1:]))
+
+
+# Binaries given by path option: absolute path -> the option's placeholder.
+EXPLICIT = {}
+
 # Every process this script starts, so that every exit path can kill them.
 LIVE = {}
 
@@ -225,6 +280,9 @@ CASES = [
     ("tcp1", "TCP, 1 stream", "tcp", 1, None),
     ("tcp4", "TCP, 4 streams (-P 4)", "tcp", 4, None),
     ("udp1470", "UDP, 1470-byte datagrams, unlimited rate", "udp", 1, 1470),
+    # The smallest length iperf3 up to 3.21 sends with GSO (esnet/iperf#2032):
+    # the one case where every batching tool batches.
+    ("udp508", "UDP, 508-byte datagrams, unlimited rate", "udp", 1, 508),
     ("udp64", "UDP, 64-byte datagrams, unlimited rate", "udp", 1, 64),
 ]
 
@@ -455,14 +513,14 @@ def version_tuple(v):
 
 
 def new_tool(label, kind, binary, cli=(), srv=(), cases=None, group="peer",
-             candidate=True, role="mode"):
+             candidate=True, role="mode", notes=None):
     """One row of the case tables. group: linkperf | peer | ceiling;
     candidate: counts when picking the group's best row (-R and --no-history
     rows do not); role: default (linkperf plain) | plain | mode | history |
     reverse | ceiling (the reference) | ceiling-alt."""
     return {"label": label, "kind": kind, "bin": binary, "cli": list(cli), "srv": list(srv),
             "cases": list(cases) if cases else None, "group": group,
-            "candidate": candidate, "role": role}
+            "candidate": candidate, "role": role, "notes": dict(notes or {})}
 
 
 def make_tools(args):
@@ -518,17 +576,14 @@ def make_tools(args):
             if not y:
                 not_run.append(f"{name}: no {opt} in `--help`: its TCP {opt} rows are left out")
         if "--gsro" in h:
-            cases = []
-            for c in CASES:
-                if c[0] not in UDP_CASES:
-                    continue
-                if version_tuple(ver) <= (3, 21) and c[4] < 508:
-                    not_run.append(f"{name} --gsro in {c[0]}: left out, iperf3 up to 3.21 sends "
-                                   f"nothing with GSO below -l 508 (esnet/iperf#2032)")
-                    continue
-                cases.append(c[0])
-            if cases:
-                tools.append(new_tool(f"{name} --gsro", "iperf3", binary, ["--gsro"], cases=cases))
+            # Run in every UDP case, also where it is known to fail, so that the
+            # report shows what it does rather than leaving it out.
+            notes = {c[0]: f"iperf3 up to 3.21 sends nothing with GSO below -l 508 "
+                           f"(esnet/iperf#2032); run anyway, its result or failure is below"
+                     for c in CASES if c[0] in UDP_CASES and c[4] < 508
+                     and version_tuple(ver) <= (3, 21)}
+            tools.append(new_tool(f"{name} --gsro", "iperf3", binary, ["--gsro"],
+                                  cases=UDP_CASES, notes=notes))
         else:
             not_run.append(f"{name}: no --gsro in `--help`: no UDP GSO/GRO row")
 
@@ -576,6 +631,39 @@ def tools_for_render(meta, results):
     return tools
 
 
+def excerpt(text, limit=3000):
+    """text, or its head and tail when longer than limit characters."""
+    if len(text) <= limit:
+        return text
+    return text[:limit // 2] + "\n[...]\n" + text[-limit // 2:]
+
+
+def failed_output(kind, f):
+    """What a failed run printed, for the JSON: an iperf3-style -J report as
+    its per-interval sums and its end section, any other output as an
+    excerpt; and the server's output."""
+    out = {}
+    co = read(f["co"])
+    if kind != "iperf2" and kind != "ceiling":
+        try:
+            d = json.loads(co[co.find("{"):])
+            out["client_json"] = {
+                "error": d.get("error"),
+                "intervals": [{k: i.get("sum", {}).get(k) for k in
+                               ("start", "end", "bytes", "packets", "bits_per_second")}
+                              for i in d.get("intervals", [])],
+                "end": d.get("end")}
+        except ValueError:
+            pass
+    if "client_json" not in out:
+        out["client_stdout"] = excerpt(co)
+    for k, name in (("ce", "client_stderr"), ("so", "server_stdout"), ("se", "server_stderr")):
+        t = read(f[k])
+        if t.strip():
+            out[name] = excerpt(t)
+    return out
+
+
 def run_one(args, case, tool, tmp, tag):
     label, kind = tool["label"], tool["kind"]
     proto, streams = case[2], case[3]
@@ -588,8 +676,8 @@ def run_one(args, case, tool, tmp, tag):
         srv_cmd, cli_cmd = iperf3_style_cmds(tool["bin"], case, port, args.time, tool["cli"],
                                              tool["srv"])
     f = {k: os.path.join(tmp, f"{tag}.{k}") for k in ("so", "se", "co", "ce")}
-    shown = (lambda cmd: " ".join(cmd).replace(tool["bin"], "TMP/ceiling")) \
-        if kind == "ceiling" else " ".join  # the temp dir's name says nothing
+    shown = (lambda cmd: " ".join(["TMP/ceiling"] + cmd[1:])) \
+        if kind == "ceiling" else public_cmd  # the temp dir's name says nothing
     res = {"tool": label, "case": case[0], "port": port, "ok": False, "secs": args.time,
            "group": tool["group"], "client_cmd": shown(cli_cmd),
            "server_cmd": shown(srv_cmd), "odd": []}
@@ -651,6 +739,7 @@ def run_one(args, case, tool, tmp, tag):
             msg = str(e) or type(e).__name__
             tail = first_line(ce) or first_line(read(f["se"]))
             res["error"] = msg + (f" (stderr: {tail})" if tail else "")
+            res["output"] = failed_output(kind, f)
             return res
         res["odd"] += parsed.pop("odd")
         res.update(parsed)
@@ -729,11 +818,13 @@ def machine():
 def versions(args):
     lp = first_line(sh([args.linkperf, "-v"]))
     git = sh(["git", "-C", REPO, "describe", "--always", "--dirty"]) or "?"
-    v = {"linkperf": f"{lp} (git {git}, {args.linkperf})",
-         "iperf3": f"{first_line(sh([args.iperf3, '-v']))} ({shutil.which(args.iperf3)})",
-         "iperf2": f"{first_line(sh([args.iperf2, '-v']))} ({shutil.which(args.iperf2)})"}
+    where = lambda b, ph: public_path(shutil.which(b) or b, ph)
+    v = {"linkperf": f"{lp} (git {git}, {where(args.linkperf, 'LINKPERF')})",
+         "iperf3": f"{first_line(sh([args.iperf3, '-v']))} ({where(args.iperf3, 'IPERF3')})",
+         "iperf2": f"{first_line(sh([args.iperf2, '-v']))} ({where(args.iperf2, 'IPERF2')})"}
     if getattr(args, "iperf3_new", None):  # scale.py's args have neither
-        v["iperf3_new"] = f"{first_line(sh([args.iperf3_new, '-v']))} ({args.iperf3_new})"
+        v["iperf3_new"] = (f"{first_line(sh([args.iperf3_new, '-v']))} "
+                           f"({where(args.iperf3_new, 'IPERF3_NEW')})")
     if getattr(args, "ceiling", None):
         v["ceiling"] = (f"bench/ceiling/ceiling.c built with `{' '.join(CEILING_CC)}` "
                         f"({first_line(sh(['cc', '--version']))})")
@@ -798,6 +889,14 @@ def eff_med(rows):
     return statistics.median(v) if v else None
 
 
+def batches(t):
+    """True for a UDP row that sends with GSO and receives with GRO: linkperf
+    (its default), iperf3 --gsro, the ceiling. Told from the label, so that
+    files of older versions are described alike."""
+    w = t["label"].split()
+    return t["group"] in ("linkperf", "ceiling") or "--gsro" in w
+
+
 def case_stats(case, tools, results):
     """Rows of one case and its reference rows: linkperf default, linkperf
     best (fastest forward row), best peer (fastest iperf3/iperf2 row, any
@@ -816,6 +915,7 @@ def case_stats(case, tools, results):
     st = {"by": by, "ran": ran, "default": one("default"), "ceiling": one("ceiling"),
           "history": one("history"),
           "peer": best(lambda t: t["group"] == "peer"),
+          "peer_gso": best(lambda t: t["group"] == "peer" and batches(t)),
           "lp_best": best(lambda t: t["group"] == "linkperf" and t["candidate"]),
           "peer_eff": best(lambda t: t["group"] == "peer", eff_med),
           "lp_eff": best(lambda t: t["group"] == "linkperf" and t["candidate"], eff_med)}
@@ -849,6 +949,11 @@ def case_table(case, tools, results, cores):
                      + "); \"% of ceiling\" divides by it.")
     else:
         lines.append("No ceiling row in this run: no \"% of ceiling\".")
+    if proto == "udp":
+        lines.append(same_method(st, by, tools, key))
+    for t in ran:
+        if t.get("notes", {}).get(key):
+            lines.append(f"Note on {t['label']}: {t['notes'][key]}.")
     lines.append("")
     if proto == "tcp":
         lines.append("| row | ok | receiver Gbit/s (median) | spread | quiet runs: median (n) "
@@ -887,6 +992,10 @@ def case_table(case, tools, results, cores):
         cells.append(str(sum(1 for r in rows if r["ok"] and noisy(r, cores))))
         lines.append("| " + " | ".join(cells) + " |")
 
+    above = above_ceiling(st, by, ran)
+    if above:
+        lines += ["", above]
+
     paired = []
     for t in ran:
         if t["group"] != "linkperf":
@@ -921,8 +1030,55 @@ def case_table(case, tools, results, cores):
     if fails:
         lines.append("")
     for r in fails:
-        lines.append(f"- FAILED {r['tool']} (rep {r['rep']}): {r.get('error', '?')}")
+        lines.append(f"- FAILED {r['tool']} (rep {r['rep']}): {r.get('error', '?')}"
+                     + ("; what it printed is the run's `output` in the JSON file"
+                        if r.get("output") else ""))
     return lines
+
+
+def same_method(st, by, tools, key):
+    """The like-for-like sentence of a UDP case: linkperf's default against
+    the fastest peer row that also batches (GSO/GRO), or why there is none."""
+    gbps_, peer = st["peer_gso"]
+    dflt = st["default"]
+    if peer and dflt:
+        a, b = med(by[dflt], "recv_pps"), med(by[peer], "recv_pps")
+        return (f"Same method (GSO send, GRO receive on both sides): best such peer "
+                f"**{peer}** ({gbps(gbps_)} Gbit/s, {mpps(b)} Mpps median); linkperf / "
+                f"{peer} = {num(ratio(a, b), '.2f')} in received datagrams per second.")
+    tried = [t["label"] for t in tools if t["group"] == "peer" and batches(t)
+             and by.get(t["label"])]
+    if tried:
+        return ("Same method (GSO/GRO on both sides): no peer row that batches has a "
+                f"result in this case ({', '.join(tried)}: every run failed, see below); "
+                "\"× best peer\" compares with a peer that sends one datagram per call.")
+    return "Same method (GSO/GRO on both sides): no peer row that batches ran in this case."
+
+
+def above_ceiling(st, by, ran):
+    """Why a row's median, or a repetition's linkperf / ceiling pair, can
+    exceed the ceiling's: said beside the numbers."""
+    ceil, name = st["ceil"], st["ceiling"]
+    if not ceil:
+        return None
+    over = [(t["label"], med(by[t["label"]], "recv_bps") / ceil) for t in ran
+            if t["group"] != "ceiling" and (med(by[t["label"]], "recv_bps") or 0) > ceil]
+    pairs = [x for x in per_rep(by, st["default"], name) if x > 1] if st["default"] else []
+    if not over and not pairs:
+        return None
+    v = [r["recv_bps"] for r in by[name] if r.get("ok")]
+    sp = spread(by[name], "recv_bps") if len(v) > 1 else 0.0
+    what = [f"the median of {l} ({x * 100:.0f} %)" for l, x in over]
+    if pairs:
+        what.append(f"{st['default']} / ceiling in {len(pairs)} repetition(s) "
+                    f"({', '.join(f'{x:.2f}' for x in pairs)})")
+    runs = (f"The ceiling's own {len(v)} runs ranged {gbps(min(v))}–{gbps(max(v))} Gbit/s "
+            f"(spread {sp:.0f} %)" if len(v) > 1 else "The ceiling ran once")
+    top = max([x for _, x in over] + pairs)
+    verdict = ("level with it within that noise (see \"ceiling\" in the method of the Run "
+               "section), not faster than the kernel" if (top - 1) * 100 <= sp else
+               "above it by more than its own spread: not explained by noise alone")
+    return f"Above the ceiling: {'; '.join(what)}. {runs}: {verdict}."
 
 
 TARGETS = {  # case: (× best peer wanted, on which number, max loss % or None)
@@ -1002,6 +1158,14 @@ def summary(cases, tools, results):
             f"{num(eff_med(by[dflt]) if dflt else None, '.2f')} / "
             f"{num(eff_med(by[peer]) if peer else None, '.2f')}"]) + " |")
         targets.append(targets_line(case, st))
+    same = []
+    for case in cases:
+        if case[2] == "udp":
+            st = case_stats(case, tools, results)
+            same.append(f"- **{case[0]}**: " + same_method(st, st["by"], tools, case[0]))
+    if same:
+        L += ["", "UDP like for like (\"× best peer\" takes the fastest peer row whatever its "
+              "method):", ""] + same
     return L + ["", "Targets of issue 17, stated for this run (a statement about these "
                 "numbers, not a pass/fail test):", ""] + targets
 
@@ -1038,41 +1202,43 @@ def old_notes(path):
     return text[i + len(NOTES_BEGIN):j].strip("\n")
 
 
-def report(args, argv, mach, vers, tools, results, started, elapsed, not_run=None,
-           note=None):
-    cases = [c for c in CASES if c[0] in {r["case"] for r in results}]
+def new_run(argv, started, elapsed, time_s, reps, quiet_wait, nice, mach, vers,
+            not_run=None, note=None, source=None):
+    """What the Run section says about one run of this script."""
     mach = dict({k: "?" for k in ("cpu", "mhz", "hypervisor", "mem", "kernel", "os", "cc",
-                                  "rmem_max", "wmem_max", "lo_mtu", "loadavg")}, **mach)
+                                  "rmem_max", "wmem_max", "lo_mtu", "loadavg")}, **(mach or {}))
     mach["cores"] = mach.get("cores") or 1
-    L = ["# linkperf benchmarks", "",
-         "Loopback throughput of linkperf against stock iperf3 (Debian's and the newest",
-         "release) and iperf2, each in its plain and its fastest modes, and against the",
-         "kernel's own ceiling (`bench/ceiling/`), measured side by side in one run on one",
-         "machine (see `bench/README.md`). Numbers are receiver-side; ratios are medians",
-         "over medians unless marked per repetition. Generated by `bench/run.py`; the notes",
-         "section is written by hand.", "",
-         "## Summary", ""] + summary(cases, tools, results) + [""]
-    if not any(t["group"] == "ceiling" for t in tools):
+    return {"argv": argv, "started": started, "elapsed": elapsed, "time": time_s, "reps": reps,
+            "quiet_wait": quiet_wait, "nice": nice, "machine": mach, "versions": vers or {},
+            "not_run": list(not_run or []), "note": note, "source": source, "cases": []}
+
+
+def run_block(run, results, tools):
+    """The Run section of one run: command, method, machine, command lines."""
+    vers, mach = run["versions"], run["machine"]
+    L = []
+    if not any(t["group"] == "ceiling" for t in tools
+               if any(r["tool"] == t["label"] for r in results)):
         L += ["This run has no ceiling rows (recorded before `bench/ceiling/` existed, or "
               "it could not be built): the \"% of ceiling\" cells are empty.", ""]
     if "iperf3_new" not in vers:
         L += ["This run has no rows of the newest iperf3 (`--iperf3-new` not given, or a "
               "file recorded before the option existed).", ""]
-    if note:
-        L += [note, ""]
-    L += ["## Run", "",
-          "```", "$ " + " ".join(argv), "```", "",
-          f"- date: {started:%Y-%m-%d %H:%M} UTC; total run time {elapsed / 60:.1f} min",
+    if run["note"]:
+        L += [run["note"], ""]
+    L += ["```", "$ " + " ".join(run["argv"]), "```", "",
+          f"- date: {run['started']:%Y-%m-%d %H:%M} UTC; total run time "
+          f"{run['elapsed'] / 60:.1f} min",
           f"- method: each case runs every one of its rows once per repetition, one after "
-          f"another in the order of its table, for {args.reps} repetition(s) (A B C …, "
+          f"another in the order of its table, for {run['reps']} repetition(s) (A B C …, "
           "A B C …): interleaved, so that slow drifts of the machine hit all rows alike; "
           "medians over the repetitions. Per-repetition ratios pair two rows of the same "
           "repetition, at most one pass over the case's rows apart. "
-          f"`-t {args.time}` per run, a fresh server on a random free port per run",
-          f"- quiet-wait: before each run the script waits up to {args.quiet_wait} s until "
+          f"`-t {run['time']}` per run, a fresh server on a random free port per run",
+          f"- quiet-wait: before each run the script waits up to {run['quiet_wait']} s until "
           f"other processes use < {QUIET_CORES} cores (over 0.5 s); a run is *noisy* when "
           f"other CPU s > {NOISY_SHARE * 100:.0f} % of the machine (cores × t). "
-          f"Nice: {args.nice} for every client and server. CPU pinning: none",
+          f"Nice: {run['nice']} for every client and server. CPU pinning: none",
           "- CPU s = user+system time of the client / server process (all threads), "
           "from `wait4` rusage; ksoftirqd CPU s = the kernel's softirq threads during "
           "the run; \"other CPU s\" = machine-wide busy time during the run minus all "
@@ -1081,7 +1247,13 @@ def report(args, argv, mach, vers, tools, results, started, elapsed, not_run=Non
           "- best peer = the iperf3/iperf2 row (any mode) with the highest median receiver "
           "rate in the case; linkperf best = the fastest linkperf row that is neither `-R` "
           "nor `--no-history`; ceiling = the `ceiling` row (`bench/ceiling/ceiling.c`: TCP "
-          "`send()` of 1 MiB → `recv(MSG_TRUNC)`, UDP GSO `sendmmsg()` → GRO `recvmmsg()`)",
+          "`send()` of 1 MiB → `recv(MSG_TRUNC)`, UDP GSO `sendmmsg()` → GRO `recvmmsg()`). "
+          "The ceiling is a program timed like every other row, not a bound: it takes the "
+          "same kernel path (on loopback the sender's core is the limit for every row), and "
+          "its runs spread as much as any row's on a shared machine. A row whose median, or "
+          "one repetition's pair, is above it by less than the ceiling's own spread is level "
+          "with it within that noise, not faster than the kernel; each case gives the "
+          "ceiling's range where that happens",
           "- spread = (max − min) / median of the receiver rate over the repetitions",
           "",
           "Machine:", "",
@@ -1096,9 +1268,16 @@ def report(args, argv, mach, vers, tools, results, started, elapsed, not_run=Non
           f"- iperf3, newest: {vers.get('iperf3_new', 'not measured (--iperf3-new not given)')}",
           f"- iperf2: {vers.get('iperf2', '?')}",
           f"- ceiling: {vers.get('ceiling', 'not measured')}", ""]
-    if not_run:
-        L += ["Left out (not supported, or not asked for):", ""] + [f"- {n}" for n in not_run] + [""]
+    if run["not_run"]:
+        L += ["Left out (not supported, or not asked for):", ""] + \
+             [f"- {n}" for n in run["not_run"]] + [""]
     L += ["Command lines (client; then the server where it is not `-s -1 -p PORT`):", ""]
+    cmds = " ".join(r.get("client_cmd", "") + " " + r.get("server_cmd", "") for r in results)
+    ph = [f"{v} stands for the path given with `{k}`" for k, v in PATH_OPTS.items()
+          if v not in FILE_PH and re.search(rf"(^|\s){v}(\s|$)", cmds)]
+    if ph or "TMP/" in cmds:
+        L += ["(" + "; ".join(ph + ["TMP/ for the run's temp dir"] * ("TMP/" in cmds))
+              + ".)", ""]
     seen = set()
     for r in results:
         k = (r["case"], r["tool"])
@@ -1111,9 +1290,51 @@ def report(args, argv, mach, vers, tools, results, started, elapsed, not_run=Non
         if srv and not re.fullmatch(r"\S+ -s -1 -p \d+", srv):
             line += "; server `" + re.sub(r"(-p|--port) \d+", r"\1 PORT", srv) + "`"
         L.append(line)
-    L.append("")
+    return L + [""]
+
+
+def run_title(run):
+    return (f"{run['started']:%Y-%m-%d %H:%M} UTC"
+            + (f" (`bench/results/{os.path.basename(run['source'])}`)" if run["source"] else ""))
+
+
+SOURCES_TAG = "<!-- rendered from: "
+
+
+def report(args, runs, tools, results, sources=()):
+    """The Markdown report of one run, or of several (each case's rows from one
+    of them, runs[i]["cases"]); sources: the JSON files it is made from, named
+    in the report so that it can be re-rendered and checked against them."""
+    cases = [c for c in CASES if c[0] in {r["case"] for r in results}]
+    if len(runs) == 1:
+        runs[0]["cases"] = [c[0] for c in cases]
+    of = {k: run for run in runs for k in run["cases"]}
+    L = ["# linkperf benchmarks", "",
+         "Loopback throughput of linkperf against stock iperf3 (Debian's and the newest",
+         "release) and iperf2, each in its plain and its fastest modes, and against the",
+         "kernel's own ceiling (`bench/ceiling/`), measured side by side in one run on one",
+         "machine (see `bench/README.md`). Numbers are receiver-side; ratios are medians",
+         "over medians unless marked per repetition. Generated by `bench/run.py`; the notes",
+         "section is written by hand.", ""]
+    if sources and not any(x in FILE_PH for x in sources):  # all in the repository
+        L += [SOURCES_TAG + ",".join(sources) + " -->", ""]
+    L += ["## Summary", ""] + summary(cases, tools, results) + [""]
+    if len(runs) == 1:
+        L += ["## Run", ""] + run_block(runs[0], results, tools)
+    else:
+        L += ["## Runs", "",
+              f"This report puts {len(runs)} runs together: each case's rows come from one "
+              "run, on the same machine; its section names which. Compare rows within a "
+              "case, not rates across cases of different runs.", ""]
+        for run in runs:
+            rr = [r for r in results if r["case"] in run["cases"]]
+            L += [f"### Run of {run_title(run)}: {', '.join(run['cases'])}", ""] + \
+                run_block(run, rr, tools)
     for case in cases:
-        L += [f"## {case[1]}", ""] + case_table(case, tools, results, mach["cores"]) + [""]
+        L += [f"## {case[1]}", ""]
+        if len(runs) > 1:
+            L += [f"From the run of {run_title(of[case[0]])}.", ""]
+        L += case_table(case, tools, results, of[case[0]]["machine"]["cores"]) + [""]
     L += ["## Notes", "", NOTES_BEGIN]
     notes = old_notes(args.out) if args.out else None
     L.append(notes if notes is not None else "(none yet)")
@@ -1182,8 +1403,9 @@ def main():
     ap.add_argument("--nice", type=int, default=0,
                     help="run every client and server at this nice increment "
                          "(e.g. -10 on a shared machine; needs root for < 0)")
-    ap.add_argument("--render", metavar="JSON",
-                    help="run nothing: rewrite the report from a file saved with --json")
+    ap.add_argument("--render", metavar="JSON[,JSON...]",
+                    help="run nothing: rewrite the report from files saved with --json "
+                         "(a case's rows from the last file that has it)")
     ap.add_argument("--keep-logs", action="store_true", help="keep raw tool output in the temp dir")
     args = ap.parse_args()
     if args.render:
@@ -1205,6 +1427,10 @@ def main():
         if b != "-" and (not b or not os.access(b, os.X_OK)):
             sys.exit(f"bench: missing program: {name} ({b})")
 
+    for b, ph in ((args.linkperf, "LINKPERF"), (args.iperf3_new, "IPERF3_NEW"),
+                  (args.iperf3, "IPERF3"), (args.iperf2, "IPERF2")):
+        if b and os.sep in b:
+            EXPLICIT[os.path.abspath(b)] = ph
     args.ksoftirqd = ksoftirqd_pids()
     atexit.register(kill_all)
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -1256,8 +1482,11 @@ def main():
     else:
         log(f"bench: raw logs in {tmp}")
 
-    argv = ["bench/run.py"] + sys.argv[1:]
-    text = report(args, argv, mach, vers, tools, results, started, elapsed, not_run)
+    argv = ["bench/run.py"] + public_argv(sys.argv[1:])
+    run = new_run(argv, started, elapsed, args.time, args.reps, args.quiet_wait, args.nice,
+                  mach, vers, not_run, source=args.json)
+    text = report(args, [run], tools, results,
+                  [public_path(args.json, "FILE")] if args.json else ())
     meta = {"argv": argv, "started": started.isoformat(), "elapsed_s": elapsed,
             "time_s": args.time, "reps": args.reps, "nice": args.nice,
             "quiet_wait_s": args.quiet_wait, "reverse_rows": args.reverse,
@@ -1283,23 +1512,53 @@ def write_outputs(args, who, text, elapsed, data):
 
 
 def render(args):
-    with open(args.render) as fh:
-        d = json.load(fh)
-    m, results = d.get("meta", {}), d.get("results", [])
-    args.time, args.reps = m.get("time_s", "?"), m.get("reps", "?")
-    args.nice, args.quiet_wait = m.get("nice", 0), m.get("quiet_wait_s", "?")
-    started = datetime.datetime.fromisoformat(m["started"]) if m.get("started") else \
-        datetime.datetime.fromtimestamp(0, datetime.timezone.utc)
-    note = None
-    if "tools" not in m:
-        note = (f"Rendered from `{os.path.basename(args.render)}`, written by an older "
-                "`bench/run.py`: its rows are described from their labels (`iperf3`, `iperf2` "
-                "are the plain rows of the versions listed under Machine), and the rows, "
-                "columns and figures that run did not have are absent or \"—\"; Gbit per "
-                "CPU-s is from rate × time, as those files hold no byte counts.")
-    text = report(args, m.get("argv", ["bench/run.py", "?"]), d.get("machine", {}),
-                  d.get("versions", {}), tools_for_render(m, results), results, started,
-                  m.get("elapsed_s", 0.0), m.get("not_run"), note)
+    """The report from saved runs (--render A.json[,B.json ...]): a case's
+    rows come from the last file that has the case."""
+    files = [f for f in args.render.split(",") if f]
+    loaded, src = [], {}
+    for i, path in enumerate(files):
+        with open(path) as fh:
+            d = json.load(fh)
+        loaded.append(d)
+        for r in d.get("results", []):
+            src[r["case"]] = i
+    runs, results, tools = [], [], []
+    index = {}
+    for i, (path, d) in enumerate(zip(files, loaded)):
+        m = d.get("meta", {})
+        mine = [r for r in d.get("results", []) if src[r["case"]] == i]
+        if not mine:
+            continue
+        cases = [c[0] for c in CASES if c[0] in {r["case"] for r in mine}]
+        note = None
+        if "tools" not in m:
+            note = (f"Rendered from `{os.path.basename(path)}`, written by an older "
+                    "`bench/run.py`: its rows are described from their labels (`iperf3`, "
+                    "`iperf2` are the plain rows of the versions listed under Machine), and the "
+                    "rows, columns and figures that run did not have are absent or \"—\"; Gbit "
+                    "per CPU-s is from rate × time, as those files hold no byte counts.")
+        # What this run left out of a case another file supplies is not this report's.
+        other = {c for c, j in src.items() if j != i}
+        not_run = [n for n in m.get("not_run") or []
+                   if not any(re.search(rf"\bin {re.escape(c)}\b", n) for c in other)]
+        started = datetime.datetime.fromisoformat(m["started"]) if m.get("started") else \
+            datetime.datetime.fromtimestamp(0, datetime.timezone.utc)
+        run = new_run(m.get("argv", ["bench/run.py", "?"]), started, m.get("elapsed_s", 0.0),
+                      m.get("time_s", "?"), m.get("reps", "?"), m.get("quiet_wait_s", "?"),
+                      m.get("nice", 0), d.get("machine", {}), d.get("versions", {}), not_run,
+                      note, path if len(files) > 1 else None)
+        run["cases"] = cases
+        runs.append(run)
+        results += mine
+        for t in tools_for_render(m, mine):
+            if t["label"] not in index:
+                index[t["label"]] = t
+                tools.append(t)
+            else:  # the same row in two runs: one description, both runs' notes
+                index[t["label"]].setdefault("notes", {}).update(t.get("notes") or {})
+    order = {c[0]: n for n, c in enumerate(CASES)}
+    results.sort(key=lambda r: order.get(r["case"], len(order)))
+    text = report(args, runs, tools, results, [public_path(f, "JSON") for f in files])
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text)

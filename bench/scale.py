@@ -148,6 +148,12 @@ def server_extra_lines(so_text, se_text, limit=20):
 # --------------------------------------------------------------------------
 # servers
 
+def shown(cmd):
+    """A command line as the JSON and the report keep it: programs through
+    run.py's public_path, the throw-away history database as TMP/history.db."""
+    return re.sub(r"--db \S+", "--db TMP/history.db", benchrun.public_cmd(cmd))
+
+
 def linkperf_server_cmd(args, port, tmp, csv=True):
     cmd = [args.linkperf, "-s", "-p", str(port), "-i", "0",
            "--max-tests", str(args.max_tests)]
@@ -230,9 +236,9 @@ def run_load(args, case, mode, rep, tmp, tag):
         res["offered_bps"] = bits(args.udp_rate) * n
     res["quiet_wait_s"], res["load_before"] = benchrun.wait_quiet(args.quiet_wait)
     srv_cmd = linkperf_server_cmd(args, port, tmp)
-    res["server_cmd"] = " ".join(srv_cmd)
+    res["server_cmd"] = shown(srv_cmd)
     cli_cmd = load_client_cmd(args, case, port, streams)
-    res["client_cmd"] = " ".join(cli_cmd)
+    res["client_cmd"] = shown(cli_cmd)
     fifo = os.path.join(tmp, f"{tag}.gate")
     os.mkfifo(fifo)
     gate = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
@@ -404,7 +410,7 @@ def run_setup(args, plan, par, tmp, tag):
     srv_cmd = setup_server_cmd(args, kind, port, tmp)
     cli_cmd = ([args.iperf3] if dialect == "iperf3" else [args.iperf2]) + \
         ["-c", HOST, "-p", str(port)] + SETUP_ARGS[dialect]
-    res["server_cmd"], res["client_cmd"] = " ".join(srv_cmd), " ".join(cli_cmd)
+    res["server_cmd"], res["client_cmd"] = shown(srv_cmd), shown(cli_cmd)
     srv, files = None, []
     live = {}
     try:
@@ -633,8 +639,9 @@ def report(args, argv, mach, vers, runs, started, elapsed):
         cmd = re.sub(r"--db \S+", "--db TMP/history.db", re.sub(r"-p \d+", "-p PORT", cmd))
         for path, name in ((args.linkperf, "linkperf"), (args.iperf3, "iperf3"),
                            (args.iperf2, "iperf")):
-            if cmd.startswith(path + " "):
-                cmd = name + cmd[len(path):]
+            for p in {path, benchrun.public_path(path, "")}:
+                if p and cmd.startswith(p + " "):
+                    cmd = name + cmd[len(p):]
         return cmd
     for r in runs:
         c, s = short(r["client_cmd"]), short(r["server_cmd"])
@@ -655,7 +662,9 @@ def report(args, argv, mach, vers, runs, started, elapsed):
           "Lines the servers printed that are not report rows (errors, refusals):", ""]
     L += [f"- {t}: `{ln}`" for t, ln in lines[:60]] or ["- none"]
     L += ["", "## Command lines", "",
-          f"Binaries: `{args.linkperf}`, `{args.iperf3}`, `{args.iperf2}`. Client → server:", ""]
+          "Binaries: " + ", ".join(f"`{benchrun.public_path(b, ph)}`" for b, ph in
+                                   ((args.linkperf, "LINKPERF"), (args.iperf3, "IPERF3"),
+                                    (args.iperf2, "IPERF2"))) + ". Client → server:", ""]
     L += cmds + [""]
     if load:
         L += ["## Every load run", ""] + raw_table(load) + [""]
@@ -703,6 +712,8 @@ def main():
         if not b or not os.access(b, os.X_OK):
             sys.exit(f"scale: missing program: {b}")
     args.iperf3, args.iperf2 = shutil.which(args.iperf3), shutil.which(args.iperf2)
+    for b, ph in ((args.linkperf, "LINKPERF"), (args.iperf3, "IPERF3"), (args.iperf2, "IPERF2")):
+        benchrun.EXPLICIT[os.path.abspath(b)] = ph
 
     # N clients + a server with 2+ fds per stream: raise the soft fd limit to
     # the hard one (inherited by every child).
@@ -770,7 +781,7 @@ def main():
     else:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    argv = ["bench/scale.py"] + sys.argv[1:]
+    argv = ["bench/scale.py"] + benchrun.public_argv(sys.argv[1:])
     text = report(args, argv, mach, vers, runs, started, elapsed)
     meta = {"argv": argv, "started": started.isoformat(), "elapsed_s": elapsed,
             "tests": args.tests, "time_s": args.time, "udp_rate": args.udp_rate,
