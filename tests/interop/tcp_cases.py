@@ -38,11 +38,12 @@ def inflight_cap(r, pair, client_sends):
     cap = streams * 4 * w if w else lptest.tcp_inflight_cap(streams)
     if not client_sends:
         # Server -> client, the client's timer ends the test and the server sends until
-        # TEST_END reaches it: add what the server sent in that trip, its own rate times
-        # the time its count ran past the client's (the two summaries' seconds), doubled
-        # for the moments apart the two clocks started.
+        # TEST_END reaches it. The server's clock starts when it sends TEST_RUNNING, the
+        # client's when it reads it, so the server's own seconds exceed the client's by at
+        # least the time it sent past the client's stop: add that time at the server's own
+        # rate, doubled (a TCP sender's rate is not even across the test).
         rev = "_bidir_reverse" if get(cj, "start.test_start.bidir", 0) else ""
-        snd = get(cj, "end.sum_sent%s" % rev)          # the server's own row
+        snd = get(r.sj, "end.sum_sent%s" % rev)
         rcv = get(cj, "end.sum_received%s" % rev)
         trip = max(0.0, snd["seconds"] - rcv["seconds"])
         cap += int(2 * trip * snd["bits_per_second"] / 8) + 1
