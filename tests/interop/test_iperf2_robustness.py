@@ -556,8 +556,8 @@ def udp_reverse_absurd():
             try:
                 b, _ = u.recvfrom(70000)
             except socket.timeout:
-                raise lptest.TestFailure("UDP -R: %d datagrams, then neither a FIN nor anything else "
-                                  "for 30 s" % got)
+                raise lptest.TestFailure("UDP -R: %d datagrams, then neither a FIN nor "
+                                         "anything else for 30 s" % got)
             check(len(b) >= 16, "UDP -R: a %d-byte datagram" % len(b))
             lo, hi = struct.unpack("!I", b[0:4])[0], struct.unpack("!I", b[12:16])[0]
             seq = lo | hi << 32

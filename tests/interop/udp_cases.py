@@ -73,7 +73,8 @@ def check_udp_direction(r, pair, suffix, client_sends, blksize=None):
         # can be.
         tail = snd["packets"] - rcv["packets"]
         allow = inflight_datagrams(r, pair, suffix, client_sends)
-        print("        tail%s %d of %d datagrams (at most %d)" % (suffix, tail, snd["packets"], allow))
+        print("        tail%s %d of %d datagrams (at most %d)" % (suffix, tail, snd["packets"],
+                                                              allow))
         check(0 <= tail <= allow, "%s%s: sent %d datagrams, received %d (at most %d may be "
               "in flight at the end)" % ("client->server" if client_sends else "server->client",
                                          suffix, snd["packets"], rcv["packets"], allow), ctx)
