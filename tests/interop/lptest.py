@@ -1072,17 +1072,22 @@ class FakeServer:
 
     def hold(self, s, seconds):
         """Keep the connection open (discarding input) until the peer closes it, close()
-        is called, or `seconds` pass."""
+        is called, or `seconds` pass. True, and ("peer closed", None) in the log, if the
+        peer closed it (or reset it: it exited with input unread) while it was held."""
         end = time.monotonic() + seconds
         while time.monotonic() < end and not self.closed:
             try:
                 s.settimeout(0.1)
                 if not s.recv(65536):
-                    return
+                    break
             except socket.timeout:
                 continue
             except OSError:
-                return
+                break
+        else:
+            return False
+        self.log.append(("peer closed", None))
+        return True
 
     def setup_tcp(self, ctrl):
         """Play a stock server up to TEST_RUNNING for a TCP test: returns (params, data

