@@ -9,7 +9,7 @@ Bridge and TAP carry no address; lwIP is <net>.2, the PC <net>.1 (a /24).
 Processes go through lptest.Proc (hard deadline, PDEATHSIG, killed at exit), so every case
 ends with nothing left running; namespaces are deleted by the context manager and atexit.
 Without root, /dev/net/tun or a host program, preflight() prints "SKIP: reason" and exits
-0 (CI=true: the file fails). What it does not do: shape or impair links itself (the host
+lptest.SKIP_RC, which ctest counts as skipped (CI=true: the file fails). What it does not do: shape or impair links itself (the host
 program's --rate/--delay-ms/--loss-pct do that, inside lwIP's netif)."""
 
 import atexit
@@ -67,15 +67,10 @@ def _missing(programs=(), tools=()):
 
 def preflight(programs=(), tools=()):
     """Call before suite.main(): without root, tun, the tools or the programs, print
-    "SKIP: reason" and exit 0 -- or, under CI=true, "FATAL: reason" and exit 1."""
+    "SKIP: reason" and exit lptest.SKIP_RC -- or, under CI=true, "FATAL: reason" and exit 1."""
     why = _missing(programs, tools)
-    if why is None:
-        return
-    if CI:
-        print("FATAL: agent test requirement missing under CI=true: " + why)
-        sys.exit(1)
-    print("SKIP: " + why)
-    sys.exit(0)
+    if why is not None:
+        lptest.skip_file(why)
 
 
 def _sh(argv, timeout=20, check_rc=True, stdin=None):

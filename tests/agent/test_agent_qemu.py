@@ -398,6 +398,10 @@ class _Since:
 
 
 def _missing():
+    # Set by tests/CMakeLists.txt when the build has no firmware (no cross compiler at
+    # configure time): the file is still registered, and skips saying why.
+    if os.environ.get("LPA_QEMU_NO_FW"):
+        return os.environ["LPA_QEMU_NO_FW"]
     if not os.access(QEMU, os.X_OK):
         return "qemu-system-arm not installed"
     if not os.path.exists(FIRMWARE):
@@ -409,9 +413,5 @@ if __name__ == "__main__":
     al.preflight(tools=(al.IPERF3, al.IPERF2))
     why = _missing()
     if why:
-        if al.CI:
-            print("FATAL: agent test requirement missing under CI=true: " + why)
-            raise SystemExit(1)
-        print("SKIP: " + why)
-        raise SystemExit(0)
+        lptest.skip_file(why)
     suite.main()

@@ -10,16 +10,15 @@ Cases start from such a valid header and corrupt one field."""
 
 import os
 import re
-import shutil
 import socket
 import struct
 import subprocess
 import time
 
 import lptest
-from lptest import (LOOP4, Proc, TestFailure, check, eq, get, parse_json_docs, require)
-
-IPERF2 = shutil.which("iperf") or "/usr/bin/iperf"
+from lptest import (LOOP4, Proc, TestFailure, check, eq, get, parse_json_docs)
+# Where stock iperf 2 is and what a file without it does: iperf2lib's (re-exported here).
+from iperf2lib import IPERF2, require_iperf2  # noqa: F401
 
 # flags (base word)
 VERSION1 = 0x80000000
@@ -92,11 +91,6 @@ def udp_datagram(seq, size=1470, **hdr):
 
 
 # --------------------------------------------------------------------------- processes
-
-def require_iperf2():
-    require(os.access(IPERF2, os.X_OK), "stock iperf 2 not found at %s (apt-get install "
-            "iperf)" % IPERF2)
-
 
 def proc_stats(pid):
     """fds, threads and resident memory (KiB) of a live process, from /proc."""

@@ -716,12 +716,34 @@ def rel_gap_small(sent, received, what, rel=0.05, *context, cap=0):
               what, sent, received, rel * 100, cap), *context)
 
 
+# The exit status of a file that ran nothing because the machine lacks something: ctest's
+# SKIP_RETURN_CODE (tests/CMakeLists.txt), so it counts the file as skipped, not passed. Its
+# reason is on a "SKIP: " line, which make check's summary (scripts/ctest-summary.py) collects.
+SKIP_RC = 77
+
+
 def require(cond, reason):
     """Skip the case (fail under CI=true) when the machine lacks something."""
     if not cond:
         if CI:
             raise TestFailure("missing requirement under CI=true: " + reason)
         raise Skip(reason)
+
+
+def skip_file(reason):
+    """The whole file cannot run here: print "SKIP: reason" and exit SKIP_RC -- or, under
+    CI=true, "FATAL: ..." and exit 1 (a CI machine must have every peer and privilege)."""
+    if CI:
+        print("FATAL: missing requirement under CI=true: " + reason)
+        sys.exit(1)
+    print("SKIP: " + reason)
+    sys.exit(SKIP_RC)
+
+
+def require_file(cond, reason):
+    """skip_file(reason) unless cond: for what every case of a file needs."""
+    if not cond:
+        skip_file(reason)
 
 
 def xfail(reason):
@@ -735,7 +757,9 @@ def xfail(reason):
 
 class Suite:
     """Named cases run in order; each case's processes are killed when it ends. Exit
-    status 1 if any case failed (XFAIL and SKIP do not count). `needs_iperf3`: without a
+    status 1 if any case failed (XFAIL and SKIP do not count); SKIP_RC if no case passed or
+    failed and some were skipped (ctest then counts the file as skipped); else 0. Every skip
+    reason ends up on a "SKIP: reason [cases: a, b]" line at the end. `needs_iperf3`: without a
     stock iperf3 the file skips (fails under CI=true). Arguments select cases by name."""
 
     def __init__(self, name, needs_iperf3=True):
@@ -769,15 +793,12 @@ class Suite:
         if not os.access(LINKPERF, os.X_OK):
             print("FATAL: linkperf binary not found at %s (set LINKPERF)" % LINKPERF)
             sys.exit(1)
-        if self.needs_iperf3 and not os.access(IPERF3, os.X_OK):
-            print("%s: stock iperf3 not found at %s" % (self.name, IPERF3))
-            if CI:
-                print("FATAL: iperf3 is required under CI=true")
-                sys.exit(1)
-            print("SKIP: every case of this file needs iperf3 (apt-get install iperf3)")
-            sys.exit(0)
+        if self.needs_iperf3:
+            require_file(os.access(IPERF3, os.X_OK), "every case needs a stock iperf3, not "
+                         "found at %s (apt-get install iperf3)" % IPERF3)
         t0 = time.monotonic()
         results = []
+        skipped = {}          # reason -> the cases it skipped
         for i, fn in enumerate(self.cases):
             if only and fn.__name__ not in only:
                 continue
@@ -804,6 +825,8 @@ class Suite:
                     status, why = "FAIL", "XPASS: marked as known bug (%s) but passed" % xf
             dt = time.monotonic() - c0
             results.append((fn.__name__, status))
+            if status == "SKIP":
+                skipped.setdefault(why, []).append(fn.__name__)
             line = "[%-5s] %s.%s (%.1fs)" % (status, self.name, fn.__name__, dt)
             if fn.__doc__:
                 line += " - " + " ".join(fn.__doc__.split())[:110]
@@ -819,8 +842,13 @@ class Suite:
             "%d %s" % (v, k) for k, v in sorted(counts.items())), time.monotonic() - t0))
         if failed:
             print("FAILED cases: " + ", ".join(failed))
+        for why, names in skipped.items():
+            print("SKIP: %s [cases: %s]" % (" ".join(why.split()), ", ".join(names)))
         kill_all()
-        sys.exit(1 if failed else 0)
+        if failed:
+            sys.exit(1)
+        sys.exit(SKIP_RC if skipped and not counts.get("PASS") and not counts.get("XFAIL")
+                 else 0)
 
 
 # --------------------------------------------------------------------------- client/server pairs

@@ -10,7 +10,6 @@ build) its stderr must never carry a sanitizer report.
 Hand-built headers start from what a stock 2.1.8 client sends (flags 0x40010078, 24-byte
 version-1 part + 36-byte extension) and corrupt one field per case."""
 
-import os
 import random
 import signal
 import socket
@@ -771,13 +770,7 @@ def resources_bounded():
 
 def main():
     global SRV
-    if not os.access(i2.IPERF2, os.X_OK):
-        print("iperf2_robustness: stock iperf 2 not found at %s" % i2.IPERF2)
-        if lptest.CI:
-            print("FATAL: iperf 2 is required under CI=true")
-            raise SystemExit(1)
-        print("SKIP: every case of this file needs iperf 2 (apt-get install iperf)")
-        raise SystemExit(0)
+    i2.require_iperf2(whole_file=True)
     try:
         SRV = start_server("linkperf", ["-J"], timeout=400)
     except lptest.TestFailure as e:

@@ -414,5 +414,5 @@ def refused_iperf2_client_sees_an_error():
 
 
 if __name__ == "__main__":
-    i2.require_iperf2()
+    i2.require_iperf2(whole_file=True)
     suite.main()
