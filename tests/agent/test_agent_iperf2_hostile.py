@@ -234,8 +234,11 @@ def forward_past_limit(topo, host, base, name, udp):
     check(rx and rows, "%s: no receiving row at the agent" % what, r.describe(), lines)
     check(any("the server's time limit ended the test" in ln for ln in lines),
           "%s: the agent gave no reason" % what, r.describe(), lines)
-    # not before the limit (its tick may come later on a busy host: the reason says why)
-    check(rows[-1]["end"] >= 2.0 and rows[-1]["bytes"] > 0,
+    # not before the limit (its tick may come later on a busy host: the reason says why);
+    # a UDP row ends at its last datagram, up to one gap of -b 1M's 1470-byte datagrams
+    # (11.8 ms) before the limit: seen 1.99 s on a loaded machine
+    low = 2.0 - (0.012 if udp else 0.0)
+    check(rows[-1]["end"] >= low - 0.005 and rows[-1]["bytes"] > 0,
           "%s: the agent's test ran 0.00-%.2f s, %d bytes" % (
               what, rows[-1]["end"], rows[-1]["bytes"]), r.describe(), lines)
     print("        %s: %s: ended at %.2f s with the reason" % (name, what, rows[-1]["end"]))
