@@ -55,6 +55,18 @@ struct lp_report_spec {
  * LP_DIR_REVERSE is iperf2's -R (server sends on the client's connection), LP_DIR_BIDIR is
  * --full-duplex (both ways on one connection); -d/-r are the legacy server-opened reverse
  * connection, simultaneous or after the forward test. */
+/* iperf2 --bounceback: TCP request/response; each message is -l bytes (default 100). */
+struct lp_bounceback_spec {
+    bool on;
+    unsigned burst;              /* --bounceback=N: exchanges per burst (client; the
+                                  * command line settles the default: 10, or 1 back to back) */
+    double period_s;             /* --bounceback-period: a burst starts every period_s
+                                  * (client; default 1; 0 = back to back) */
+    bool period_given;
+    uint32_t hold_us;            /* --bounceback-hold (ms on the command line) */
+    bool no_quickack;            /* --bounceback-no-quickack */
+};
+
 struct lp_iperf2_spec {
     bool dual;                   /* -d: reverse connection at the same time */
     bool tradeoff;               /* -r: reverse connection after the forward test */
@@ -71,6 +83,7 @@ struct lp_iperf2_spec {
                                   * clients that send it (no UDP, no iperf3 without auth) */
     double permit_key_timeout_s; /* server with a key: accept tests for this long after
                                   * starting, then exit when they end (0 = no limit) */
+    struct lp_bounceback_spec bb;
 };
 
 struct lp_spec {

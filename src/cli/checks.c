@@ -11,6 +11,7 @@
 #include "auth/i3auth.h"
 #include "cli/parse_int.h"
 #include "cli/setters.h"
+#include "wire/iperf2_bb.h"
 
 static int check_modes(struct lp_cli_parse_state *st)
 {
@@ -89,6 +90,38 @@ static int check_directions(struct lp_cli_parse_state *st)
     return 0;
 }
 
+/* --bounceback: TCP exchanges one way out and back, so no other direction or amount; its
+ * defaults as 2.1.8 settles them (100-byte messages, 10 a burst, a burst a second, reports
+ * every second). */
+static int check_bounceback(struct lp_cli_parse_state *st)
+{
+    static const enum lp_cli_key never[] = {LP_CLI_K_UDP, LP_CLI_K_BYTES, LP_CLI_K_BLOCKS, LP_CLI_K_REVERSE,
+                                            LP_CLI_K_BIDIR, LP_CLI_K_FULL_DUPLEX, LP_CLI_K_DUAL,
+                                            LP_CLI_K_TRADEOFF, LP_CLI_K_COMPAT, LP_CLI_K_TRIP_TIMES,
+                                            LP_CLI_K_FILE, LP_CLI_K_STDIN};
+    struct lp_spec *sp = &st->cfg->spec;
+    struct lp_bounceback_spec *bb = &sp->iperf2.bb;
+    char label[48];
+
+    for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+        if (lp_cli_seen(st, never[i]))
+            return lp_cli_conflict(st, LP_CLI_K_BOUNCEBACK, never[i]);
+    if (!sp->blksize)
+        sp->blksize = LP_I2_BB_DEFAULT;
+    if (sp->blksize < LP_I2_BB_MIN) {
+        lp_cli_label(st, LP_CLI_K_LENGTH, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s: a bounceback message is at least %u bytes (its header), "
+                              "not %u", label, LP_I2_BB_MIN, (unsigned)sp->blksize);
+    }
+    if (!bb->period_given)
+        bb->period_s = 1.0;
+    if (!bb->burst)
+        bb->burst = bb->period_s > 0 ? 10 : 1;
+    sp->nodelay = true;
+    sp->report.enhanced = st->cfg->fmt.enhanced = true; /* 2.1.8: --bounceback sets -e */
+    return 0;
+}
+
 /* Checks of the iperf2 protocol, whichever spelling asked for it. */
 static int check_iperf2_client(struct lp_cli_parse_state *st)
 {
@@ -108,6 +141,8 @@ static int check_iperf2_client(struct lp_cli_parse_state *st)
         if (lp_cli_seen(st, LP_CLI_K_COMPAT))
             return lp_cli_conflict(st, LP_CLI_K_TRIP_TIMES, LP_CLI_K_COMPAT);
     }
+    if (sp->iperf2.bb.on && check_bounceback(st) < 0)
+        return -1;
     if (lp_cli_seen(st, LP_CLI_K_NO_UDP_FIN) && sp->proto != LP_PROTO_UDP) {
         lp_cli_label(st, LP_CLI_K_NO_UDP_FIN, label, sizeof(label));
         lp_cli_label(st, LP_CLI_K_UDP, udp, sizeof(udp));
@@ -243,8 +278,9 @@ static int check_client(struct lp_cli_parse_state *st)
         return -1;
     if (check_permit_key(st) < 0)
         return -1;
+    /* iperf2 prints intervals only when asked, or with --bounceback's bursts (2.1.8). */
     if (iperf2 && !lp_cli_seen(st, LP_CLI_K_INTERVAL))
-        sp->report.interval_s = 0; /* iperf2 prints intervals only when asked */
+        sp->report.interval_s = sp->iperf2.bb.on && sp->iperf2.bb.period_s > 0 ? 1.0 : 0;
     if (sp->proto == LP_PROTO_UDP) {
         if (!lp_cli_seen(st, LP_CLI_K_BITRATE))
             sp->rate_bps = LP_DEFAULT_UDP_RATE_BPS;

@@ -74,6 +74,7 @@ enum lp_cli_key {
     LP_CLI_K_COMPAT,
     LP_CLI_K_NO_UDP_FIN,
     LP_CLI_K_TRIP_TIMES,
+    LP_CLI_K_BOUNCEBACK,
     LP_CLI_K_FILE,
     LP_CLI_K_STDIN,
     LP_CLI_K_CONGESTION,

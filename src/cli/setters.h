@@ -49,6 +49,9 @@ LP_CLI_SETTER(lp_cli_set_bind2);
 LP_CLI_SETTER(lp_cli_set_mss2);
 LP_CLI_SETTER(lp_cli_set_fq_rate2);
 LP_CLI_SETTER(lp_cli_set_single_client);
+LP_CLI_SETTER(lp_cli_set_bounceback);
+LP_CLI_SETTER(lp_cli_set_bounceback_hold);
+LP_CLI_SETTER(lp_cli_set_bounceback_period);
 
 /* The letters -f takes (default spelling), for the options document. */
 bool lp_cli_format_choice(size_t i, struct lp_cli_choice *c);

@@ -3,6 +3,9 @@
  * Role-dependent meanings are settled later, in checks.c, once the whole line is read. */
 #include "cli/setters.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -173,5 +176,39 @@ LP_CLI_SETTER(lp_cli_set_single_client)
 {
     (void)opt, (void)v, (void)err;
     cfg->spec.max_tests = 1;
+    return 0;
+}
+
+/* --bounceback[=n]: n exchanges per burst, 1..1000000 (2.1.8 turns 0 or junk into 10 with
+ * a warning; here they are errors). */
+LP_CLI_SETTER(lp_cli_set_bounceback)
+{
+    char label[48], *end;
+    lp_cli_options_label(opt, label, sizeof(label));
+    cfg->spec.iperf2.bb.on = true;
+    if (!v->text)
+        return 0;
+    errno = 0;
+    unsigned long n = strtoul(v->text, &end, 10);
+    if (end == v->text || *end || errno || v->text[0] == '-' || n < 1 || n > 1000000)
+        return lp_cli_err_set(err, "option %s: '%s' is not a count of exchanges (1..1000000)", label, v->text);
+    cfg->spec.iperf2.bb.burst = (unsigned)n;
+    return 0;
+}
+
+/* --bounceback-hold takes milliseconds (2.1.8: atof x 1000 into microseconds). */
+LP_CLI_SETTER(lp_cli_set_bounceback_hold)
+{
+    (void)opt, (void)err;
+    cfg->spec.iperf2.bb.hold_us = (uint32_t)(v->num * 1000.0 + 0.5);
+    return 0;
+}
+
+/* --bounceback-period: under 10 us means back to back, as 2.1.8 has it. */
+LP_CLI_SETTER(lp_cli_set_bounceback_period)
+{
+    (void)opt, (void)err;
+    cfg->spec.iperf2.bb.period_s = v->num > 1e-5 ? v->num : 0;
+    cfg->spec.iperf2.bb.period_given = true;
     return 0;
 }

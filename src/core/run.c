@@ -173,8 +173,9 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
     bool udp = r->spec.proto == LP_PROTO_UDP;
     int fd = rs->ds->h.fd;
     struct lp_stream_config cfg = {
-        .kind = udp ? (role->sends ? LP_STREAM_UDP_SEND : LP_STREAM_UDP_RECV)
-                    : (role->sends ? LP_STREAM_TCP_SEND : LP_STREAM_TCP_RECV),
+        .kind = udp            ? (role->sends ? LP_STREAM_UDP_SEND : LP_STREAM_UDP_RECV)
+                : role->bounce ? (role->sends ? LP_STREAM_TCP_BOUNCE : LP_STREAM_TCP_ECHO)
+                               : (role->sends ? LP_STREAM_TCP_SEND : LP_STREAM_TCP_RECV),
         .fd = fd,
         .blksize = role->blksize ? role->blksize : lp_spec_blksize(&r->spec),
         .rate_bps = r->spec.rate_bps,
@@ -202,6 +203,7 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
         .lead = role->lead,
         .lead_len = role->lead_len,
         .skip_lead = role->skip_lead,
+        .bb = role->bb,
         .budget = role->no_budget ? NULL : &r->budget,
         .ctrl_loop = &r->eng->loop,
         .notify = stream_event,

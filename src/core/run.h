@@ -113,6 +113,10 @@ struct lp_run_role {
     const uint8_t *lead;            /* TCP sender: a header sent before the data (borrowed) */
     size_t lead_len;
     uint32_t skip_lead;             /* TCP receiver of bursts: header bytes ahead of them */
+    /* --bounceback: a client (sends) or server (echo) of request/response messages of
+     * blksize bytes; an echo's lead is the first message's bytes already read. */
+    bool bounce;
+    struct lp_bounce_config bb;
 };
 
 /* Set the -n/-k budget from the spec (before streams start). */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/bounce.h"
 #include "core/clock.h"
 #include "core/compiler.h"
 #include "wire/iperf2.h"
@@ -166,6 +167,15 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         s->cfg.zerocopy = false; /* the header changes under the kernel's feet otherwise */
         s->cfg.has_file = false;
     }
+    if (cfg->kind == LP_STREAM_TCP_BOUNCE || cfg->kind == LP_STREAM_TCP_ECHO) {
+        if (!lp_bounce_setup(s, cfg->lead, cfg->lead_len)) {
+            free(s);
+            return NULL;
+        }
+        s->cfg.lead = NULL;
+        s->cfg.lead_len = 0;
+        return s;
+    }
     if (cfg->kind == LP_STREAM_TCP_SEND && cfg->lead && cfg->lead_len) {
         s->cfg.lead_len = cfg->lead_len < sizeof(s->lead) ? cfg->lead_len : sizeof(s->lead);
         memcpy(s->lead, cfg->lead, s->cfg.lead_len);
@@ -286,6 +296,26 @@ static void set_events(struct lp_stream *s, uint32_t ev)
         return;
     if (lp_loop_mod(&s->worker->loop, &s->h, ev) == 0)
         s->events = ev;
+}
+
+void lp_stream_io_count(struct lp_stream *s, uint64_t bytes)
+{
+    add_bytes(s, bytes);
+}
+
+void lp_stream_io_end(struct lp_stream *s, enum lp_stream_event why)
+{
+    worker_detach(s, why);
+}
+
+void lp_stream_io_fail(struct lp_stream *s, int err)
+{
+    fail(s, err);
+}
+
+void lp_stream_io_events(struct lp_stream *s, uint32_t ev)
+{
+    set_events(s, ev);
 }
 
 /* Take up to want units from the shared budget; returns what was granted. */
@@ -1161,6 +1191,10 @@ static void on_io(struct lp_handler *h, uint32_t events)
     case LP_STREAM_UDP_RECV:
         udp_recv(s);
         break;
+    case LP_STREAM_TCP_BOUNCE:
+    case LP_STREAM_TCP_ECHO:
+        lp_bounce_io(s, events);
+        break;
     }
 }
 
@@ -1171,6 +1205,8 @@ static void on_pace(struct lp_timer *t)
         return;
     if (s->cfg.kind == LP_STREAM_TCP_SEND)
         tcp_send(s);
+    else if (s->cfg.kind == LP_STREAM_TCP_BOUNCE || s->cfg.kind == LP_STREAM_TCP_ECHO)
+        lp_bounce_timer(s);
     else if (s->cfg.kind == LP_STREAM_TCP_RECV)
         rcvlowat_watchdog(s);
     else
@@ -1223,7 +1259,10 @@ bool lp_stream_uses_gro(const struct lp_stream *s)
 static void do_attach(struct lp_post *p)
 {
     struct lp_stream *s = lp_container_of(p, struct lp_stream, req_attach);
-    uint32_t ev = (s->cfg.kind == LP_STREAM_TCP_RECV || s->cfg.kind == LP_STREAM_UDP_RECV) ? EPOLLIN : EPOLLOUT;
+    uint32_t ev = (s->cfg.kind == LP_STREAM_TCP_RECV || s->cfg.kind == LP_STREAM_UDP_RECV ||
+                   s->cfg.kind == LP_STREAM_TCP_ECHO)
+                      ? EPOLLIN
+                      : EPOLLOUT;
     s->h.fn = on_io;
     s->pace_timer.fn = on_pace;
     if (s->cfg.rate_bps) {
@@ -1256,6 +1295,8 @@ static void do_attach(struct lp_post *p)
      * no datagram may ever come to wake it: it ends now, as udp_recv ends at a FIN. */
     if (s->cfg.kind == LP_STREAM_UDP_RECV && s->fin_seen)
         worker_detach(s, LP_SEV_EOF);
+    if (s->cfg.kind == LP_STREAM_TCP_BOUNCE || s->cfg.kind == LP_STREAM_TCP_ECHO)
+        lp_bounce_start(s);
 }
 
 /* Count whatever is queued right now (receivers), so a stop loses nothing that arrived. */

@@ -16,7 +16,36 @@
 #include "stats/udp_rx.h"
 #include "wire/iperf2.h"
 
-enum lp_stream_kind { LP_STREAM_TCP_SEND, LP_STREAM_TCP_RECV, LP_STREAM_UDP_SEND, LP_STREAM_UDP_RECV };
+enum lp_stream_kind {
+    LP_STREAM_TCP_SEND, LP_STREAM_TCP_RECV, LP_STREAM_UDP_SEND, LP_STREAM_UDP_RECV,
+    LP_STREAM_TCP_BOUNCE, /* iperf2 --bounceback client: write a message, time its echo */
+    LP_STREAM_TCP_ECHO,   /* ... and its server: read a message, stamp it, write it back */
+};
+
+/* --bounceback (core/bounce.c). */
+struct lp_bounce_config {
+    uint32_t hold_us;        /* the server waits this long before it answers */
+    unsigned burst;          /* client: exchanges per period */
+    uint64_t period_ns;      /* client: a burst starts every period (0 = back to back) */
+    uint64_t last_ns;        /* client: no burst starts this long after the first one or
+                              * later (the test's end is near; 0 = no limit) */
+    bool quickack;           /* TCP_QUICKACK after each write (client) or before a hold */
+    bool tos_set;            /* client: the message carries tos */
+    uint16_t tos;
+    bool clock_synced;       /* client: --trip-times (the server may trust our clock) */
+};
+
+/* Worker state of a bounceback stream. */
+struct lp_bounce {
+    uint32_t have;           /* bytes of the message read */
+    uint32_t woff;           /* bytes of the message written */
+    enum { LP_BB_READ, LP_BB_WRITE, LP_BB_HOLD, LP_BB_IDLE } state;
+    unsigned left;           /* client: exchanges left in this burst */
+    uint32_t burst_id;
+    uint64_t sent_ns;        /* client: when the message being timed was written */
+    uint64_t next_ns;        /* client: when the next burst starts */
+    uint64_t first_ns;       /* client: when the first one did */
+};
 
 /* How UDP datagrams are stamped: iperf3 (sec, usec, seq; monotonic clock) or iperf2 (prefix
  * id, sec, usec, id2 on the wall clock, a negative id ending the flow). */
@@ -94,6 +123,8 @@ struct lp_stream_config {
                               * iperf2 server's own header ahead of -R trip-times bursts) */
     size_t lead_len;         /* (copied into the stream) */
     uint32_t skip_lead;      /* TCP receiver: such a header to skip before the bursts */
+    struct lp_bounce_config bb;      /* TCP_BOUNCE / TCP_ECHO (an echo's first bytes, already
+                                      * read, are its lead) */
     struct lp_stream_budget *budget; /* may be NULL */
     struct lp_loop *ctrl_loop;       /* where notifications are posted */
     lp_stream_notify_fn notify;
@@ -160,6 +191,7 @@ struct lp_stream {
     uint8_t burst_hdr[LP_I2_BURST_LEN];
     uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
     uint32_t lead_off;         /* sender: lead bytes written; receiver: lead bytes still to skip */
+    struct lp_bounce bb;       /* TCP_BOUNCE / TCP_ECHO; their message is in payload */
     uint32_t block_left;       /* TCP sender (budget->whole_blocks): bytes of a taken block
                                 * not written yet, written before the budget is asked again */
 

@@ -248,6 +248,19 @@ static void sending_line(struct lp_fmt_text2 *f, const struct lp_spec *sp)
 
 /* "Client connecting to H, TCP port P" and its settings, before the first connection line
  * (or before the error when the connection never came up). */
+/* 2.1.8's bounceback settings lines (sizes in its adaptive 'A' form). */
+static void bounceback_banner(struct lp_fmt_text2 *f, const struct lp_spec *sp)
+{
+    const struct lp_bounceback_spec *bb = &sp->iperf2.bb;
+    char sz[32];
+
+    lp_text2_size(sz, sizeof(sz), spec_blksize(sp));
+    if (bb->period_s > 0)
+        lp_text2_line(f, "Bursting: %s writes %u times every %0.2f second(s)", sz, bb->burst, bb->period_s);
+    lp_text2_line(f, "Bounce-back test (size=%s) (server hold req=%u usecs%s)", sz, (unsigned)bb->hold_us,
+                  bb->no_quickack ? "" : " & tcp_quickack");
+}
+
 static void client_banner(struct lp_fmt_text2 *f)
 {
     const struct lp_rec_connecting *c = &f->connecting;
@@ -266,8 +279,12 @@ static void client_banner(struct lp_fmt_text2 *f)
     lp_text2_line(f, "Client connecting to %s, %s port %u%s", c->peer.host, proto_name(udp),
                   (unsigned)c->peer.port, pid);
     if (f->opts.enhanced && sp) {
+        char sz[32];
+        lp_text2_size_in_bytes(sz, sizeof(sz), spec_blksize(sp));
         if (!udp)
-            lp_text2_line(f, "Write buffer size: %u Byte", spec_blksize(sp));
+            lp_text2_line(f, "Write buffer size: %s", sz);
+        if (sp->iperf2.bb.on)
+            bounceback_banner(f, sp);
     }
     mss_line(f, udp, sp);
     if (f->opts.enhanced && sp) {
@@ -335,6 +352,9 @@ static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn 
     if (udp && f->have_spec &&
         (sp->iperf2.no_udp_fin || (sp->dialect == LP_DIALECT_IPERF2 && sp->dir == LP_DIR_BIDIR)))
         TAG(" (no-udp-fin)");
+    if (f->have_spec && sp->iperf2.bb.on)
+        TAG(" (bb%s len/hold=%u/%u)", sp->iperf2.bb.no_quickack ? "" : " w/quickack", (unsigned)lp_spec_blksize(sp),
+            (unsigned)sp->iperf2.bb.hold_us);
     if (f->opts.enhanced && c->sid.socket > 0)
         TAG(" (sock=%d)", c->sid.socket);
     if (f->opts.enhanced && c->peer_version[0])

@@ -24,6 +24,7 @@ enum {
     LP_T2_ENH_UDP_TX = 1u << 3, /* -e UDP sender: + Write/Err PPS */
     LP_T2_UDP_RX_LAT = 1u << 4, /* UDP receiver with -e or trip-times: + latency, PPS, NetPwr */
     LP_T2_TCP_RX_LAT = 1u << 5, /* TCP receiver of trip-times bursts: + burst latency, NetPwr */
+    LP_T2_BB = 1u << 6,         /* --bounceback client: + BB cnt=avg/min/max/stdev, Rtry, Cwnd/RTT, RPS */
 };
 
 /* What the formatter keeps of one stream (from START, and -e values from intervals). */
@@ -89,6 +90,8 @@ void lp_text2_leg_end(struct lp_fmt_text2 *f, const struct lp_rec_end *end);
 void lp_text2_bytes(char *buf, size_t len, double bytes, char unit);
 /* Socket buffer sizes: adaptive, singular labels ("128 KByte", "4.00 MByte"). */
 void lp_text2_size(char *buf, size_t len, double bytes);
+/* The same in Byte whatever the size (2.1.8's 'B': "131072 Byte", " 100 Byte", "80.0 Byte"). */
+void lp_text2_size_in_bytes(char *buf, size_t len, double bytes);
 /* Bandwidth: -f letter (lower case bits/1000, upper case bytes/1024, a/A adaptive). */
 void lp_text2_rate(char *buf, size_t len, double bits_per_second, char unit);
 

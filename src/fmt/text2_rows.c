@@ -21,6 +21,11 @@
     "[ ID] Interval            Transfer    Bandwidth    Burst Latency avg/min/max/stdev (cnt/size) " \
     "NetPwr"
 
+/* 2.1.8 built with TCP stats (Linux). */
+#define HDR_BB                                                                                     \
+    "[ ID] Interval            Transfer    Bandwidth         BB cnt=avg/min/max/stdev         Rtry  " \
+    "Cwnd/RTT    RPS"
+
 #define HALF (LP_FMT_LINE_MAX / 2)
 
 static void header(struct lp_fmt_text2 *f, unsigned layout)
@@ -30,6 +35,7 @@ static void header(struct lp_fmt_text2 *f, unsigned layout)
                     : layout == LP_T2_ENH_UDP_TX ? HDR_ENH_UDP_TX
                     : layout == LP_T2_UDP_RX_LAT ? HDR_UDP_RX_LAT
                     : layout == LP_T2_TCP_RX_LAT ? HDR_TCP_RX_LAT
+                    : layout == LP_T2_BB         ? HDR_BB
                                                  : HDR_PLAIN;
 
     if (f->headers & layout)
@@ -49,6 +55,8 @@ static bool latency_shown(const struct lp_fmt_text2 *f, bool has_latency)
  * their histogram, which 2.1.8 adds for receivers, are measured by no record. */
 static unsigned layout_of(const struct lp_fmt_text2 *f, bool udp, bool sender, bool lat)
 {
+    if (!udp && sender && f->role == LP_ROLE_CLIENT && f->have_spec && f->spec.iperf2.bb.on)
+        return LP_T2_BB;
     if (udp && !sender)
         return lat ? LP_T2_UDP_RX_LAT : LP_T2_UDP_RX;
     if (!udp && !sender && lat)
@@ -94,6 +102,17 @@ static void enh_tcp(char *b, size_t n, bool known, int64_t retr, uint64_t cwnd, 
     /* NetPwr: throughput in bytes/s over the RTT in µs. */
     if (rtt > 0 && k > 0 && (size_t)k < n)
         snprintf(b + k, n - (size_t)k, "  %.0f", bps / 8.0 / (double)rtt);
+}
+
+/* --bounceback client: the round trips (2.1.8 prints min/max/stdev as 0 below two of them),
+ * retries, cwnd/RTT from tcp_info and responses per second, 1 / mean round trip. */
+static void bb_tail(char *b, size_t n, const struct lp_latency_stat *l, int64_t retr, uint64_t cwnd, uint32_t rtt)
+{
+    bool two = l->count >= 2;
+    double rps = l->count && l->mean_ms > 0 ? 1e3 / l->mean_ms : 0;
+    snprintf(b, n, "    %" PRIu64 "=%.3f/%.3f/%.3f/%.3f ms %4" PRId64 " %4" PRIu64 "K/%u us    %.*f rps", l->count,
+             l->mean_ms, two ? l->min_ms : 0, two ? l->max_ms : 0, two ? l->stdev_ms : 0, retr, cwnd / 1024, rtt,
+             rps < 10 ? 1 : 0, rps);
 }
 
 /* NetPwr as iperf2 computes it: bytes per second over the latency in microseconds. */
@@ -252,6 +271,8 @@ static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool u
                 (int64_t)s->rttvar_us, s->bits_per_second);
     else if (lay == LP_T2_ENH_UDP_TX)
         enh_udp(tail, sizeof(tail), s->packets, s->end_s - s->start_s);
+    else if (lay == LP_T2_BB)
+        bb_tail(tail, sizeof(tail), &s->latency, s->retransmits, s->snd_cwnd, s->rtt_us);
     lp_text2_line(f, "%s%s", h, tail);
     if ((lay == LP_T2_UDP_RX || lay == LP_T2_UDP_RX_LAT) && s->out_of_order)
         ooo_line(f, id, a, b, s->out_of_order);
@@ -352,6 +373,10 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
                 last ? (int64_t)st->rttvar_us : -1, t->bits_per_second);
     } else if (lay == LP_T2_ENH_UDP_TX) {
         enh_udp(tail, sizeof(tail), t->packets, t->end_s - t->start_s);
+    } else if (lay == LP_T2_BB) {
+        bool last = st && st->has_last;
+        bb_tail(tail, sizeof(tail), &t->latency, t->retransmits, last ? st->cwnd : t->max_snd_cwnd,
+                last ? st->rtt_us : t->mean_rtt_us);
     }
     lp_text2_line(f, "%s%s", h, tail);
     /* iperf2 leaves the mark off its "Sent" lines. */

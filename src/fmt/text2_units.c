@@ -51,6 +51,11 @@ void lp_text2_size(char *buf, size_t len, double bytes)
     put_number(buf, len, bytes, byte1_labels[i], "");
 }
 
+void lp_text2_size_in_bytes(char *buf, size_t len, double bytes)
+{
+    put_number(buf, len, bytes, byte1_labels[0], "");
+}
+
 void lp_text2_rate(char *buf, size_t len, double bits_per_second, char unit)
 {
     /* Upper case: bytes per second in powers of 1024; anything else bits in powers of 1000. */

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "wire/iperf2_bb.h"
 #include "wire/iperf3.h"
 
 /* The first word, big-endian; bytes that did not arrive count as 0 (a 1..3-byte stream). */
@@ -30,6 +31,8 @@ static size_t wanted(const uint8_t *buf, size_t got)
     if (cookie_char(buf[0]) && cookie_char(buf[1]) && cookie_char(buf[2]) && cookie_char(buf[3]))
         return LP_I3_COOKIE_SIZE;
     uint32_t flags = first_word(buf, got);
+    if (flags & LP_I2_BOUNCEBACK)
+        return LP_I2_BB_MIN; /* the fixed part of a --bounceback message: its size, its hold */
     int hl = lp_i2_tcp_header_len(flags);
     /* A keyed header (--permit-key) tells the length of the key after it only at its end. */
     int kl = hl > 0 && (flags & LP_I2_KEYCHECK) && got >= (size_t)hl ? lp_i2_key_len(buf, (size_t)hl) : -1;
@@ -45,11 +48,14 @@ static void decide(const uint8_t *buf, size_t got, struct lp_detect *d)
         return;
     }
     /* Anything else is iperf2's: a cookie that was not one too (its words are flags then). */
+    if (d->flags & LP_I2_BOUNCEBACK) {
+        d->hdr_len = LP_I2_BB_MIN;
+        d->verdict = got >= LP_I2_BB_MIN ? LP_DETECT_BOUNCEBACK : LP_DETECT_SHORT;
+        return;
+    }
     int hl = lp_i2_tcp_header_len(d->flags);
     if (hl < 0) {
-        d->verdict = d->flags & LP_I2_BOUNCEBACK ? LP_DETECT_BOUNCEBACK
-                     : d->flags & LP_I2_KEYCHECK ? LP_DETECT_BAD_KEY
-                                                 : LP_DETECT_BAD_LENGTH;
+        d->verdict = d->flags & LP_I2_KEYCHECK ? LP_DETECT_BAD_KEY : LP_DETECT_BAD_LENGTH;
         return;
     }
     d->hdr_len = (size_t)hl;

@@ -21,7 +21,7 @@ enum lp_detect_verdict {
     LP_DETECT_I2_KEYED,      /* an iperf2 --permit-key header of .hdr_len bytes, then its key
                               * (what arrived of it: the dialect checks it) */
     LP_DETECT_I2_NONE,       /* no header (-C, 2.0.5-era flags 0): payload from the first byte */
-    LP_DETECT_BOUNCEBACK,    /* junk: an iperf2 --bounceback header (not served) */
+    LP_DETECT_BOUNCEBACK,    /* an iperf2 --bounceback message's first 64 bytes (used) */
     LP_DETECT_BAD_KEY,       /* junk: a keyed header whose key length cannot be found */
     LP_DETECT_BAD_LENGTH,    /* junk: an iperf2 header length out of range */
     LP_DETECT_SHORT,         /* junk: the bytes end inside a header of .hdr_len bytes: the

@@ -394,6 +394,17 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
                                .trip_bursts = trip_tx || trip_rx,
                                .skip_lead = trip_rx ? LP_I2_TRIP_TCP_HDR_LEN : 0,
                                .trip_start_sec = c->trip_sec, .trip_start_usec = c->trip_usec};
+    const struct lp_bounceback_spec *bb = &c->spec.iperf2.bb;
+    if (bb->on) {
+        role.bounce = true;
+        role.bb.hold_us = bb->hold_us;
+        role.bb.burst = bb->burst;
+        role.bb.period_ns = (uint64_t)(bb->period_s * 1e9);
+        role.bb.last_ns = (uint64_t)(c->spec.duration_s * 1e9);
+        role.bb.quickack = !bb->no_quickack;
+        role.bb.tos_set = c->spec.tos > 0;
+        role.bb.tos = (uint16_t)(c->spec.tos > 0 ? c->spec.tos & 0xFF : 0);
+    }
     if (lp_run_setup_stream(&c->run, rs, &role) < 0) {
         free(f);
         return NULL;
@@ -474,7 +485,8 @@ static int open_tcp(struct i2client *c, unsigned n)
     int fd = lp_client_tcp_stream(&c->spec, &c->server, n);
     if (fd < 0)
         return fd;
-    if (!c->spec.iperf2.compat) {
+    /* --bounceback has no test header: its messages say what the server needs. */
+    if (!c->spec.iperf2.compat && !c->spec.iperf2.bb.on) {
         uint8_t hdr[LP_I2_TRIP_TCP_HDR_LEN + 2 + LP_I2_KEY_MAX];
         struct lp_i2_header h;
         header_for(c, &h);
@@ -493,7 +505,10 @@ static int open_tcp(struct i2client *c, unsigned n)
             return err;
         }
     }
-    DBG(c, "TCP stream %u connected%s", n + 1, c->spec.iperf2.compat ? " (no header: -C)" : ", header sent");
+    DBG(c, "TCP stream %u connected%s", n + 1,
+        c->spec.iperf2.compat    ? " (no header: -C)"
+        : c->spec.iperf2.bb.on ? " (bounceback: no header)"
+                                 : ", header sent");
     return add_flows(c, fd);
 }
 

@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "proto/i2_udp.h"
 #include "proto/server.h"
+#include "wire/iperf2_bb.h"
 
 #define I2S_UDP_FIRST_SEQ_MAX 1000                  /* a unicast flow starts below this */
 #define I2S_GROUP_WINDOW_NS (3ull * LP_NS_PER_S)   /* -P connections arrive within this */
@@ -80,6 +81,8 @@ struct i2test {
     unsigned nconns;
     struct sockaddr_storage leg_addr;   /* the client's address with its -L port */
     bool trip_framed;            /* the client asked for --trip-times: TCP data comes in bursts */
+    bool bounce;                 /* a --bounceback test: its one stream echoes */
+    uint8_t bb_first[LP_I2_BB_MIN]; /* ... starting with the first message's bytes read */
     bool trip_clock_ok;          /* and its start time is within 600 s of our clock */
     socklen_t leg_len;
     const struct srv_listener *lis;     /* UDP: where the flow arrived */
@@ -518,7 +521,15 @@ static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool revers
                                .latency = !sends && (t->udp || t->trip_framed),
                                .icmp_stops = sends && t->udp,
                                .icmp_grace_ns = initiator ? I2S_LEG_ICMP_GRACE_NS : 0,
-                               .trip_bursts = t->trip_framed && !t->udp && !initiator};
+                               .trip_bursts = t->trip_framed && !t->udp && !initiator,
+                               .bounce = t->bounce};
+    if (t->bounce) {
+        const struct lp_bounceback_spec *bb = &t->base.run.spec.iperf2.bb;
+        role.bb.hold_us = bb->hold_us;
+        role.bb.quickack = !bb->no_quickack;
+        role.lead = t->bb_first;
+        role.lead_len = sizeof(t->bb_first);
+    }
     /* Sending to a trip-times client on its own connection (-R, full duplex): 2.1 servers
      * send their own 80-byte header first, which the client skips, then bursts. */
     uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
@@ -972,6 +983,62 @@ void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_
     note_forward(t);
     if (h.flags & LP_I2_VERSION1)
         want_leg(t, peer, fd);
+}
+
+/* A --bounceback client (iperf2_bb.h): no test header, only its first message, whose 64
+ * bytes say the message size and the hold. One stream echoes until the client closes. */
+void i2s_bounceback(struct lp_server *s, int fd, const uint8_t *msg, size_t len, const struct sockaddr_storage *peer)
+{
+    struct lp_endpoint pe;
+    lp_sock_endpoint(peer, &pe);
+    if (s->spec.iperf2.permit_key[0]) {
+        i2s_drop(s, fd, peer); /* it carries no key (2.1.8 cannot send one with it either) */
+        return;
+    }
+    struct lp_i2_bb b = {0};
+    if (!lp_i2_bb_decode(msg, len, &b) || b.size < LP_I2_BB_MIN || b.size > LP_I2_BB_MAX) {
+        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
+                        "%s: iperf2 bounceback message size %u is out of range (%u..%u bytes); connection closed",
+                        pe.host, (unsigned)b.size, LP_I2_BB_MIN, LP_I2_BB_MAX);
+        refuse(fd);
+        return;
+    }
+    if (!srv_accepting(s)) {
+        SRV_DBG(s, 0, "iperf2 bounceback connection from %s port %u refused: test limit reached", pe.host,
+                (unsigned)pe.port);
+        refuse(fd);
+        return;
+    }
+    /* It runs until the client closes: as a header with no amount would (the idle and
+     * --server-max-duration limits apply). */
+    struct lp_i2_header h = {.num_threads = 1, .buflen = b.size};
+    struct i2test *t = new_test(s, &h, false, peer);
+    if (!t) {
+        close(fd);
+        return;
+    }
+    struct lp_spec *sp = &t->base.run.spec;
+    t->bounce = true;
+    memcpy(t->bb_first, msg, sizeof(t->bb_first));
+    sp->blksize = b.size;
+    sp->nodelay = true; /* 2.1.8's server sets TCP_NODELAY on a bounceback connection */
+    sp->iperf2.bb.on = true;
+    sp->iperf2.bb.hold_us = b.hold_us;
+    sp->iperf2.bb.no_quickack = !(b.bbflags & LP_I2_BB_QUICKACK);
+    if (b.bbflags & LP_I2_BB_TOS)
+        sp->tos = b.tos & 0xFF;
+    DBG(t, "iperf2 bounceback connection from %s port %u: %u-byte messages, hold %u us, flags 0x%04x", pe.host,
+        (unsigned)pe.port, (unsigned)b.size, (unsigned)b.hold_us, (unsigned)b.bbflags);
+    const char *what = NULL;
+    lp_sock_apply_spec(fd, sp, SOCK_STREAM, &what);
+    struct i2flow *f = add_flow(t, fd, false, false, false, NULL, 0, false, 0);
+    if (!f) {
+        fail(t, "cannot set up the stream of %s: out of memory", pe.host);
+        return;
+    }
+    lp_stream_add_rx_bytes(rs_of(f)->ds, sizeof(t->bb_first)); /* read before the stream was */
+    attach(t, f);
+    note_forward(t);
 }
 
 /* ---- UDP ---- */

@@ -247,10 +247,7 @@ static void refuse_iperf2(struct lp_server *s, int fd, const struct sockaddr_sto
 {
     SRV_DBG(s, 0, "connection from %s port %u asks for an iperf2 feature we do not serve (flags 0x%08x); "
             "closed", pe->host, (unsigned)pe->port, d->flags);
-    if (d->verdict == LP_DETECT_BOUNCEBACK) {
-        lp_engine_error(&s->eng, LP_ROLE_SERVER, 0, 0, false,
-                        "%s: iperf2 bounceback tests are not supported; connection closed", pe->host);
-    } else if (d->verdict == LP_DETECT_BAD_KEY) {
+    if (d->verdict == LP_DETECT_BAD_KEY) {
         i2s_drop(s, fd, peer); /* a keyed header whose key cannot be found */
         return;
     } else {
@@ -292,6 +289,8 @@ static void classify(struct pending *p, const struct lp_detect *d)
         i2s_tcp(s, fd, buf, d->hdr_len, d->used - d->hdr_len, &peer);
         return;
     case LP_DETECT_BOUNCEBACK:
+        i2s_bounceback(s, fd, buf, d->used, &peer);
+        return;
     case LP_DETECT_BAD_KEY:
     case LP_DETECT_BAD_LENGTH:
         refuse_iperf2(s, fd, &peer, &pe, d);

@@ -159,6 +159,8 @@ void i2s_tcp(struct lp_server *s, int fd, const uint8_t *hdr, size_t hlen, size_
 /* Refuse an iperf2 TCP connection for its permit key: 2.1.8's "[drop] ... (permit key
  * fail)" record, then a reset. Takes fd. */
 void i2s_drop(struct lp_server *s, int fd, const struct sockaddr_storage *peer);
+/* A --bounceback connection: msg is its first len (64) bytes. */
+void i2s_bounceback(struct lp_server *s, int fd, const uint8_t *msg, size_t len, const struct sockaddr_storage *peer);
 /* A datagram of at least 16 bytes on a listener's UDP socket from a peer not yet served. */
 void i2s_udp(struct lp_server *s, const struct srv_listener *l, const uint8_t *buf, size_t head_len, size_t len,
              const struct sockaddr_storage *peer, socklen_t plen, uint64_t arrival_ns);

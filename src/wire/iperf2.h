@@ -21,7 +21,7 @@
 #define LP_I2_SEQNO64B 0x08000000u       /* UDP: 64-bit sequence numbers */
 #define LP_I2_VERSION2 0x04000000u       /* -R / --full-duplex request */
 #define LP_I2_V2PEERDETECT 0x02000000u   /* -X: client waits for the ack */
-#define LP_I2_BOUNCEBACK 0x00800000u     /* --bounceback stream (not supported) */
+#define LP_I2_BOUNCEBACK 0x00800000u     /* a --bounceback message (wire/iperf2_bb.h), not a header */
 #define LP_I2_SMALL_TRIPTIMES 0x00020000u
 #define LP_I2_LEN_BIT 0x00010000u        /* bits 1..8 carry the header length */
 #define LP_I2_LEN_MASK 0x000001FEu
@@ -70,8 +70,8 @@ struct lp_i2_header {
 };
 
 /* TCP: the total header length implied by the first word (iperf2.md 3.4): 0 when the 4 bytes
- * are ordinary payload (no header), else 24..256; -1 for requests we do not serve
- * (bounceback), a length field out of range, or a keyed header (KEYCHECK) without one.
+ * are ordinary payload (no header), else 24..256; -1 for a bounceback message (no test
+ * header: iperf2_bb.h), a length field out of range, or a keyed header (KEYCHECK) without one.
  * A keyed header's length counts its key's length field, not the key (lp_i2_key_len). */
 static inline int lp_i2_tcp_header_len(uint32_t flags)
 {

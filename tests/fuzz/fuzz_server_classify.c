@@ -14,18 +14,21 @@
  * of a socketpair whose other end sends the input in two segments (the first byte alone, so
  * the "fewer than 4 bytes" path runs too) and then closes. The dialects' entry points are
  * renamed to the stubs below: they do what the dialects first do with what they are handed
- * (read the cookie, decode the iperf2 header) and close the socket. An AF_UNIX pair: nothing
+ * (read the cookie, decode the iperf2 header or bounceback message) and close the socket. An AF_UNIX pair: nothing
  * leaves the process. */
 #define i3s_connection fuzz_i3s_connection
 #define i2s_tcp fuzz_i2s_tcp
+#define i2s_bounceback fuzz_i2s_bounceback
 #include "proto/server.c"
 #undef i3s_connection
 #undef i2s_tcp
+#undef i2s_bounceback
 
 #include <stdlib.h>
 
 #include "fuzz.h"
 #include "proto/detect.h"
+#include "wire/iperf2_bb.h"
 
 #define FEED_MAX 1024u /* the classifier reads at most LP_I2_KEYED_HDR_MAX of it */
 
@@ -38,6 +41,22 @@ void fuzz_i3s_connection(struct lp_server *s, int fd, const uint8_t cookie[LP_I3
     (void)seq;
     memcpy(copy, cookie, sizeof(copy));
     (void)lp_i3_cookie_valid(copy);
+    close(fd);
+}
+
+void fuzz_i2s_bounceback(struct lp_server *s, int fd, const uint8_t *msg, size_t len,
+                         const struct sockaddr_storage *peer)
+{
+    /* len bytes copied out of the classifier's buffer, as fuzz_i2s_tcp does. */
+    uint8_t copy[LP_DETECT_MAX];
+    struct lp_i2_bb b;
+    (void)s;
+    (void)peer;
+    if (len > sizeof(copy))
+        abort();
+    memcpy(copy, msg, len);
+    if (!lp_i2_bb_decode(copy, len, &b))
+        abort(); /* the classifier said bounceback: its 64 bytes must decode */
     close(fd);
 }
 

@@ -203,8 +203,10 @@ lie_case("lie_version2_no_ext", "VERSION2 without EXTEND or LEN_BIT, no upper fl
 lie_case("lie_keycheck", "KEYCHECK (permit key) on a server without --permit-key: refused "
          "as 2.1.8 refuses it, with a log line.",
          header(flags=i2.TCP_FLAGS_21 | i2.KEYCHECK), refused="permit key fail")
-lie_case("lie_bounceback", "BOUNCEBACK: refused.",
-         header(flags=i2.TCP_FLAGS_21 | i2.BOUNCEBACK), refused="not supported")
+lie_case("lie_bounceback", "BOUNCEBACK on a test header: read as a bounceback message, whose "
+         "size field (the header's thread count, 1) is under the 64-byte minimum: refused with a "
+         "log line that says so.",
+         header(flags=i2.TCP_FLAGS_21 | i2.BOUNCEBACK), refused="bounceback message size 1 is out of range")
 lie_case("lie_amount_bytes_max", "mAmount 0x7fffffff bytes: the test ends at EOF.",
          header(amount=0x7FFFFFFF))
 lie_case("lie_amount_time_max", "mAmount 0x80000001 (a 248-day time): ends at EOF.",

@@ -145,7 +145,8 @@ static void test_iperf2_help(void **state)
     assert_non_null(strstr(help, "iperf2 options that linkperf does not support:"));
     assert_null(strstr(help, "--json"));        /* iperf3's rows stay out */
     assert_non_null(strstr(help, "\n  --trip-times")); /* supported: a row of its own */
-    assert_null(strstr(help, "\n  --bounceback ")); /* refused: named in the list only */
+    assert_non_null(strstr(help, "\n  --bounceback[=n] ")); /* supported: a row of its own */
+    assert_null(strstr(help, "\n  --bounceback-congest ")); /* refused: named in the list only */
     free(help);
 }
 

@@ -92,6 +92,12 @@ CHECK(tradeoff, c->spec.iperf2.tradeoff && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(listen_port, c->spec.iperf2.listen_port == 6001 && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(compat, c->spec.iperf2.compat && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(bounceback, c->spec.iperf2.bb.on && c->spec.iperf2.bb.burst == 5 && c->spec.blksize == 100 &&
+                      c->spec.iperf2.bb.period_s == 1.0 && c->spec.nodelay && c->spec.report.enhanced &&
+                      c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(bounceback_hold, c->spec.iperf2.bb.hold_us == 1500 && c->spec.iperf2.bb.burst == 10)
+CHECK(bounceback_period, c->spec.iperf2.bb.period_s == 0 && c->spec.iperf2.bb.burst == 1)
+CHECK(bounceback_no_quickack, c->spec.iperf2.bb.no_quickack && c->spec.blksize == 64)
 CHECK(trip_times, c->spec.iperf2.trip_times && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(file, strcmp(c->spec.iperf2.file, "data.bin") == 0 &&
                 c->spec.dialect == LP_DIALECT_IPERF2)
@@ -303,6 +309,18 @@ static const struct opt_case cases[] = {
                                       "together"}}},
     {"no-udp-fin", {"-c", "h", "-u", "--no-udp-fin"}, check_no_udp_fin,
      {{{"-c", "h", "--no-udp-fin"}, "option --no-udp-fin needs -u/--udp"}}},
+    {"bounceback", {"-c", "h", "--bounceback=5"}, check_bounceback,
+     {{{"-c", "h", "--bounceback=0"}, "option --bounceback: '0' is not a count of exchanges (1..1000000)"},
+      {{"-c", "h", "--bounceback=x"}, "option --bounceback: 'x' is not a count of exchanges (1..1000000)"},
+      {{"-c", "h", "--bounceback", "-u"}, "options --bounceback and -u/--udp cannot be used together"},
+      {{"-c", "h", "--bounceback", "-l", "63"}, "option -l/--length: a bounceback message is at least 64 bytes "
+                                               "(its header), not 63"}}},
+    {"bounceback-hold", {"-c", "h", "--bounceback", "--bounceback-hold", "1.5"}, check_bounceback_hold,
+     {{{"-c", "h", "--bounceback-hold", "10001"}, "option --bounceback-hold: 10001 is out of range (0..10000)"}}},
+    {"bounceback-period", {"-c", "h", "--bounceback", "--bounceback-period", "0"}, check_bounceback_period,
+     {{{"-c", "h", "--bounceback-period", "-1"}, "option --bounceback-period: -1 is out of range (0..3600)"}}},
+    {"bounceback-no-quickack", {"-c", "h", "--bounceback", "--bounceback-no-quickack", "-l", "64"},
+     check_bounceback_no_quickack, {{{"-s", "--bounceback-no-quickack"}, "option --bounceback-no-quickack only applies to a client"}}},
     {"trip-times", {"-c", "h", "--trip-times"}, check_trip_times,
      {{{"-c", "h", "--trip-times", "--stdin"}, "options --trip-times and --stdin cannot be used "
                                                 "together"}}},

@@ -61,6 +61,12 @@ CHECK(listenport, c->spec.iperf2.listen_port == 6002)
 CHECK(reverse, c->spec.dir == LP_DIR_REVERSE)
 CHECK(full_duplex, c->spec.dir == LP_DIR_BIDIR)
 CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin)
+CHECK(bounceback, c->spec.iperf2.bb.on && c->spec.iperf2.bb.burst == 5 && c->spec.blksize == 100 &&
+                      c->spec.iperf2.bb.period_s == 1.0 && c->spec.nodelay && c->spec.report.enhanced &&
+                      c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(bounceback_hold, c->spec.iperf2.bb.hold_us == 1500 && c->spec.iperf2.bb.burst == 10)
+CHECK(bounceback_period, c->spec.iperf2.bb.period_s == 0 && c->spec.iperf2.bb.burst == 1)
+CHECK(bounceback_no_quickack, c->spec.iperf2.bb.no_quickack && c->spec.blksize == 64)
 CHECK(trip_times, c->spec.iperf2.trip_times)
 CHECK(ttl, c->spec.iperf2.mcast_ttl == 32)
 CHECK(permit_key, strcmp(c->spec.iperf2.permit_key, "secretkey") == 0)
@@ -282,6 +288,18 @@ static const struct opt_case cases[] = {
       {{"-c", "h", "--fq-rate", "fast"}, "option --fq-rate: 'fast' is not a rate (a number "
                                          "with an optional k, m, g (bits/s) or K, M, G "
                                          "(bytes/s) suffix)"}}},
+    {"bounceback", {"-c", "h", "--bounceback=5"}, check_bounceback,
+     {{{"-c", "h", "--bounceback=0"}, "option --bounceback: '0' is not a count of exchanges (1..1000000)"},
+      {{"-c", "h", "--bounceback=x"}, "option --bounceback: 'x' is not a count of exchanges (1..1000000)"},
+      {{"-c", "h", "--bounceback", "-u"}, "options --bounceback and -u/--udp cannot be used together"},
+      {{"-c", "h", "--bounceback", "-l", "63"}, "option -l/--len: a bounceback message is at least 64 bytes "
+                                               "(its header), not 63"}}},
+    {"bounceback-hold", {"-c", "h", "--bounceback", "--bounceback-hold", "1.5"}, check_bounceback_hold,
+     {{{"-c", "h", "--bounceback-hold", "10001"}, "option --bounceback-hold: 10001 is out of range (0..10000)"}}},
+    {"bounceback-period", {"-c", "h", "--bounceback", "--bounceback-period", "0"}, check_bounceback_period,
+     {{{"-c", "h", "--bounceback-period", "-1"}, "option --bounceback-period: -1 is out of range (0..3600)"}}},
+    {"bounceback-no-quickack", {"-c", "h", "--bounceback", "--bounceback-no-quickack", "-l", "64"},
+     check_bounceback_no_quickack, {{{"-s", "--bounceback-no-quickack"}, "option --bounceback-no-quickack only applies to a client"}}},
     {"trip-times", {"-c", "h", "--trip-times"}, check_trip_times,
      {{{"-c", "h", "--trip-times", "-F", "x"}, "options --trip-times and -F/--file_input cannot be "
                                                "used together"},
@@ -289,13 +307,8 @@ static const struct opt_case cases[] = {
                                           "used together"}}},
     NOT_SUPPORTED("peer-detect", "-X/--peer-detect", "-c", "h", "-X"),
     NOT_SUPPORTED("suggest_win_size", "-W/--suggest_win_size", "-c", "h", "-W"),
-    NOT_SUPPORTED("bounceback", "--bounceback", "-c", "h", "--bounceback=5"),
     NOT_SUPPORTED("bounceback-congest", "--bounceback-congest", "-c", "h",
                   "--bounceback-congest"),
-    NOT_SUPPORTED("bounceback-hold", "--bounceback-hold", "-c", "h", "--bounceback-hold", "1"),
-    NOT_SUPPORTED("bounceback-no-quickack", "--bounceback-no-quickack", "-c", "h",
-                  "--bounceback-no-quickack"),
-    NOT_SUPPORTED("bounceback-period", "--bounceback-period", "-c", "h", "--bounceback-period"),
     NOT_SUPPORTED("bounceback-txdelay", "--bounceback-txdelay", "-c", "h",
                   "--bounceback-txdelay", "1"),
     NOT_SUPPORTED("burst-period", "--burst-period", "-c", "h", "--burst-period", "1"),

@@ -57,10 +57,14 @@ static struct want judge(const uint8_t *b, size_t got)
         return w;
     }
     uint32_t f = word(b, got);
+    if (f & LP_I2_BOUNCEBACK) { /* a bounceback message: 64 bytes say its size and hold */
+        w.hdr_len = 64;
+        w.v = got >= 64 ? LP_DETECT_BOUNCEBACK : LP_DETECT_SHORT;
+        return w;
+    }
     int hl = lp_i2_tcp_header_len(f);
     if (hl < 0) {
-        w.v = (f & LP_I2_BOUNCEBACK) ? LP_DETECT_BOUNCEBACK : (f & LP_I2_KEYCHECK) ? LP_DETECT_BAD_KEY
-                                                                                 : LP_DETECT_BAD_LENGTH;
+        w.v = (f & LP_I2_KEYCHECK) ? LP_DETECT_BAD_KEY : LP_DETECT_BAD_LENGTH;
         return w;
     }
     w.hdr_len = (size_t)hl;
@@ -94,6 +98,8 @@ static struct want reference(const uint8_t *b, size_t len, bool eof)
     if (base32(b[0]) && base32(b[1]) && base32(b[2]) && base32(b[3]))
         return need_or_judge(b, len, eof, 37);
     uint32_t f = word(b, 4);
+    if (f & LP_I2_BOUNCEBACK)
+        return need_or_judge(b, len, eof, 64);
     int hl = lp_i2_tcp_header_len(f);
     if (hl <= 0)
         return judge(b, 4); /* junk or header-less: the first word decides */
@@ -238,12 +244,33 @@ static void first_word_says(uint32_t flags, enum lp_detect_verdict v)
 static void junk(void **state)
 {
     (void)state;
-    first_word_says(LP_I2_VERSION1 | LP_I2_BOUNCEBACK, LP_DETECT_BOUNCEBACK);
-    first_word_says(LP_I2_BOUNCEBACK, LP_DETECT_BOUNCEBACK); /* even without a version */
     first_word_says(LP_I2_VERSION1 | LP_I2_KEYCHECK, LP_DETECT_BAD_KEY); /* no LEN to find the key */
     first_word_says(LP_I2_EXTEND | LP_I2_KEYCHECK | LP_I2_LEN_BIT | (10u << 1), LP_DETECT_BAD_KEY);
     for (unsigned len = 0; len < LP_I2_V1_LEN; len += 5)
         first_word_says(LP_I2_EXTEND | LP_I2_LEN_BIT | (len << 1), LP_DETECT_BAD_LENGTH);
+}
+
+/* A --bounceback message: its first 64 bytes (size, hold) decide, whatever else the
+ * flags say; closed before them, it is short. */
+static void bounceback(void **state)
+{
+    (void)state;
+    uint8_t buf[100];
+    memset(buf, 0x5a, sizeof(buf));
+    buf[0] = 0x00, buf[1] = 0x80, buf[2] = 0x00, buf[3] = 0x00;
+    every_prefix(buf, sizeof(buf));
+    struct lp_detect d = detect(buf, 4, false);
+    assert_int_equal(d.verdict, LP_DETECT_MORE);
+    assert_int_equal(d.want, 64);
+    d = detect(buf, 64, false);
+    assert_int_equal(d.verdict, LP_DETECT_BOUNCEBACK);
+    assert_int_equal(d.used, 64);
+    d = detect(buf, 63, true);
+    assert_int_equal(d.verdict, LP_DETECT_SHORT);
+    buf[0] = 0x80; /* VERSION1 as well: still a bounceback message */
+    d = detect(buf, 100, false);
+    assert_int_equal(d.verdict, LP_DETECT_BOUNCEBACK);
+    assert_int_equal(d.used, 64);
 }
 
 static void empty_and_nothing_yet(void **state)
@@ -278,6 +305,7 @@ int main(void)
         cmocka_unit_test(iperf2_keyed_header),
         cmocka_unit_test(iperf2_without_header),
         cmocka_unit_test(junk),
+        cmocka_unit_test(bounceback),
         cmocka_unit_test(empty_and_nothing_yet),
         cmocka_unit_test(any_first_bytes),
     };
