@@ -104,12 +104,23 @@ static void client_send(struct lp_stream *s)
     s->bb.sent_ns = lp_now_ns();
 }
 
+/* The test's time is up (cfg.bb.last_ns after the first burst). */
+static bool client_over(const struct lp_stream *s, uint64_t t)
+{
+    return s->cfg.bb.last_ns && t >= s->bb.first_ns + s->cfg.bb.last_ns;
+}
+
 /* The burst is over: sleep until the next period begins (a late one starts at once, and
- * the periods it missed are skipped, as 2.1.8's frame counter skips ticks). */
+ * the periods it missed are skipped, as 2.1.8's frame counter skips ticks). No burst starts
+ * at or past the test's end: the stream is finished then. */
 static void client_idle(struct lp_stream *s)
 {
     uint64_t now = lp_now_ns(), p = s->cfg.bb.period_ns;
     s->bb.burst_id++;
+    if (client_over(s, now)) {
+        lp_stream_io_end(s, LP_SEV_FINISHED);
+        return;
+    }
     if (!p) {
         s->bb.left = s->cfg.bb.burst;
         client_send(s);
@@ -123,9 +134,13 @@ static void client_idle(struct lp_stream *s)
     }
     s->bb.state = LP_BB_IDLE;
     lp_stream_io_events(s, 0);
-    /* 2.1.8 starts no burst at or past the test's end; the run detaches us then. */
-    if (!s->cfg.bb.last_ns || s->bb.next_ns < s->bb.first_ns + s->cfg.bb.last_ns)
-        lp_timer_arm(&s->worker->loop, &s->pace_timer, s->bb.next_ns);
+    /* The test ends before that burst: wait out the time (2.1.8's last row ends at -t). */
+    if (client_over(s, s->bb.next_ns)) {
+        s->bb.state = LP_BB_DONE;
+        lp_timer_arm(&s->worker->loop, &s->pace_timer, s->bb.first_ns + s->cfg.bb.last_ns);
+        return;
+    }
+    lp_timer_arm(&s->worker->loop, &s->pace_timer, s->bb.next_ns);
 }
 
 static void client_run(struct lp_stream *s)
@@ -156,7 +171,7 @@ static void client_run(struct lp_stream *s)
             client_send(s);
         else {
             client_idle(s);
-            if (s->bb.state == LP_BB_IDLE)
+            if (!s->attached || s->bb.state == LP_BB_IDLE)
                 return;
         }
     }
@@ -257,6 +272,8 @@ void lp_bounce_timer(struct lp_stream *s)
     if (s->bb.state == LP_BB_HOLD) {
         echo_answer(s);
         echo_run(s);
+    } else if (s->bb.state == LP_BB_DONE) {
+        lp_stream_io_end(s, LP_SEV_FINISHED);
     } else if (s->bb.state == LP_BB_IDLE) {
         s->bb.left = s->cfg.bb.burst ? s->cfg.bb.burst : 1;
         client_send(s);

@@ -39,7 +39,7 @@ struct lp_bounce_config {
 struct lp_bounce {
     uint32_t have;           /* bytes of the message read */
     uint32_t woff;           /* bytes of the message written */
-    enum { LP_BB_READ, LP_BB_WRITE, LP_BB_HOLD, LP_BB_IDLE } state;
+    enum { LP_BB_READ, LP_BB_WRITE, LP_BB_HOLD, LP_BB_IDLE, LP_BB_DONE } state;
     unsigned left;           /* client: exchanges left in this burst */
     uint32_t burst_id;
     uint64_t sent_ns;        /* client: when the message being timed was written */

@@ -68,6 +68,7 @@ struct i2client {
     unsigned hello_sent;
     atomic_bool stop_req;
     bool finishing;
+    bool bb_grace;           /* --bounceback: the end timer gave the last exchanges time */
     int result;
 };
 
@@ -274,9 +275,18 @@ static void sender_ended(struct i2flow *f)
         f->fin.active = false;
 }
 
+/* A --bounceback stream ends itself once its last burst is over (2.1.8 finishes the burst
+ * it is in); it is cut only if its server stops answering for this long after -t. */
+#define I2C_BB_GRACE_NS (2 * LP_NS_PER_S)
+
 static void on_end_timer(struct lp_timer *t)
 {
     struct i2client *c = lp_container_of(t, struct i2client, end_timer);
+    if (c->spec.iperf2.bb.on && !c->bb_grace) {
+        c->bb_grace = true;
+        lp_timer_arm(&c->eng.loop, &c->end_timer, lp_now_ns() + I2C_BB_GRACE_NS);
+        return;
+    }
     for (unsigned i = 0; i < c->nflows; i++) {
         struct i2flow *f = c->flows[i];
         if (f->sends && !f->done)
@@ -345,7 +355,18 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
         return;
     if (ev == LP_SEV_ERROR && f->sends && !f->done) {
         int e = atomic_load(&rs->ds->error);
-        fail(c, e, "data stream failed: %s", strerror(-e));
+        if (c->spec.iperf2.bb.on && e == -EPROTO)
+            fail(c, e, "the server answered with something that is not a bounceback message (it needs "
+                       "an iperf 2.1 or linkperf server)");
+        else
+            fail(c, e, "data stream failed: %s", strerror(-e));
+        return;
+    }
+    /* A bounceback client ends itself; the server closing first is its refusal (an iperf2
+     * 2.0 server, a permit key, a limit) or its end. */
+    if (ev == LP_SEV_EOF && c->spec.iperf2.bb.on && !f->done) {
+        fail(c, -ECONNRESET, "the server closed the connection in a bounceback exchange (iperf 2.1 and "
+                             "linkperf servers serve --bounceback)");
         return;
     }
     if (!f->done) {
