@@ -99,8 +99,15 @@ struct lp_rec_start {
 /* One-way latency (iperf2 --trip-times; UDP also with -e): receive time minus the sender's
  * timestamp, per datagram (UDP) or per burst (TCP). Meaningful with synchronised clocks. */
 struct lp_latency_stat {
-    uint64_t count;              /* datagrams or bursts measured */
+    uint64_t count;              /* datagrams, bursts or round trips measured */
     double mean_ms, min_ms, max_ms, stdev_ms;
+    /* From the histogram (HDR-style buckets at most 1.6 % wide; a bucket's midpoint): one
+     * stream's, not a sum's. */
+    bool has_pct;
+    double p50_ms, p90_ms, p99_ms, p999_ms;
+    /* The distribution: hist minus hist_base, LP_HIST_BUCKETS counts each (linkperf/hist.h;
+     * hist_base NULL: none), or hist NULL. */
+    const uint32_t *hist, *hist_base;
 };
 
 /* Per-interval numbers of one stream, or a sum over streams of one direction. */

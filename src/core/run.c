@@ -37,8 +37,10 @@ void lp_run_release(struct lp_run *r)
 {
     lp_timer_cancel(&r->eng->loop, &r->interval_timer);
     lp_timer_cancel(&r->eng->loop, &r->omit_timer);
-    for (unsigned i = 0; i < r->nstreams; i++)
+    for (unsigned i = 0; i < r->nstreams; i++) {
         lp_stream_free(r->streams[i].ds);
+        free(r->streams[i].hist_last);
+    }
     free(r->streams);
     free(r->conns);
     free(r->samples);
@@ -429,6 +431,32 @@ static struct lp_totals_counts counts_of(const struct lp_stream_counters *c)
     return k;
 }
 
+/* The interval's percentiles from the stream's histogram; its counts become the last ones. */
+static void hist_cut(struct lp_run_stream *rs, struct lp_latency_stat *st)
+{
+    const struct lp_hist *h = rs->ds->lat_batch.hist;
+    if (!h)
+        return;
+    if (!rs->hist_last) {
+        uint32_t *a = calloc(4 * (size_t)LP_HIST_BUCKETS, sizeof(*a));
+        if (!a)
+            return; /* no percentiles, the rest of the numbers stand */
+        rs->hist_last = a;
+        rs->hist_base = a + LP_HIST_BUCKETS;
+        rs->hist_final = a + 2 * LP_HIST_BUCKETS;
+        rs->hist_now = a + 3 * LP_HIST_BUCKETS;
+    }
+    lp_hist_read(h, rs->hist_now);
+    lp_hist_percentiles(rs->hist_now, rs->hist_last, st);
+    memcpy(rs->hist_last, rs->hist_now, LP_HIST_BUCKETS * sizeof(*rs->hist_now));
+}
+
+static void hist_keep(uint32_t *to, const uint32_t *from)
+{
+    if (to && from)
+        memcpy(to, from, LP_HIST_BUCKETS * sizeof(*to));
+}
+
 /* Read a stream's counters into its row of a cut (the row's span from lp_sched_row). */
 static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_sched_row *row,
                           struct lp_sample *smp)
@@ -485,6 +513,7 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, const stru
         smp->has_latency = true;
         lp_latency_stat_between(&ls, &rs->lat_last, mn, mx, &smp->latency);
         rs->lat_last = ls;
+        hist_cut(rs, &smp->latency);
     }
 }
 
@@ -588,6 +617,7 @@ static void on_omit_end(struct lp_timer *t)
         rs->base = rs->last;
         rs->retr_base = rs->retr_last;
         rs->lat_base = rs->lat_last;
+        hist_keep(rs->hist_base, rs->hist_last);
     }
     r->meas_ns = r->last_cut_ns = now;
     lp_cpu_snap(&r->cpu0);
@@ -733,6 +763,7 @@ void lp_run_finish(struct lp_run *r)
     for (unsigned i = 0; i < r->nstreams; i++) {
         r->streams[i].final = r->streams[i].last;
         r->streams[i].lat_final = r->streams[i].lat_last;
+        hist_keep(r->streams[i].hist_final, r->streams[i].hist_last);
         r->streams[i].retr_final = r->streams[i].retr_last;
     }
     r->final_ns = now;
@@ -762,6 +793,11 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
         const struct lp_latency_snap *lf = &rs->lat_final;
         t->has_latency = true;
         lp_latency_stat_between(lf, &rs->lat_base, lf->min_ns, lf->max_ns, &t->latency);
+        if (rs->hist_final) {
+            lp_hist_percentiles(rs->hist_final, rs->hist_base, &t->latency);
+            t->latency.hist = rs->hist_final;
+            t->latency.hist_base = rs->hist_base;
+        }
     }
     if (!udp && rs->conn.sid.sender && rs->has_tcp_info) {
         t->has_retransmits = true;
@@ -881,6 +917,7 @@ void lp_run_emit_leg_end(struct lp_run *r, const struct lp_peer_results *peer)
         struct lp_run_stream snap = *rs;
         lp_stream_read(rs->ds, &snap.final);
         snap.lat_final = rs->lat_last;
+        snap.hist_final = rs->hist_last;
         snap.retr_final = rs->retr_last;
         struct lp_total t;
         local_total(r, &snap, &t);

@@ -37,6 +37,9 @@ struct lp_run_stream {
     uint64_t origin_ns;             /* its times count from here (0 = meas_ns): the second leg
                                      * of iperf2 -r has its own clock (lp_run_attach_stream) */
     struct lp_latency_snap lat_last, lat_base, lat_final; /* receivers with cfg.latency */
+    /* Its latency histogram's counts at the same moments (one allocation, NULL until the
+     * first cut of a stream with a histogram), and scratch for a reading. */
+    uint32_t *hist_last, *hist_base, *hist_final, *hist_now;
     uint64_t peer_wnd, wnd_since_ns; /* lp_run_delivered: the peer's window, unchanged since */
     uint64_t unsent_last;            /* lp_run_delivered: bytes queued at the last look */
 };

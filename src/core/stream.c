@@ -137,6 +137,15 @@ static void udp_recv_socket_setup(struct lp_stream *s)
 
 static void udp_batch_setup(struct lp_stream *s);
 
+/* A stream that measures latency keeps its histogram (stats/hist.h). */
+static bool latency_hist(struct lp_stream *s)
+{
+    if (!s->cfg.latency)
+        return true;
+    s->lat_batch.hist = calloc(1, sizeof(*s->lat_batch.hist));
+    return s->lat_batch.hist != NULL;
+}
+
 struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
 {
     struct lp_stream *s = calloc(1, sizeof(*s));
@@ -168,13 +177,18 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         s->cfg.has_file = false;
     }
     if (cfg->kind == LP_STREAM_TCP_BOUNCE || cfg->kind == LP_STREAM_TCP_ECHO) {
-        if (!lp_bounce_setup(s, cfg->lead, cfg->lead_len)) {
+        if (!lp_bounce_setup(s, cfg->lead, cfg->lead_len) || !latency_hist(s)) {
+            free(s->payload);
             free(s);
             return NULL;
         }
         s->cfg.lead = NULL;
         s->cfg.lead_len = 0;
         return s;
+    }
+    if (!latency_hist(s)) {
+        free(s);
+        return NULL;
     }
     if (cfg->kind == LP_STREAM_TCP_SEND && cfg->lead && cfg->lead_len) {
         s->cfg.lead_len = cfg->lead_len < sizeof(s->lead) ? cfg->lead_len : sizeof(s->lead);
@@ -188,6 +202,7 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     if (cfg->kind == LP_STREAM_TCP_SEND || cfg->kind == LP_STREAM_UDP_SEND) {
         s->payload = malloc(s->cfg.blksize ? s->cfg.blksize : 1);
         if (!s->payload) {
+            free(s->lat_batch.hist);
             free(s);
             return NULL;
         }
@@ -219,6 +234,7 @@ void lp_stream_free(struct lp_stream *s)
         close(s->h.fd);
     free(s->payload);
     free(s->batch_buf);
+    free(s->lat_batch.hist);
     free(s);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fmt/fmt_util.h"
+#include "linkperf/hist.h"
 #include "fmt/json_int.h"
 
 static void num(cJSON *o, const char *k, double v)
@@ -146,7 +147,31 @@ static void add_times(cJSON *o, double start_s, double end_s, bool float_seconds
     num(o, "seconds", float_seconds ? (double)(float)(b - a) : lp_fmt_round_us(b - a));
 }
 
-/* One-way latency (iperf2 trip-times / UDP -e): not in iperf3's schema, so only where measured. */
+/* A test's latency distribution: its non-empty buckets as [low_ns, width_ns, count]
+ * (stats/hist.h: at most LP_HIST_BUCKETS of them). */
+static void add_histogram(cJSON *lo, const struct lp_latency_stat *l)
+{
+    cJSON *h, *b;
+
+    if (!l->hist || !(h = cJSON_AddObjectToObject(lo, "histogram")) ||
+        !(b = cJSON_AddArrayToObject(h, "buckets")))
+        return;
+    for (unsigned i = 0; i < LP_HIST_BUCKETS; i++) {
+        uint32_t n = l->hist[i] - (l->hist_base ? l->hist_base[i] : 0);
+        uint64_t low, width;
+        cJSON *row;
+        if (!n || !(row = cJSON_CreateArray()))
+            continue;
+        lp_hist_bucket(i, &low, &width);
+        cJSON_AddItemToArray(row, cJSON_CreateNumber((double)low));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber((double)width));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber((double)n));
+        cJSON_AddItemToArray(b, row);
+    }
+}
+
+/* Latency (iperf2 trip-times / UDP -e one way, --bounceback round trips): not in iperf3's
+ * schema, so only where measured. */
 static void add_latency(cJSON *o, bool has, const struct lp_latency_stat *l)
 {
     cJSON *lo;
@@ -158,6 +183,13 @@ static void add_latency(cJSON *o, bool has, const struct lp_latency_stat *l)
     num(lo, "min_ms", l->min_ms);
     num(lo, "max_ms", l->max_ms);
     num(lo, "stdev_ms", l->stdev_ms);
+    if (l->has_pct) {
+        num(lo, "p50_ms", l->p50_ms);
+        num(lo, "p90_ms", l->p90_ms);
+        num(lo, "p99_ms", l->p99_ms);
+        num(lo, "p99_9_ms", l->p999_ms);
+    }
+    add_histogram(lo, l);
 }
 
 static cJSON *sample_obj(const struct lp_sample *s, bool sum)

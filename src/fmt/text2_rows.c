@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fmt/text2_int.h"
+#include "linkperf/hist.h"
 
 #define HDR_PLAIN "[ ID] Interval       Transfer     Bandwidth"
 #define HDR_UDP_RX HDR_PLAIN "        Jitter   Lost/Total Datagrams"
@@ -113,6 +114,90 @@ static void bb_tail(char *b, size_t n, const struct lp_latency_stat *l, int64_t 
     snprintf(b, n, "    %" PRIu64 "=%.3f/%.3f/%.3f/%.3f ms %4" PRId64 " %4" PRIu64 "K/%u us    %.*f rps", l->count,
              l->mean_ms, two ? l->min_ms : 0, two ? l->max_ms : 0, two ? l->stdev_ms : 0, retr, cwnd / 1024, rtt,
              rps < 10 ? 1 : 0, rps);
+}
+
+/* 2.1.8's bounceback histogram: 100 us bins over 10 s (its --histograms defaults), each
+ * non-empty one as bin:count with bins counted from 1, then the bins holding the 5th and
+ * 95th percentiles and 99.7 %, and the outliers past 3 inter-decile ranges over the 90th
+ * (its histogram_print, on float fractions as it computes them). Our samples are in the HDR
+ * buckets (linkperf/hist.h): each bucket's count goes to its midpoint's bin. */
+#define BB_BIN_NS 100000u
+#define BB_BINS 100000u
+#define BB_LIST_MAX 700 /* the line stays under the 1024-byte line limit: "..." past it */
+
+static void bb_pdf_line(struct lp_fmt_text2 *f, const char *id, double a, double b, const struct lp_latency_stat *l)
+{
+    char list[BB_LIST_MAX + 8] = "";
+    size_t n = 0;
+    uint64_t pop = 0, oob_u = 0;
+    for (unsigned i = 0; i < LP_HIST_BUCKETS; i++)
+        pop += l->hist[i] - (l->hist_base ? l->hist_base[i] : 0);
+    if (!pop)
+        return;
+    unsigned lowerci = 0, upperci = 0, upper3 = 0, fence_lo = 0, fence_hi = 0, outside3 = 0;
+    uint64_t running = 0, outliers = 0, pending = 0;
+    unsigned bin = 0;
+    bool cut = false;
+    for (unsigned i = 0; i <= LP_HIST_BUCKETS; i++) {
+        unsigned this_bin = UINT32_MAX;
+        uint64_t cnt = 0;
+        if (i < LP_HIST_BUCKETS) {
+            uint64_t low, width;
+            cnt = l->hist[i] - (l->hist_base ? l->hist_base[i] : 0);
+            if (!cnt)
+                continue;
+            lp_hist_bucket(i, &low, &width);
+            uint64_t mid = low + (width - 1) / 2;
+            if (mid / BB_BIN_NS > BB_BINS) {
+                oob_u += cnt;
+                continue;
+            }
+            this_bin = (unsigned)(mid / BB_BIN_NS);
+            if (pending && this_bin == bin) {
+                pending += cnt;
+                continue;
+            }
+        }
+        if (pending) { /* bin is complete: 2.1.8's per-bin step */
+            running += pending;
+            float frac = (float)running / (float)pop;
+            if (!lowerci && frac > 0.05f)
+                lowerci = bin + 1;
+            if (frac < 0.1f)
+                fence_lo = bin + 1;
+            if (frac < 0.9f)
+                fence_hi = bin + 1;
+            else if (!outside3)
+                outside3 = fence_hi + 3 * (fence_hi - fence_lo);
+            else if (bin > outside3)
+                outliers += pending;
+            if (!upperci && frac > 0.95f)
+                upperci = bin + 1;
+            if (!upper3 && frac > 0.997f)
+                upper3 = bin + 1;
+            if (!cut) {
+                int k = snprintf(list + n, sizeof(list) - n, "%s%u:%" PRIu64, n ? "," : "", bin + 1, pending);
+                if (k < 0 || n + (size_t)k > BB_LIST_MAX) {
+                    snprintf(list + n, sizeof(list) - n, ",...");
+                    cut = true;
+                } else {
+                    n += (size_t)k;
+                }
+            }
+        }
+        bin = this_bin;
+        pending = cnt;
+    }
+    lp_text2_line(f, "%s %4.4f-%4.4f sec BB8(f)-PDF: bin(w=100us):cnt(%" PRIu64 ")=%s (5.00/95.00/99.7%%=%u/%u/%u,"
+                  "Outliers=%" PRIu64 ",obl/obu=0/%" PRIu64 ")", id, a < 0 ? 0 : a, b < 0 ? 0 : b, pop, list,
+                  lowerci, upperci ? upperci : BB_BINS, upper3 ? upper3 : BB_BINS, outliers, oob_u);
+}
+
+/* linkperf's percentiles of the same round trips (not in 2.1.8's output). */
+static void bb_pct_line(struct lp_fmt_text2 *f, const char *id, double a, double b, const struct lp_latency_stat *l)
+{
+    lp_text2_line(f, "%s %4.4f-%4.4f sec BB8(f)-PCT: min/p50/p90/p99/p99.9/max=%.3f/%.3f/%.3f/%.3f/%.3f/%.3f ms", id,
+                  a < 0 ? 0 : a, b < 0 ? 0 : b, l->min_ms, l->p50_ms, l->p90_ms, l->p99_ms, l->p999_ms, l->max_ms);
 }
 
 /* NetPwr as iperf2 computes it: bytes per second over the latency in microseconds. */
@@ -379,6 +464,10 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
                 last ? st->rtt_us : t->mean_rtt_us);
     }
     lp_text2_line(f, "%s%s", h, tail);
+    if (lay == LP_T2_BB && t->latency.hist)
+        bb_pdf_line(f, id, t->start_s, t->end_s, &t->latency);
+    if (lay == LP_T2_BB && t->latency.has_pct)
+        bb_pct_line(f, id, t->start_s, t->end_s, &t->latency);
     /* iperf2 leaves the mark off its "Sent" lines. */
     if (udp && se->sid.sender)
         lp_text2_line(f, "[%3d] Sent %" PRIu64 " datagrams", lp_text2_id(&se->sid), t->packets);

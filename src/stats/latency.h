@@ -13,12 +13,14 @@
 #include <stdint.h>
 
 #include "linkperf/record.h"
+#include "stats/hist.h"
 
 /* Worker-local accumulation between two publishes (no atomics on the per-sample path). */
 struct lp_latency_batch {
     uint64_t n;
     double sum_ns, sumsq_ns2;
     int64_t min_ns, max_ns;
+    struct lp_hist *hist;        /* where every sample goes too (NULL: no histogram) */
 };
 
 struct lp_latency {
@@ -55,6 +57,8 @@ static inline void lp_latency_batch_add(struct lp_latency_batch *b, int64_t ns)
         b->min_ns = ns;
     if (ns > b->max_ns)
         b->max_ns = ns;
+    if (b->hist)
+        lp_hist_add(b->hist, ns);
 }
 
 /* Worker (the single writer of count/sum/min/max): add a batch, then reset it. */

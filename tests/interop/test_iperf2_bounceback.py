@@ -23,6 +23,9 @@ BB = re.compile(r"^\s+(?P<cnt>\d+)=(?P<avg>[\d.]+)/(?P<min>[\d.]+)/(?P<max>[\d.]
 BB_HEADER = ("[ ID] Interval            Transfer    Bandwidth         BB cnt=avg/min/max/stdev         "
              "Rtry  Cwnd/RTT    RPS")
 BB_FLAGS = 0x00800000
+# "[  1] 0.0000-3.0002 sec BB8(f)-PDF: bin(w=100us):cnt(12)=1:10,2:2 (5.00/95.00/99.7%=1/2/2,..."
+PDF = re.compile(r"BB8\(f\)-PDF: bin\(w=100us\):cnt\((\d+)\)=(\S+) \(5\.00/95\.00/99\.7%=(\d+)/(\d+)/(\d+),")
+PCT = re.compile(r"BB8\(f\)-PCT: min/p50/p90/p99/p99\.9/max=([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms")
 
 
 def bb_rows(text):
@@ -105,6 +108,22 @@ def lp_client_stock_server():
     total, stext = server_total(srv, ctx)
     eq(total, final["bytes"], "stock server bytes = linkperf client bytes", ctx, stext)
     check("(bb w/quickack len/hold=100/0)" in stext, "stock server did not see a bounceback test", stext)
+    check_distribution_lines(r.out, int(final["cnt"]), ctx)
+
+
+def check_distribution_lines(out, cnt, ctx):
+    """2.1.8's PDF line counts every round trip in its bins; our percentile line is ordered
+    between the row's exact min and max."""
+    m = PDF.search(out)
+    check(m, "no BB8(f)-PDF line", ctx)
+    eq(int(m.group(1)), cnt, "PDF population = exchanges", ctx)
+    eq(sum(int(b.split(":")[1]) for b in m.group(2).split(",")), cnt, "PDF bins add up", ctx)
+    lo, hi, top = int(m.group(3)), int(m.group(4)), int(m.group(5))
+    check(1 <= lo <= hi <= top, "PDF 5/95/99.7 bins not ordered: %s" % m.group(0), ctx)
+    p = PCT.search(out)
+    check(p, "no BB8(f)-PCT line", ctx)
+    v = [float(x) for x in p.groups()]
+    check(v == sorted(v), "percentiles not ordered min<=p50<=p90<=p99<=p99.9<=max: %s" % p.group(0), ctx)
 
 
 @suite.case
@@ -136,6 +155,35 @@ def iperf3_spelling():
     total, stext = server_total(srv, r.describe())
     check("(bb w/quickack len/hold=100/0)" in stext, "stock server did not see a bounceback test", stext)
     eq(total, 2 * 2 * 200, "two bursts of two exchanges (at 0 and 1 s)", r.describe(), stext)
+
+
+@suite.case
+def json_percentiles():
+    """linkperf -c --bounceback=5 --bounceback-hold 2 -J (iperf3 spelling) to stock iperf -s:
+    the stream's latency object counts every round trip, its histogram's buckets add up to
+    that count, every percentile is at least the 2 ms hold and they are ordered; intervals
+    carry their own percentiles."""
+    i2lib.require_iperf2()
+    srv = i2lib.start_server("iperf", ["-f", "B"])
+    r = lptest.run([lptest.LINKPERF, "-c", LOOP, "-p", srv.port, "--bounceback=5", "--bounceback-hold", "2",
+                    "-t", "2", "-J"], timeout=30)
+    ctx = r.describe()
+    check(r.rc == 0, "exit status %s" % r.rc, ctx)
+    doc = lptest.parse_json(r.out)
+    lat = doc["end"]["streams"][0]["sender"]["latency"]
+    eq(lat["count"], 10, "round trips: 5 a burst at 0 and 1 s", ctx)
+    eq(doc["end"]["streams"][0]["sender"]["bytes"], 10 * 2 * 100, "bytes both ways", ctx)
+    buckets = lat["histogram"]["buckets"]
+    eq(sum(b[2] for b in buckets), lat["count"], "histogram counts add up", ctx)
+    check(all(b[0] + b[1] >= 2e6 for b in buckets), "a bucket below the 2 ms hold: %s" % buckets, ctx)
+    ps = [lat["min_ms"], lat["p50_ms"], lat["p90_ms"], lat["p99_ms"], lat["p99_9_ms"], lat["max_ms"]]
+    check(ps == sorted(ps) and ps[0] >= 2.0, "percentiles not ordered from the hold up: %s" % ps, ctx)
+    for iv in doc["intervals"]:
+        il = iv["streams"][0]["latency"]
+        eq(il["count"], 5, "one burst an interval", ctx)
+        check(il["min_ms"] <= il["p50_ms"] <= il["max_ms"], "interval p50 outside min..max: %s" % il, ctx)
+    total, stext = server_total(srv, ctx)
+    eq(total, 10 * 2 * 100, "the stock server counts the same bytes", ctx, stext)
 
 
 def message(size, bbid=1, hold_us=0, bbflags=0x8000):

@@ -226,7 +226,8 @@ static void fake_interval(struct fake *f, const struct lp_sink *tap, struct lp_f
             x->jitter_ms = 0.01 * k + 1e-9;
             x->lost_percent = 100.0 * (double)x->lost_packets / (double)x->packets;
             x->has_latency = !x->sid.sender;
-            x->latency = (struct lp_latency_stat){k + 1u, 0.25, 0.125, 2.5, sqrt(2.0)};
+            x->latency = (struct lp_latency_stat){
+                .count = k + 1u, .mean_ms = 0.25, .min_ms = 0.125, .max_ms = 2.5, .stdev_ms = sqrt(2.0)};
         } else if (x->sid.sender) {
             x->has_tcp_info = true;
             x->retransmits = (int64_t)(k % 5);
