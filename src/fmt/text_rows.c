@@ -179,6 +179,27 @@ static void verbose_tail(struct lp_fmt_text *f, const struct lp_rec_end *end, bo
         lp_text_line(f, "rcv_tcp_congestion %s", end->receiver_congestion);
 }
 
+/* linkperf's latency line under a stream's rows (iperf3 has none): round trips where this
+ * end sent (--bounceback), one way where it received (--trip-times, iperf2 UDP). */
+static void latency_row(struct lp_fmt_text *f, int socket, const struct lp_total *t, bool round_trip)
+{
+    const struct lp_latency_stat *l = &t->latency;
+    char id[32];
+
+    if (!t->present || !t->has_latency || !l->count)
+        return;
+    row_id(f, id, sizeof(id), socket, false);
+    if (l->has_pct)
+        lp_text_line(f, "%s %6.2f-%-6.2f sec  %s latency, %" PRIu64 " samples: min/p50/p90/p99/p99.9/max = "
+                        "%.3f/%.3f/%.3f/%.3f/%.3f/%.3f ms", id, t->start_s, t->end_s,
+                     round_trip ? "round-trip" : "one-way", l->count, l->min_ms, l->p50_ms, l->p90_ms, l->p99_ms,
+                     l->p999_ms, l->max_ms);
+    else
+        lp_text_line(f, "%s %6.2f-%-6.2f sec  %s latency, %" PRIu64 " samples: min/avg/max/stdev = "
+                        "%.3f/%.3f/%.3f/%.3f ms", id, t->start_s, t->end_s, round_trip ? "round-trip" : "one-way",
+                     l->count, l->min_ms, l->mean_ms, l->max_ms, l->stdev_ms);
+}
+
 /* One direction's rows (reverse < 0: all streams), its [SUM] rows, and the -V tail. */
 static void summary_pass(struct lp_fmt_text *f, const struct lp_rec_end *end, int reverse,
                          const struct lp_direction_end *de)
@@ -202,6 +223,7 @@ static void summary_pass(struct lp_fmt_text *f, const struct lp_rec_end *end, in
                          id, s->receiver.start_s, s->receiver.end_s, s->receiver.out_of_order);
         }
         total_row(f, s->sid.socket, s->sid.sender, &s->receiver, "receiver");
+        latency_row(f, s->sid.socket, s->sid.sender ? &s->sender : &s->receiver, s->sid.sender);
     }
     if (n > 1 && de && de->present) {
         total_row(f, -1, local_sends, &de->sent, "sender");
