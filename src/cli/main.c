@@ -11,6 +11,7 @@
 #include "cli/demo.h"
 #include "cli/lwip_tune.h"
 #include "cli/ui.h"
+#include "cli/under_load.h"
 #include "cli/cmdline.h"
 #include "store/store.h"
 #include "web/web.h"
@@ -291,6 +292,8 @@ int main(int argc, char **argv)
         return lp_lwip_tune_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "ui") == 0)
         return lp_cli_ui_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "under-load") == 0)
+        return lp_under_load_main(argc - 1, argv + 1);
     if (lp_cli_parse(argc, argv, &cfg, &perr) < 0) {
         fprintf(stderr, "linkperf: %s\n", perr.msg);
         return LP_CLI_EXIT_USAGE;

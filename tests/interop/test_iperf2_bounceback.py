@@ -61,6 +61,14 @@ def check_accounting(rows, size, context):
     return final
 
 
+def whole_bursts(final, burst, most, context):
+    """Whole bursts of `burst` exchanges (the one in progress at -t is finished), at most
+    `most` of them (one a second, the first at 0: a late one is skipped, never doubled)."""
+    cnt = int(final["cnt"])
+    check(cnt % burst == 0 and 1 <= cnt // burst <= most, "%d exchanges: not 1..%d bursts of %d" % (
+        cnt, most, burst), context)
+
+
 def server_total(srv, context):
     """A plain iperf2 server row: its bytes (both directions)."""
     text = srv.wait_for(lambda t: any(r["start"] == 0.0 for r in i2lib.parse(t)["rows"]), timeout=15)
@@ -80,7 +88,7 @@ def stock_client_lp_server():
     ctx = r.describe()
     rows = bb_rows(r.out)
     final = check_accounting(rows, 80, ctx)
-    eq(int(final["cnt"]), 9, "exchanges: 3 a burst, bursts at 0, 1 and 2 s", ctx)
+    whole_bursts(final, 3, 3, ctx)
     check(final["min"] >= 2.0, "a round trip shorter than the 2 ms hold: %s" % final["line"], ctx)
     total, stext = server_total(srv, ctx)
     eq(total, final["bytes"], "server bytes = client bytes", ctx, stext)
@@ -103,8 +111,8 @@ def lp_client_stock_server():
     rows = bb_rows(r.out)
     ivs, final = split_rows(rows, ctx)
     check_accounting(rows, 100, ctx)
-    eq(int(final["cnt"]), 12, "exchanges: 4 a burst at 0, 1 and 2 s", ctx)
-    eq(len(ivs), 3, "one row a second", ctx)
+    whole_bursts(final, 4, 3, ctx)
+    check(1 <= len(ivs) <= 3, "one row a second: %d rows" % len(ivs), ctx)
     total, stext = server_total(srv, ctx)
     eq(total, final["bytes"], "stock server bytes = linkperf client bytes", ctx, stext)
     check("(bb w/quickack len/hold=100/0)" in stext, "stock server did not see a bounceback test", stext)
@@ -154,7 +162,8 @@ def iperf3_spelling():
     check(r.rc == 0, "exit status %s" % r.rc, r.describe())
     total, stext = server_total(srv, r.describe())
     check("(bb w/quickack len/hold=100/0)" in stext, "stock server did not see a bounceback test", stext)
-    eq(total, 2 * 2 * 200, "two bursts of two exchanges (at 0 and 1 s)", r.describe(), stext)
+    check(total in (2 * 200, 2 * 2 * 200), "stock server bytes %d: not one or two bursts of two exchanges "
+          "(at 0 and 1 s)" % total, r.describe(), stext)
 
 
 @suite.case
@@ -171,8 +180,9 @@ def json_percentiles():
     check(r.rc == 0, "exit status %s" % r.rc, ctx)
     doc = lptest.parse_json(r.out)
     lat = doc["end"]["streams"][0]["sender"]["latency"]
-    eq(lat["count"], 10, "round trips: 5 a burst at 0 and 1 s", ctx)
-    eq(doc["end"]["streams"][0]["sender"]["bytes"], 10 * 2 * 100, "bytes both ways", ctx)
+    n = lat["count"]
+    check(n in (5, 10), "round trips %d: not one or two bursts of 5 (at 0 and 1 s)" % n, ctx)
+    eq(doc["end"]["streams"][0]["sender"]["bytes"], n * 2 * 100, "bytes both ways", ctx)
     buckets = lat["histogram"]["buckets"]
     eq(sum(b[2] for b in buckets), lat["count"], "histogram counts add up", ctx)
     check(all(b[0] + b[1] >= 2e6 for b in buckets), "a bucket below the 2 ms hold: %s" % buckets, ctx)
@@ -180,10 +190,12 @@ def json_percentiles():
     check(ps == sorted(ps) and ps[0] >= 2.0, "percentiles not ordered from the hold up: %s" % ps, ctx)
     for iv in doc["intervals"]:
         il = iv["streams"][0]["latency"]
-        eq(il["count"], 5, "one burst an interval", ctx)
-        check(il["min_ms"] <= il["p50_ms"] <= il["max_ms"], "interval p50 outside min..max: %s" % il, ctx)
+        if il["count"]:
+            eq(il["count"] % 5, 0, "whole bursts in an interval", ctx)
+            check(il["min_ms"] <= il["p50_ms"] <= il["max_ms"], "interval p50 outside min..max: %s" % il, ctx)
+    eq(sum(iv["streams"][0]["latency"]["count"] for iv in doc["intervals"]), n, "intervals add up", ctx)
     total, stext = server_total(srv, ctx)
-    eq(total, 10 * 2 * 100, "the stock server counts the same bytes", ctx, stext)
+    eq(total, n * 2 * 100, "the stock server counts the same bytes", ctx, stext)
 
 
 def message(size, bbid=1, hold_us=0, bbflags=0x8000):
@@ -266,7 +278,7 @@ def bad_messages_keep_serving():
     i2lib.require_iperf2()
     r = i2lib.run_client("iperf", srv.port, ["--bounceback=2", "-t", "1.5", "-f", "B"])
     final = check_accounting(bb_rows(r.out), 100, r.describe())
-    eq(int(final["cnt"]), 4, "the stock client's exchanges", r.describe(), srv.proc.tail())
+    whole_bursts(final, 2, 2, [r.describe(), srv.proc.tail()])
     s.close()
     check(srv.proc.alive(), "server died", srv.proc.tail())
 

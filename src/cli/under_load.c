@@ -1,0 +1,378 @@
+/* linkperf under-load: latency under load (RRUL-like phases, crusader's defaults). Each
+ * phase runs ordinary iperf2 tests against the server at once: a --bounceback probe (one
+ * 100-byte exchange every 10 ms, its round trips in linkperf's histogram) and, except in the
+ * idle phase, N TCP streams loading the link up (forward), down (-R) or both
+ * (--full-duplex). Every piece is iperf 2.1's wire protocol, so a stock `iperf -s` serves it
+ * as well as `linkperf -s`. The report is each phase's throughput and round-trip
+ * percentiles, and what load added to the idle ones (the bufferbloat number). */
+#include "cli/under_load.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/proc.h"
+#include "cli/values.h"
+#include "linkperf/engine.h"
+
+#define UL_STREAMS_DEFAULT 8
+#define UL_PHASE_DEFAULT_S 10.0
+#define UL_PROBE_PERIOD_S 0.01
+#define UL_WARMUP_MAX_S 1.0 /* load alone first: slow start over, the queue built */
+
+enum ul_phase { UL_IDLE, UL_UP, UL_DOWN, UL_BOTH, UL_PHASES };
+static const char *const phase_names[UL_PHASES] = {"idle", "up", "down", "both"};
+
+struct ul_args {
+    char host[LP_HOST_MAX];
+    uint16_t port;
+    unsigned streams;
+    double phase_s;
+    bool json;
+    enum lp_family family;
+    char congestion[LP_CONGESTION_MAX]; /* -C for the load streams ("" = the system's) */
+};
+
+/* What one client of a phase brought back (its records, copied in its sink). */
+struct ul_take {
+    bool ended, failed;
+    char error[256];
+    double up_bps, down_bps;      /* load: the streams' own totals by direction */
+    struct lp_latency_stat rtt;   /* probe: the round trips (no histogram pointers kept) */
+};
+
+struct ul_result {
+    struct ul_take load, probe;
+};
+
+static void take_record(const struct lp_record *rec, void *user)
+{
+    struct ul_take *t = user;
+    if (rec->kind == LP_REC_ERROR) {
+        t->failed = true;
+        if (!t->error[0] && rec->u.error.message)
+            snprintf(t->error, sizeof(t->error), "%s", rec->u.error.message);
+        return;
+    }
+    if (rec->kind != LP_REC_END)
+        return;
+    const struct lp_rec_end *e = &rec->u.end;
+    t->ended = true;
+    for (unsigned i = 0; i < e->nstreams; i++) {
+        const struct lp_stream_end *s = &e->streams[i];
+        const struct lp_total *own = s->sid.sender ? &s->sender : &s->receiver;
+        if (!own->present)
+            continue;
+        if (s->sid.sender)
+            t->up_bps += own->bits_per_second;
+        else
+            t->down_bps += own->bits_per_second;
+        if (own->has_latency && own->latency.count) {
+            t->rtt = own->latency;
+            t->rtt.hist = t->rtt.hist_base = NULL;
+        }
+    }
+}
+
+static void client_spec(const struct ul_args *a, struct lp_spec *sp, double seconds)
+{
+    lp_spec_init(sp, LP_ROLE_CLIENT);
+    sp->dialect = LP_DIALECT_IPERF2;
+    snprintf(sp->host, sizeof(sp->host), "%s", a->host);
+    sp->port = a->port;
+    sp->family = a->family;
+    sp->duration_s = seconds;
+    sp->report.interval_s = 0;
+}
+
+/* Run one client to its end. slot: where another thread finds it to stop it; sig: a stop
+ * signal stops it. */
+static int run_one(const struct lp_spec *sp, struct ul_take *t, struct lp_client **slot, struct lp_cli_signals *sig)
+{
+    struct lp_sink sink = {.record = take_record, .user = t};
+    char err[256] = "";
+    struct lp_client *c = lp_client_new(sp, &sink, err, sizeof(err));
+    if (!c) {
+        t->failed = true;
+        snprintf(t->error, sizeof(t->error), "%s", err);
+        return -1;
+    }
+    if (slot)
+        __atomic_store_n(slot, c, __ATOMIC_RELEASE);
+    if (sig)
+        lp_cli_signals_target(sig, c, NULL);
+    int rc = lp_client_run(c);
+    if (sig)
+        lp_cli_signals_target(sig, NULL, NULL);
+    if (slot)
+        __atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
+    lp_client_free(c);
+    if (rc != 0 && rc != LP_ECANCEL)
+        t->failed = true;
+    return rc;
+}
+
+struct ul_load {
+    struct lp_spec spec;
+    struct ul_take *take;
+    struct lp_client *client;    /* while it runs (atomic) */
+};
+
+static void *load_thread(void *arg)
+{
+    struct ul_load *l = arg;
+    run_one(&l->spec, l->take, &l->client, NULL);
+    return NULL;
+}
+
+/* One phase: the load (if any) on a thread, the probe here once the load had its warm-up. */
+static int run_phase(const struct ul_args *a, enum ul_phase ph, struct lp_cli_signals *sig, struct ul_result *r)
+{
+    double warm = ph == UL_IDLE ? 0 : (a->phase_s / 4 < UL_WARMUP_MAX_S ? a->phase_s / 4 : UL_WARMUP_MAX_S);
+    struct ul_load load = {.take = &r->load};
+    pthread_t th;
+    bool loading = ph != UL_IDLE;
+
+    if (loading) {
+        client_spec(a, &load.spec, a->phase_s + warm);
+        load.spec.streams = a->streams;
+        snprintf(load.spec.congestion, sizeof(load.spec.congestion), "%s", a->congestion);
+        load.spec.dir = ph == UL_UP ? LP_DIR_FORWARD : ph == UL_DOWN ? LP_DIR_REVERSE : LP_DIR_BIDIR;
+        if (pthread_create(&th, NULL, load_thread, &load) != 0) {
+            snprintf(r->load.error, sizeof(r->load.error), "cannot start the load thread");
+            r->load.failed = true;
+            return -1;
+        }
+        usleep((useconds_t)(warm * 1e6));
+    }
+    struct lp_spec probe;
+    client_spec(a, &probe, a->phase_s);
+    probe.blksize = 100;
+    probe.nodelay = true;
+    probe.iperf2.bb.on = true;
+    probe.iperf2.bb.burst = 1;
+    probe.iperf2.bb.period_s = UL_PROBE_PERIOD_S;
+    probe.iperf2.bb.period_given = true;
+    run_one(&probe, &r->probe, NULL, sig);
+    if (loading) {
+        /* A stop (Ctrl-C) ends the probe; the load too. */
+        if (lp_cli_signals_stopped(sig)) {
+            struct lp_client *lc = __atomic_load_n(&load.client, __ATOMIC_ACQUIRE);
+            if (lc)
+                lp_client_stop(lc);
+        }
+        pthread_join(th, NULL);
+    }
+    return r->probe.failed || (loading && r->load.failed) ? -1 : 0;
+}
+
+static void mbits(char *b, size_t n, double bps, bool shown)
+{
+    if (shown)
+        snprintf(b, n, "%9.2f", bps / 1e6);
+    else
+        snprintf(b, n, "%9s", "-");
+}
+
+static void print_text(const struct ul_args *a, const struct ul_result *r, unsigned done)
+{
+    const struct lp_latency_stat *idle = &r[UL_IDLE].probe.rtt;
+    printf("linkperf under-load: %s port %u, %u TCP streams, %.0f s a phase, a 100-byte round trip every %.0f ms\n",
+           a->host, (unsigned)a->port, a->streams, a->phase_s, UL_PROBE_PERIOD_S * 1e3);
+    printf("phase   up Mbit/s  down Mbit/s  probes   RTT min/p50/p90/p99/max (ms)           added p50/p99 (ms)\n");
+    for (unsigned p = 0; p < done; p++) {
+        const struct lp_latency_stat *l = &r[p].probe.rtt;
+        char up[16], down[16], added[48] = "";
+        mbits(up, sizeof(up), r[p].load.up_bps, p == UL_UP || p == UL_BOTH);
+        mbits(down, sizeof(down), r[p].load.down_bps, p == UL_DOWN || p == UL_BOTH);
+        if (p != UL_IDLE && idle->has_pct && l->has_pct)
+            snprintf(added, sizeof(added), "%+.3f/%+.3f", l->p50_ms - idle->p50_ms, l->p99_ms - idle->p99_ms);
+        printf("%-6s %s    %s  %6llu   %.3f/%.3f/%.3f/%.3f/%.3f   %s\n", phase_names[p], up, down,
+               (unsigned long long)l->count, l->min_ms, l->p50_ms, l->p90_ms, l->p99_ms, l->max_ms, added);
+    }
+}
+
+static cJSON *rtt_json(const struct lp_latency_stat *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "count", (double)l->count);
+    cJSON_AddNumberToObject(o, "min_ms", l->min_ms);
+    cJSON_AddNumberToObject(o, "mean_ms", l->mean_ms);
+    cJSON_AddNumberToObject(o, "p50_ms", l->p50_ms);
+    cJSON_AddNumberToObject(o, "p90_ms", l->p90_ms);
+    cJSON_AddNumberToObject(o, "p99_ms", l->p99_ms);
+    cJSON_AddNumberToObject(o, "p99_9_ms", l->p999_ms);
+    cJSON_AddNumberToObject(o, "max_ms", l->max_ms);
+    return o;
+}
+
+static int print_json(const struct ul_args *a, const struct ul_result *r, unsigned done, const char *error)
+{
+    cJSON *doc = cJSON_CreateObject(), *ul = doc ? cJSON_AddObjectToObject(doc, "under_load") : NULL;
+    cJSON *phases = ul ? cJSON_AddArrayToObject(ul, "phases") : NULL;
+    if (!phases) {
+        cJSON_Delete(doc);
+        return -1;
+    }
+    cJSON_AddStringToObject(ul, "host", a->host);
+    cJSON_AddNumberToObject(ul, "port", a->port);
+    cJSON_AddNumberToObject(ul, "streams", a->streams);
+    cJSON_AddNumberToObject(ul, "phase_seconds", a->phase_s);
+    cJSON_AddNumberToObject(ul, "probe_period_ms", UL_PROBE_PERIOD_S * 1e3);
+    const struct lp_latency_stat *idle = &r[UL_IDLE].probe.rtt;
+    for (unsigned p = 0; p < done; p++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(phases, o);
+        cJSON_AddStringToObject(o, "name", phase_names[p]);
+        cJSON_AddNumberToObject(o, "up_bits_per_second", r[p].load.up_bps);
+        cJSON_AddNumberToObject(o, "down_bits_per_second", r[p].load.down_bps);
+        cJSON_AddItemToObject(o, "rtt", rtt_json(&r[p].probe.rtt));
+        if (p != UL_IDLE && idle->has_pct && r[p].probe.rtt.has_pct) {
+            cJSON_AddNumberToObject(o, "added_p50_ms", r[p].probe.rtt.p50_ms - idle->p50_ms);
+            cJSON_AddNumberToObject(o, "added_p99_ms", r[p].probe.rtt.p99_ms - idle->p99_ms);
+        }
+    }
+    if (error)
+        cJSON_AddStringToObject(ul, "error", error);
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    if (!text)
+        return -1;
+    puts(text);
+    cJSON_free(text);
+    return 0;
+}
+
+static int usage(const char *why)
+{
+    if (why) {
+        fprintf(stderr, "linkperf: under-load: %s (see linkperf under-load --help)\n", why);
+        return 2;
+    }
+    printf("Usage: linkperf under-load -c host [-p port] [-P streams] [-t seconds] [-C algo] [-J] [-4|-6]\n"
+           "  Latency under load: a 100-byte TCP round trip every 10 ms (iperf2 --bounceback)\n"
+           "  while the link is idle, then loaded by N TCP streams up, down and both ways.\n"
+           "  -c host     a linkperf or stock iperf 2.1 server (iperf2 protocol)\n"
+           "  -p port     its port (default 5001)\n"
+           "  -P n        load streams, 1..%d (default %d)\n"
+           "  -t s        seconds a phase, 2..3600 (default %.0f)\n"
+           "  -C algo     the load streams' congestion control (bbr keeps queues short, cubic\n"
+           "              fills them: the bufferbloat a bulk download causes)\n"
+           "  -J          the report as JSON\n", LP_MAX_STREAMS, UL_STREAMS_DEFAULT, UL_PHASE_DEFAULT_S);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct ul_args *a)
+{
+    char why[200];
+    double d;
+    *a = (struct ul_args){.port = 5001, .streams = UL_STREAMS_DEFAULT, .phase_s = UL_PHASE_DEFAULT_S};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "-h") || !strcmp(o, "--help"))
+            return usage(NULL) == 0 ? 1 : 2;
+        if (!strcmp(o, "-J") || !strcmp(o, "--json")) {
+            a->json = true;
+            continue;
+        }
+        if (!strcmp(o, "-4") || !strcmp(o, "-6")) {
+            a->family = o[1] == '4' ? LP_FAMILY_INET : LP_FAMILY_INET6;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            snprintf(why, sizeof(why), "option %s needs a value", o);
+            return usage(why);
+        }
+        const char *v = argv[++i];
+        if (!strcmp(o, "-c") || !strcmp(o, "--client")) {
+            if (!*v || strlen(v) >= sizeof(a->host)) {
+                snprintf(why, sizeof(why), "option -c: '%s' is not a host name or address", v);
+                return usage(why);
+            }
+            snprintf(a->host, sizeof(a->host), "%s", v);
+        } else if (!strcmp(o, "-p") || !strcmp(o, "--port")) {
+            if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > 65535) {
+                snprintf(why, sizeof(why), "option -p: '%s' is out of range (1..65535)", v);
+                return usage(why);
+            }
+            a->port = (uint16_t)d;
+        } else if (!strcmp(o, "-P") || !strcmp(o, "--parallel")) {
+            if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > LP_MAX_STREAMS) {
+                snprintf(why, sizeof(why), "option -P: '%s' is out of range (1..%d)", v, LP_MAX_STREAMS);
+                return usage(why);
+            }
+            a->streams = (unsigned)d;
+        } else if (!strcmp(o, "-C") || !strcmp(o, "--congestion")) {
+            if (!*v || strlen(v) >= sizeof(a->congestion)) {
+                snprintf(why, sizeof(why), "option -C: '%s' is not a congestion control name", v);
+                return usage(why);
+            }
+            snprintf(a->congestion, sizeof(a->congestion), "%s", v);
+        } else if (!strcmp(o, "-t") || !strcmp(o, "--time")) {
+            char *end;
+            errno = 0;
+            d = strtod(v, &end);
+            if (end == v || *end || errno || !(d >= 2 && d <= 3600)) {
+                snprintf(why, sizeof(why), "option -t: '%s' is out of range (2..3600 seconds)", v);
+                return usage(why);
+            }
+            a->phase_s = d;
+        } else {
+            snprintf(why, sizeof(why), "unknown option '%s'", o);
+            return usage(why);
+        }
+    }
+    if (!a->host[0])
+        return usage("give the server with -c host");
+    return 0;
+}
+
+int lp_under_load_main(int argc, char **argv)
+{
+    struct ul_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    char err[256];
+    struct lp_cli_signals *sig = lp_cli_signals_start(err, sizeof(err));
+    if (!sig) {
+        fprintf(stderr, "linkperf: under-load: %s\n", err);
+        return 1;
+    }
+    struct ul_result r[UL_PHASES];
+    memset(r, 0, sizeof(r));
+    unsigned done = 0;
+    const char *failure = NULL;
+    char why[400] = "";
+    for (unsigned p = 0; p < UL_PHASES && !lp_cli_signals_stopped(sig); p++) {
+        /* Progress on stderr, so -J keeps stdout a document. */
+        fprintf(stderr, "linkperf: under-load: phase %u/%u, %s: %.0f s%s\n", p + 1, UL_PHASES, phase_names[p],
+                a.phase_s, p == UL_IDLE ? "" : " with the load");
+        if (run_phase(&a, (enum ul_phase)p, sig, &r[p]) < 0) {
+            const struct ul_take *t = r[p].probe.failed ? &r[p].probe : &r[p].load;
+            snprintf(why, sizeof(why), "phase %s: %s %s", phase_names[p], t == &r[p].probe ? "probe:" : "load:",
+                     t->error[0] ? t->error : "the test failed");
+            failure = why;
+            break;
+        }
+        done = p + 1;
+    }
+    lp_cli_signals_free(sig);
+    if (a.json)
+        print_json(&a, r, done, failure);
+    else
+        print_text(&a, r, done);
+    if (failure) {
+        fprintf(stderr, "linkperf: under-load: %s\n", failure);
+        return 1;
+    }
+    return 0;
+}
