@@ -3,7 +3,8 @@
  * server's hold is part of it); a burst is --bounceback=N such exchanges back to back, and
  * a burst starts every --bounceback-period. The server (echo) reads a whole message, stamps
  * its receive time, waits the hold the message asks for, stamps its send time and writes
- * the message back. Both count the bytes of both directions, as 2.1.8 does. */
+ * the message back. Both count the bytes of both directions, as 2.1.8 does: the server as
+ * they move, the client per finished exchange. */
 #include "core/bounce.h"
 
 #include <errno.h>
@@ -45,7 +46,7 @@ static int read_message(struct lp_stream *s)
         ssize_t r = recv(s->h.fd, s->payload + s->bb.have, size - s->bb.have, MSG_DONTWAIT);
         if (r > 0) {
             s->bb.have += (uint32_t)r;
-            if (counting(s))
+            if (counting(s) && s->cfg.kind == LP_STREAM_TCP_ECHO)
                 lp_stream_io_count(s, (uint64_t)r);
             atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
             continue;
@@ -72,7 +73,7 @@ static int write_message(struct lp_stream *s)
         ssize_t w = send(s->h.fd, s->payload + s->bb.woff, size - s->bb.woff, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (w > 0) {
             s->bb.woff += (uint32_t)w;
-            if (counting(s))
+            if (counting(s) && s->cfg.kind == LP_STREAM_TCP_ECHO)
                 lp_stream_io_count(s, (uint64_t)w);
             continue;
         }
@@ -163,7 +164,10 @@ static void client_run(struct lp_stream *s)
             lp_stream_io_fail(s, -EPROTO);
             return;
         }
+        /* The client counts an exchange when it is over, both ways at once (2.1.8 reports
+         * the write and the read together), so a row's bytes are its cnt x 2 x size. */
         if (counting(s)) {
+            lp_stream_io_count(s, 2 * (uint64_t)s->cfg.blksize);
             lp_latency_batch_add(&s->lat_batch, (int64_t)(lp_now_ns() - s->bb.sent_ns));
             lp_latency_publish(&s->lat, &s->lat_batch);
         }

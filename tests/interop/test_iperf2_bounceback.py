@@ -50,7 +50,8 @@ def check_accounting(rows, size, context):
     """Each exchange is size bytes out and size back; the intervals' cnt add up to the
     final's, and the round trips are ordered."""
     ivs, final = split_rows(rows, context)
-    eq(final["bytes"], int(final["cnt"]) * 2 * size, "final bytes = cnt x 2 x size", context)
+    for r in rows:
+        eq(r["bytes"], int(r["cnt"]) * 2 * size, "row bytes = cnt x 2 x size: %s" % r["line"], context)
     if ivs:
         eq(sum(int(r["cnt"]) for r in ivs), int(final["cnt"]), "interval cnt add up to the final", context)
         eq(sum(r["bytes"] for r in ivs), final["bytes"], "interval bytes add up to the final", context)
