@@ -125,6 +125,12 @@ struct lp_spec {
     uint64_t fq_rate_bps;             /* --fq-rate: SO_MAX_PACING_RATE (0 = unset) */
     unsigned connect_timeout_ms;      /* --connect-timeout: control connect (0 = OS default) */
     unsigned snd_timeout_ms;          /* --snd-timeout: TCP_USER_TIMEOUT (0 = OS default) */
+    unsigned drain_ms;                /* iperf3 client: after its senders stopped, this long
+                                       * before TEST_END, so what is still queued on the path
+                                       * is counted (RFC 2544 trials; 0 = none) */
+    bool udp_no_gso;                  /* UDP senders: no GSO, each datagram its own packet from
+                                       * the socket on (RFC 2544 trials: a qdisc or device
+                                       * sees, and drops, frames, not batches of them) */
 
     char title[LP_TITLE_MAX];         /* -T */
     char extra_data[LP_EXTRA_DATA_MAX];

@@ -12,6 +12,7 @@
 #include "cli/lwip_tune.h"
 #include "cli/ui.h"
 #include "cli/under_load.h"
+#include "cli/rfc2544.h"
 #include "cli/cmdline.h"
 #include "store/store.h"
 #include "web/web.h"
@@ -294,6 +295,8 @@ int main(int argc, char **argv)
         return lp_cli_ui_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "under-load") == 0)
         return lp_under_load_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "rfc2544") == 0)
+        return lp_rfc2544_main(argc - 1, argv + 1);
     if (lp_cli_parse(argc, argv, &cfg, &perr) < 0) {
         fprintf(stderr, "linkperf: %s\n", perr.msg);
         return LP_CLI_EXIT_USAGE;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/proc.h"
+#include "cli/subrun.h"
 #include "cli/values.h"
 #include "linkperf/engine.h"
 
@@ -37,46 +38,9 @@ struct ul_args {
     char congestion[LP_CONGESTION_MAX]; /* -C for the load streams ("" = the system's) */
 };
 
-/* What one client of a phase brought back (its records, copied in its sink). */
-struct ul_take {
-    bool ended, failed;
-    char error[256];
-    double up_bps, down_bps;      /* load: the streams' own totals by direction */
-    struct lp_latency_stat rtt;   /* probe: the round trips (no histogram pointers kept) */
-};
-
 struct ul_result {
-    struct ul_take load, probe;
+    struct lp_subrun load, probe;
 };
-
-static void take_record(const struct lp_record *rec, void *user)
-{
-    struct ul_take *t = user;
-    if (rec->kind == LP_REC_ERROR) {
-        t->failed = true;
-        if (!t->error[0] && rec->u.error.message)
-            snprintf(t->error, sizeof(t->error), "%s", rec->u.error.message);
-        return;
-    }
-    if (rec->kind != LP_REC_END)
-        return;
-    const struct lp_rec_end *e = &rec->u.end;
-    t->ended = true;
-    for (unsigned i = 0; i < e->nstreams; i++) {
-        const struct lp_stream_end *s = &e->streams[i];
-        const struct lp_total *own = s->sid.sender ? &s->sender : &s->receiver;
-        if (!own->present)
-            continue;
-        if (s->sid.sender)
-            t->up_bps += own->bits_per_second;
-        else
-            t->down_bps += own->bits_per_second;
-        if (own->has_latency && own->latency.count) {
-            t->rtt = own->latency;
-            t->rtt.hist = t->rtt.hist_base = NULL;
-        }
-    }
-}
 
 static void client_spec(const struct ul_args *a, struct lp_spec *sp, double seconds)
 {
@@ -89,43 +53,16 @@ static void client_spec(const struct ul_args *a, struct lp_spec *sp, double seco
     sp->report.interval_s = 0;
 }
 
-/* Run one client to its end. slot: where another thread finds it to stop it; sig: a stop
- * signal stops it. */
-static int run_one(const struct lp_spec *sp, struct ul_take *t, struct lp_client **slot, struct lp_cli_signals *sig)
-{
-    struct lp_sink sink = {.record = take_record, .user = t};
-    char err[256] = "";
-    struct lp_client *c = lp_client_new(sp, &sink, err, sizeof(err));
-    if (!c) {
-        t->failed = true;
-        snprintf(t->error, sizeof(t->error), "%s", err);
-        return -1;
-    }
-    if (slot)
-        __atomic_store_n(slot, c, __ATOMIC_RELEASE);
-    if (sig)
-        lp_cli_signals_target(sig, c, NULL);
-    int rc = lp_client_run(c);
-    if (sig)
-        lp_cli_signals_target(sig, NULL, NULL);
-    if (slot)
-        __atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
-    lp_client_free(c);
-    if (rc != 0 && rc != LP_ECANCEL)
-        t->failed = true;
-    return rc;
-}
-
 struct ul_load {
     struct lp_spec spec;
-    struct ul_take *take;
+    struct lp_subrun *take;
     struct lp_client *client;    /* while it runs (atomic) */
 };
 
 static void *load_thread(void *arg)
 {
     struct ul_load *l = arg;
-    run_one(&l->spec, l->take, &l->client, NULL);
+    lp_subrun_client(&l->spec, l->take, &l->client, NULL);
     return NULL;
 }
 
@@ -157,7 +94,7 @@ static int run_phase(const struct ul_args *a, enum ul_phase ph, struct lp_cli_si
     probe.iperf2.bb.burst = 1;
     probe.iperf2.bb.period_s = UL_PROBE_PERIOD_S;
     probe.iperf2.bb.period_given = true;
-    run_one(&probe, &r->probe, NULL, sig);
+    lp_subrun_client(&probe, &r->probe, NULL, sig);
     if (loading) {
         /* A stop (Ctrl-C) ends the probe; the load too. */
         if (lp_cli_signals_stopped(sig)) {
@@ -357,7 +294,7 @@ int lp_under_load_main(int argc, char **argv)
         fprintf(stderr, "linkperf: under-load: phase %u/%u, %s: %.0f s%s\n", p + 1, UL_PHASES, phase_names[p],
                 a.phase_s, p == UL_IDLE ? "" : " with the load");
         if (run_phase(&a, (enum ul_phase)p, sig, &r[p]) < 0) {
-            const struct ul_take *t = r[p].probe.failed ? &r[p].probe : &r[p].load;
+            const struct lp_subrun *t = r[p].probe.failed ? &r[p].probe : &r[p].load;
             snprintf(why, sizeof(why), "phase %s: %s %s", phase_names[p], t == &r[p].probe ? "probe:" : "load:",
                      t->error[0] ? t->error : "the test failed");
             failure = why;

@@ -189,6 +189,7 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
         .coalesce = !udp && (role->blksize ? role->blksize : lp_spec_blksize(&r->spec)) == LP_DEFAULT_TCP_BLKSIZE,
         .repeating_payload = r->spec.repeating_payload,
         .zerocopy = r->spec.zerocopy,
+        .no_gso = r->spec.udp_no_gso,
         .window_bytes = r->spec.window_bytes,
         .wire = role->wire,
         .udp_seq64 = role->udp_seq64,

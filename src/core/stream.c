@@ -221,7 +221,7 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     }
     /* GSO is decided here, not when the worker attaches, so that the test's start report
      * can say whether this end sends with it (-J test_start.gso). */
-    if (cfg->kind == LP_STREAM_UDP_SEND)
+    if (cfg->kind == LP_STREAM_UDP_SEND && !cfg->no_gso)
         udp_batch_setup(s);
     return s;
 }

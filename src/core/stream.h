@@ -105,6 +105,7 @@ struct lp_stream_config {
     bool skip_rx_copy;
     bool repeating_payload;
     bool zerocopy;           /* -Z: MSG_ZEROCOPY where the kernel lends the pages, else send() */
+    bool no_gso;             /* UDP sender: one datagram per packet all the way (no GSO) */
     bool coalesce;           /* TCP sender: several blocks a write where nothing counts blocks */
     enum lp_stream_wire wire;
     bool udp_seq64;          /* iperf2 receiver: the flow uses 64-bit sequence numbers */

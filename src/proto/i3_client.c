@@ -43,6 +43,7 @@ struct i3client {
     bool want_results_frame;
     bool end_sent;
     bool await_delivery;         /* the senders used up -n/-k: end once it can be counted */
+    uint64_t drain_until_ns;     /* spec.drain_ms: TEST_END not before this (0: not begun) */
     int result;
     bool finishing;
     atomic_bool stop_req;
@@ -188,6 +189,16 @@ static void maybe_send_end(struct i3client *c)
     if (c->await_delivery && !lp_run_delivered(&c->run)) {
         lp_timer_arm(&c->eng.loop, &c->end_timer, lp_now_ns() + LP_RUN_DELIVER_POLL_NS);
         return;
+    }
+    if (c->spec.drain_ms) {
+        uint64_t now = lp_now_ns();
+        if (!c->drain_until_ns) {
+            c->drain_until_ns = now + (uint64_t)c->spec.drain_ms * LP_NS_PER_MS;
+            lp_timer_arm(&c->eng.loop, &c->end_timer, c->drain_until_ns);
+            return;
+        }
+        if (now < c->drain_until_ns)
+            return; /* the timer comes back */
     }
     lp_run_finish(&c->run);
     c->end_sent = true;

@@ -1,0 +1,607 @@
+/* linkperf rfc2544: RFC 2544's benchmarks for a device or link, from ordinary UDP tests
+ * against any server linkperf tests (linkperf, stock iperf3 or iperf2, the board agent):
+ *
+ * - throughput: per frame size, a binary search for the highest offered rate at which a
+ *   trial loses no frame (26.1);
+ * - latency at that rate: round trips of a --bounceback probe running beside a trial at the
+ *   throughput rate (iperf2 servers; RFC 2544 timestamps frames, which UDP tests cannot
+ *   without synchronised clocks) (26.2);
+ * - frame loss rate: trials from 100 % of the line rate down in 10 % steps until two in a
+ *   row lose nothing (26.3);
+ * - back-to-back: a binary search for the longest burst at line rate that arrives whole
+ *   (26.4).
+ *
+ * Frame sizes are Ethernet's with FCS; the line rate counts each frame's preamble and
+ * inter-frame gap too (frame + 20 bytes on the wire), and a frame of f bytes carries f - 46
+ * bytes of UDP payload over IPv4 (f - 66 over IPv6): -l for the trial. */
+#include "cli/rfc2544.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/subrun.h"
+#include "cli/values.h"
+#include "linkperf/engine.h"
+
+#define RFC_MAX_FRAMES 16
+#define RFC_WIRE_EXTRA 20u   /* preamble 8 + inter-frame gap 12 */
+#define RFC_HDRS_V4 46u      /* Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 */
+#define RFC_HDRS_V6 66u      /* ... IPv6 40 */
+#define RFC_MIN_PAYLOAD_I3 16u  /* iperf3's UDP header with 64-bit counters */
+#define RFC_MIN_PAYLOAD_I2 76u  /* iperf2's datagram prefix and test header */
+#define RFC_LOSS_STEP 0.10
+#define RFC_B2B_MAX_S 2.0    /* the longest burst tried: this long at line rate */
+#define RFC_B2B_STEPS 10
+#define RFC_DRAIN_MS 500     /* after a trial's last frame, frames still on the way count */
+
+static const unsigned default_frames[] = {64, 128, 256, 512, 1024, 1280, 1518};
+
+struct rfc_args {
+    char host[LP_HOST_MAX];
+    uint16_t port;
+    bool port_given;
+    enum lp_dialect dialect;
+    enum lp_family family;
+    double line_bps;         /* -b: the line rate (frames on the wire) */
+    unsigned frames[RFC_MAX_FRAMES], nframes;
+    double trial_s, resolution, max_time_s;
+    bool json;
+    unsigned tests;          /* RFC_T_* to run */
+};
+
+enum { RFC_T_TPUT = 1, RFC_T_LAT = 2, RFC_T_LOSS = 4, RFC_T_B2B = 8, RFC_T_ALL = 15 };
+static const char *const test_names[] = {"throughput", "latency", "loss", "back-to-back"};
+
+struct rfc_trial {
+    double fraction;         /* of the line rate */
+    uint64_t sent, received;
+};
+
+struct rfc_frame {
+    unsigned frame, payload;
+    bool skipped;                   /* the dialect's header does not fit the frame */
+    bool done_tput, done_loss, done_b2b, done_lat;
+    double tput_fraction;           /* highest fraction with no loss */
+    unsigned tput_trials;
+    struct rfc_trial loss[11];
+    unsigned nloss;
+    uint64_t b2b_frames;            /* longest burst that arrived whole */
+    bool has_latency;
+    struct lp_latency_stat rtt;
+};
+
+struct rfc_state {
+    const struct rfc_args *a;
+    struct lp_cli_signals *sig;
+    double t0;
+    bool out_of_time, stopped;
+    char error[400];
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static unsigned payload_of(const struct rfc_args *a, unsigned frame)
+{
+    unsigned hdrs = a->family == LP_FAMILY_INET6 ? RFC_HDRS_V6 : RFC_HDRS_V4;
+    return frame > hdrs ? frame - hdrs : 0;
+}
+
+/* The UDP payload rate (iperf's -b) that puts frames of this size on the line at fraction
+ * of its rate. */
+static double payload_bps(const struct rfc_args *a, const struct rfc_frame *f, double fraction)
+{
+    return a->line_bps * fraction * f->payload / (double)(f->frame + RFC_WIRE_EXTRA);
+}
+
+static double frames_per_s(const struct rfc_args *a, const struct rfc_frame *f, double fraction)
+{
+    return a->line_bps * fraction / 8.0 / (double)(f->frame + RFC_WIRE_EXTRA);
+}
+
+static bool may_run(struct rfc_state *st)
+{
+    if (lp_cli_signals_stopped(st->sig))
+        st->stopped = true;
+    else if (now_s() - st->t0 >= st->a->max_time_s)
+        st->out_of_time = true;
+    return !st->stopped && !st->out_of_time && !st->error[0];
+}
+
+static void trial_spec(const struct rfc_args *a, const struct rfc_frame *f, double fraction, struct lp_spec *sp)
+{
+    lp_spec_init(sp, LP_ROLE_CLIENT);
+    sp->dialect = a->dialect;
+    snprintf(sp->host, sizeof(sp->host), "%s", a->host);
+    sp->port = a->port;
+    sp->family = a->family;
+    sp->proto = LP_PROTO_UDP;
+    sp->blksize = f->payload;
+    sp->rate_bps = (uint64_t)payload_bps(a, f, fraction);
+    if (!sp->rate_bps)
+        sp->rate_bps = 1;
+    sp->duration_s = a->trial_s;
+    sp->report.interval_s = 0;
+    sp->drain_ms = RFC_DRAIN_MS; /* iperf2's receiver counts until the FIN, behind them anyway */
+    sp->udp_no_gso = true;       /* frames one by one, as a tester sends them */
+}
+
+/* One trial: sent and received frames. false (with st->error) when it did not run. */
+static bool run_trial(struct rfc_state *st, const struct lp_spec *sp, struct rfc_trial *t, const char *what)
+{
+    struct lp_subrun r = {0};
+    if (!st->a->json)
+        fprintf(stderr, "linkperf: rfc2544: %s\n", what);
+    lp_subrun_client(sp, &r, NULL, st->sig);
+    if (lp_cli_signals_stopped(st->sig)) {
+        st->stopped = true;
+        return false;
+    }
+    if (r.failed || !r.ended || !r.has_peer_report) {
+        snprintf(st->error, sizeof(st->error), "%s: %s", what,
+                 r.error[0] ? r.error : !r.has_peer_report ? "the receiver's counts did not come back"
+                                                           : "the trial failed");
+        return false;
+    }
+    t->sent = r.sent_packets;
+    t->received = r.received_packets > r.sent_packets ? r.sent_packets : r.received_packets;
+    return true;
+}
+
+static bool lossless(const struct rfc_trial *t)
+{
+    return t->sent > 0 && t->received >= t->sent;
+}
+
+static void throughput(struct rfc_state *st, struct rfc_frame *f)
+{
+    double lo = 0, hi = 1.0, x = 1.0;
+    char what[160];
+    while (may_run(st)) {
+        struct lp_spec sp;
+        struct rfc_trial t = {.fraction = x};
+        trial_spec(st->a, f, x, &sp);
+        snprintf(what, sizeof(what), "throughput, %u-byte frames: trial %u at %.2f %% of the line rate", f->frame,
+                 f->tput_trials + 1, x * 100);
+        if (!run_trial(st, &sp, &t, what))
+            return;
+        f->tput_trials++;
+        if (lossless(&t))
+            lo = x;
+        else
+            hi = x;
+        if (lo == 1.0 || hi - lo <= st->a->resolution) {
+            f->tput_fraction = lo;
+            f->done_tput = true;
+            return;
+        }
+        x = (lo + hi) / 2;
+    }
+}
+
+/* The loss rate from 100 % down, until two trials in a row lose nothing. */
+static void loss_rate(struct rfc_state *st, struct rfc_frame *f)
+{
+    char what[160];
+    unsigned clean = 0;
+    for (unsigned k = 0; k < 10 && clean < 2 && may_run(st); k++) {
+        double x = 1.0 - RFC_LOSS_STEP * k;
+        struct lp_spec sp;
+        struct rfc_trial *t = &f->loss[f->nloss];
+        t->fraction = x;
+        trial_spec(st->a, f, x, &sp);
+        snprintf(what, sizeof(what), "frame loss, %u-byte frames: %.0f %% of the line rate", f->frame, x * 100);
+        if (!run_trial(st, &sp, t, what))
+            return;
+        f->nloss++;
+        clean = lossless(t) ? clean + 1 : 0;
+    }
+    f->done_loss = clean >= 2 || f->nloss == 10;
+}
+
+/* The longest burst at line rate that arrives whole: -k frames, sent at the line rate. */
+static void back_to_back(struct rfc_state *st, struct rfc_frame *f)
+{
+    uint64_t lo = 0, hi = (uint64_t)(frames_per_s(st->a, f, 1.0) * RFC_B2B_MAX_S) + 1, n = hi;
+    char what[160];
+    for (unsigned k = 0; k < RFC_B2B_STEPS && may_run(st); k++) {
+        struct lp_spec sp;
+        struct rfc_trial t = {.fraction = 1.0};
+        trial_spec(st->a, f, 1.0, &sp);
+        sp.duration_s = 0;
+        sp.blocks = n;
+        snprintf(what, sizeof(what), "back-to-back, %u-byte frames: a burst of %llu", f->frame, (unsigned long long)n);
+        if (!run_trial(st, &sp, &t, what))
+            return;
+        if (lossless(&t))
+            lo = n;
+        else
+            hi = n;
+        if (lo == hi || hi - lo <= 1 || (lo && (double)(hi - lo) / (double)lo < 0.01))
+            break;
+        n = lo + (hi - lo) / 2;
+    }
+    f->b2b_frames = lo;
+    f->done_b2b = may_run(st) || lo > 0;
+}
+
+struct rfc_probe {
+    struct lp_spec spec;
+    struct lp_subrun r;
+};
+
+static void *probe_thread(void *arg)
+{
+    struct rfc_probe *p = arg;
+    lp_subrun_client(&p->spec, &p->r, NULL, NULL);
+    return NULL;
+}
+
+/* Round trips beside a trial at the throughput rate (iperf2 servers answer --bounceback). */
+static void latency(struct rfc_state *st, struct rfc_frame *f)
+{
+    if (st->a->dialect != LP_DIALECT_IPERF2 || !f->done_tput || !may_run(st))
+        return;
+    struct rfc_probe p;
+    memset(&p, 0, sizeof(p));
+    lp_spec_init(&p.spec, LP_ROLE_CLIENT);
+    p.spec.dialect = LP_DIALECT_IPERF2;
+    snprintf(p.spec.host, sizeof(p.spec.host), "%s", st->a->host);
+    p.spec.port = st->a->port;
+    p.spec.family = st->a->family;
+    p.spec.duration_s = st->a->trial_s;
+    p.spec.blksize = 100;
+    p.spec.nodelay = true;
+    p.spec.iperf2.bb = (struct lp_bounceback_spec){.on = true, .burst = 1, .period_s = 0.01, .period_given = true};
+    pthread_t th;
+    if (pthread_create(&th, NULL, probe_thread, &p) != 0)
+        return;
+    struct lp_spec sp;
+    struct rfc_trial t;
+    char what[160];
+    trial_spec(st->a, f, f->tput_fraction > 0 ? f->tput_fraction : st->a->resolution, &sp);
+    snprintf(what, sizeof(what), "latency, %u-byte frames: at %.2f %% of the line rate", f->frame,
+             f->tput_fraction * 100);
+    bool ok = run_trial(st, &sp, &t, what);
+    pthread_join(th, NULL);
+    if (ok && !p.r.failed && p.r.rtt.count) {
+        f->has_latency = true;
+        f->rtt = p.r.rtt;
+    }
+    f->done_lat = true;
+}
+
+/* ---- report ---- */
+
+static void print_text(const struct rfc_args *a, const struct rfc_frame *fr, unsigned n, const struct rfc_state *st)
+{
+    printf("linkperf rfc2544: %s port %u (%s), line rate %.3f Mbit/s, %.1f s trials, resolution %.1f %%\n", a->host,
+           (unsigned)a->port, a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3", a->line_bps / 1e6, a->trial_s,
+           a->resolution * 100);
+    printf("\nThroughput (RFC 2544 26.1) and latency at it (26.2, round trips)\n");
+    printf("frame  payload   %% line   frames/s      Mbit/s (L2)  payload Mbit/s  trials  RTT min/p50/p99/max (ms)\n");
+    for (unsigned i = 0; i < n; i++) {
+        const struct rfc_frame *f = &fr[i];
+        if (f->skipped) {
+            printf("%5u  %7u   skipped: the %s header needs %u bytes of payload\n", f->frame, f->payload,
+                   a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3",
+                   a->dialect == LP_DIALECT_IPERF2 ? RFC_MIN_PAYLOAD_I2 : RFC_MIN_PAYLOAD_I3);
+            continue;
+        }
+        if (!f->done_tput)
+            continue;
+        double fps = frames_per_s(a, f, f->tput_fraction);
+        char lat[80] = "-";
+        if (f->has_latency)
+            snprintf(lat, sizeof(lat), "%.3f/%.3f/%.3f/%.3f", f->rtt.min_ms, f->rtt.p50_ms, f->rtt.p99_ms,
+                     f->rtt.max_ms);
+        printf("%5u  %7u  %6.2f  %10.0f  %12.3f  %14.3f  %6u  %s\n", f->frame, f->payload, f->tput_fraction * 100, fps,
+               fps * f->frame * 8 / 1e6, payload_bps(a, f, f->tput_fraction) / 1e6, f->tput_trials, lat);
+    }
+    printf("\nFrame loss rate (26.3): %% of frames lost at %% of the line rate\n");
+    for (unsigned i = 0; i < n; i++) {
+        const struct rfc_frame *f = &fr[i];
+        if (f->skipped || !f->nloss)
+            continue;
+        printf("%5u:", f->frame);
+        for (unsigned k = 0; k < f->nloss; k++) {
+            const struct rfc_trial *t = &f->loss[k];
+            printf(" %.0f%%=%.3f%%", t->fraction * 100,
+                   t->sent ? 100.0 * (double)(t->sent - t->received) / (double)t->sent : 0.0);
+        }
+        printf("\n");
+    }
+    printf("\nBack-to-back (26.4): the longest burst at line rate that arrived whole\n");
+    for (unsigned i = 0; i < n; i++) {
+        const struct rfc_frame *f = &fr[i];
+        if (!f->skipped && f->done_b2b)
+            printf("%5u: %llu frames (%.3f ms at line rate)\n", f->frame, (unsigned long long)f->b2b_frames,
+                   (double)f->b2b_frames / frames_per_s(a, f, 1.0) * 1e3);
+    }
+    if (st->out_of_time)
+        printf("\n--max-time %.0f s reached: the tables above are what finished.\n", a->max_time_s);
+}
+
+static int print_json(const struct rfc_args *a, const struct rfc_frame *fr, unsigned n, const struct rfc_state *st)
+{
+    cJSON *doc = cJSON_CreateObject(), *o = doc ? cJSON_AddObjectToObject(doc, "rfc2544") : NULL;
+    cJSON *arr = o ? cJSON_AddArrayToObject(o, "frames") : NULL;
+    if (!arr) {
+        cJSON_Delete(doc);
+        return -1;
+    }
+    cJSON_AddStringToObject(o, "host", a->host);
+    cJSON_AddNumberToObject(o, "port", a->port);
+    cJSON_AddStringToObject(o, "dialect", a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3");
+    cJSON_AddNumberToObject(o, "line_bits_per_second", a->line_bps);
+    cJSON_AddNumberToObject(o, "trial_seconds", a->trial_s);
+    cJSON_AddNumberToObject(o, "resolution", a->resolution);
+    cJSON_AddBoolToObject(o, "out_of_time", st->out_of_time);
+    if (st->error[0])
+        cJSON_AddStringToObject(o, "error", st->error);
+    for (unsigned i = 0; i < n; i++) {
+        const struct rfc_frame *f = &fr[i];
+        cJSON *x = cJSON_CreateObject();
+        if (!x)
+            break;
+        cJSON_AddItemToArray(arr, x);
+        cJSON_AddNumberToObject(x, "frame_bytes", f->frame);
+        cJSON_AddNumberToObject(x, "payload_bytes", f->payload);
+        cJSON_AddBoolToObject(x, "skipped", f->skipped);
+        if (f->done_tput) {
+            cJSON *t = cJSON_AddObjectToObject(x, "throughput");
+            cJSON_AddNumberToObject(t, "line_fraction", f->tput_fraction);
+            cJSON_AddNumberToObject(t, "frames_per_second", frames_per_s(a, f, f->tput_fraction));
+            cJSON_AddNumberToObject(t, "payload_bits_per_second", payload_bps(a, f, f->tput_fraction));
+            cJSON_AddNumberToObject(t, "trials", f->tput_trials);
+        }
+        if (f->has_latency) {
+            cJSON *l = cJSON_AddObjectToObject(x, "latency_rtt");
+            cJSON_AddNumberToObject(l, "count", (double)f->rtt.count);
+            cJSON_AddNumberToObject(l, "min_ms", f->rtt.min_ms);
+            cJSON_AddNumberToObject(l, "p50_ms", f->rtt.p50_ms);
+            cJSON_AddNumberToObject(l, "p90_ms", f->rtt.p90_ms);
+            cJSON_AddNumberToObject(l, "p99_ms", f->rtt.p99_ms);
+            cJSON_AddNumberToObject(l, "max_ms", f->rtt.max_ms);
+        }
+        if (f->nloss) {
+            cJSON *l = cJSON_AddArrayToObject(x, "frame_loss");
+            for (unsigned k = 0; k < f->nloss; k++) {
+                cJSON *t = cJSON_CreateObject();
+                cJSON_AddNumberToObject(t, "line_fraction", f->loss[k].fraction);
+                cJSON_AddNumberToObject(t, "sent", (double)f->loss[k].sent);
+                cJSON_AddNumberToObject(t, "received", (double)f->loss[k].received);
+                cJSON_AddItemToArray(l, t);
+            }
+        }
+        if (f->done_b2b)
+            cJSON_AddNumberToObject(x, "back_to_back_frames", (double)f->b2b_frames);
+    }
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    if (!text)
+        return -1;
+    puts(text);
+    cJSON_free(text);
+    return 0;
+}
+
+/* ---- command line ---- */
+
+static int usage(const char *why)
+{
+    if (why) {
+        fprintf(stderr, "linkperf: rfc2544: %s (see linkperf rfc2544 --help)\n", why);
+        return 2;
+    }
+    printf("Usage: linkperf rfc2544 -c host -b line-rate [-p port] [--dialect iperf3|iperf2]\n"
+           "                        [--frames 64,128,...] [--trial s] [--resolution pct]\n"
+           "                        [--max-time s] [-J] [-4|-6]\n"
+           "  RFC 2544 throughput, latency, frame loss rate and back-to-back from UDP tests.\n"
+           "  -c host        a linkperf, iperf3 or iperf2 server, or the board agent\n"
+           "  -b rate        the line rate in bits/s (k/m/g, 1000-based): frames on the wire,\n"
+           "                 preamble and gap included\n"
+           "  -p port        default 5201 (iperf3) or 5001 (iperf2)\n"
+           "  --dialect d    iperf3 (default) or iperf2 (latency needs iperf2: --bounceback)\n"
+           "  --frames list  Ethernet frame sizes 64..9018 (default 64,128,256,512,1024,1280,1518)\n"
+           "  --trial s      seconds a trial, 0.5..600 (default 2; RFC 2544 asks for 60)\n"
+           "  --resolution p the throughput search stops within p %% of the line rate,\n"
+           "                 0.1..50 (default 1)\n"
+           "  --max-time s   stop starting trials after this long, 1..86400 (default 3600)\n"
+           "  --tests list   of throughput, latency, loss, back-to-back (default all; latency\n"
+           "                 needs throughput)\n"
+           "  -J             the report as JSON\n");
+    return 0;
+}
+
+static int parse_frames(const char *v, struct rfc_args *a)
+{
+    char buf[256], *save = NULL;
+    if (strlen(v) >= sizeof(buf))
+        return -1;
+    snprintf(buf, sizeof(buf), "%s", v);
+    a->nframes = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        double d;
+        if (a->nframes >= RFC_MAX_FRAMES || lp_cli_value_int(t, false, &d) < 0 || d < 64 || d > 9018)
+            return -1;
+        a->frames[a->nframes++] = (unsigned)d;
+    }
+    return a->nframes ? 0 : -1;
+}
+
+static int parse_tests(const char *v, struct rfc_args *a)
+{
+    char buf[128], *save = NULL;
+    if (strlen(v) >= sizeof(buf))
+        return -1;
+    snprintf(buf, sizeof(buf), "%s", v);
+    a->tests = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        unsigned k = 0;
+        while (k < 4 && strcmp(t, test_names[k]))
+            k++;
+        if (k == 4)
+            return -1;
+        a->tests |= 1u << k;
+    }
+    if ((a->tests & RFC_T_LAT) && !(a->tests & RFC_T_TPUT))
+        return -1;
+    return a->tests ? 0 : -1;
+}
+
+static int number(const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno || !(d >= lo && d <= hi))
+        return -1;
+    *out = d;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct rfc_args *a)
+{
+    char why[200];
+    double d;
+    memset(a, 0, sizeof(*a));
+    a->trial_s = 2;
+    a->resolution = 0.01;
+    a->max_time_s = 3600;
+    a->tests = RFC_T_ALL;
+    a->nframes = sizeof(default_frames) / sizeof(default_frames[0]);
+    memcpy(a->frames, default_frames, sizeof(default_frames));
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "-h") || !strcmp(o, "--help"))
+            return usage(NULL) == 0 ? 1 : 2;
+        if (!strcmp(o, "-J") || !strcmp(o, "--json")) {
+            a->json = true;
+            continue;
+        }
+        if (!strcmp(o, "-4") || !strcmp(o, "-6")) {
+            a->family = o[1] == '4' ? LP_FAMILY_INET : LP_FAMILY_INET6;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            snprintf(why, sizeof(why), "option %s needs a value", o);
+            return usage(why);
+        }
+        const char *v = argv[++i];
+        if (!strcmp(o, "-c") || !strcmp(o, "--client")) {
+            if (!*v || strlen(v) >= sizeof(a->host)) {
+                snprintf(why, sizeof(why), "option -c: '%s' is not a host name or address", v);
+                return usage(why);
+            }
+            snprintf(a->host, sizeof(a->host), "%s", v);
+        } else if (!strcmp(o, "-p") || !strcmp(o, "--port")) {
+            if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > 65535) {
+                snprintf(why, sizeof(why), "option -p: '%s' is out of range (1..65535)", v);
+                return usage(why);
+            }
+            a->port = (uint16_t)d;
+            a->port_given = true;
+        } else if (!strcmp(o, "-b") || !strcmp(o, "--bitrate")) {
+            if (lp_cli_value_units(v, 1000, &d) < 0 || d < 1e5 || d > 4e11) {
+                snprintf(why, sizeof(why), "option -b: '%s' is not a line rate in 100k..400G (bits/s)", v);
+                return usage(why);
+            }
+            a->line_bps = d;
+        } else if (!strcmp(o, "--dialect")) {
+            if (strcmp(v, "iperf3") && strcmp(v, "iperf2")) {
+                snprintf(why, sizeof(why), "option --dialect: '%s' is not iperf3 or iperf2", v);
+                return usage(why);
+            }
+            a->dialect = v[5] == '2' ? LP_DIALECT_IPERF2 : LP_DIALECT_IPERF3;
+        } else if (!strcmp(o, "--frames")) {
+            if (parse_frames(v, a) < 0) {
+                snprintf(why, sizeof(why), "option --frames: '%s' is not a list of up to %d frame sizes in 64..9018",
+                         v, RFC_MAX_FRAMES);
+                return usage(why);
+            }
+        } else if (!strcmp(o, "--trial")) {
+            if (number(v, 0.5, 600, &a->trial_s) < 0) {
+                snprintf(why, sizeof(why), "option --trial: '%s' is out of range (0.5..600 seconds)", v);
+                return usage(why);
+            }
+        } else if (!strcmp(o, "--resolution")) {
+            if (number(v, 0.1, 50, &d) < 0) {
+                snprintf(why, sizeof(why), "option --resolution: '%s' is out of range (0.1..50 %%)", v);
+                return usage(why);
+            }
+            a->resolution = d / 100;
+        } else if (!strcmp(o, "--tests")) {
+            if (parse_tests(v, a) < 0) {
+                snprintf(why, sizeof(why), "option --tests: '%s' is not a list of throughput, latency, loss, "
+                         "back-to-back (latency needs throughput)", v);
+                return usage(why);
+            }
+        } else if (!strcmp(o, "--max-time")) {
+            if (number(v, 1, 86400, &a->max_time_s) < 0) {
+                snprintf(why, sizeof(why), "option --max-time: '%s' is out of range (1..86400 seconds)", v);
+                return usage(why);
+            }
+        } else {
+            snprintf(why, sizeof(why), "unknown option '%s'", o);
+            return usage(why);
+        }
+    }
+    if (!a->host[0])
+        return usage("give the server with -c host");
+    if (!(a->line_bps > 0))
+        return usage("give the line rate with -b (e.g. -b 100m for Fast Ethernet)");
+    if (!a->port_given)
+        a->port = a->dialect == LP_DIALECT_IPERF2 ? 5001 : 5201;
+    return 0;
+}
+
+int lp_rfc2544_main(int argc, char **argv)
+{
+    struct rfc_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    char err[256];
+    struct rfc_state st = {.a = &a, .t0 = now_s()};
+    st.sig = lp_cli_signals_start(err, sizeof(err));
+    if (!st.sig) {
+        fprintf(stderr, "linkperf: rfc2544: %s\n", err);
+        return 1;
+    }
+    struct rfc_frame fr[RFC_MAX_FRAMES];
+    memset(fr, 0, sizeof(fr));
+    unsigned min = a.dialect == LP_DIALECT_IPERF2 ? RFC_MIN_PAYLOAD_I2 : RFC_MIN_PAYLOAD_I3;
+    for (unsigned i = 0; i < a.nframes; i++) {
+        fr[i].frame = a.frames[i];
+        fr[i].payload = payload_of(&a, a.frames[i]);
+        fr[i].skipped = fr[i].payload < min || fr[i].payload > LP_MAX_UDP_BLKSIZE;
+    }
+    static void (*const run[])(struct rfc_state *, struct rfc_frame *) = {throughput, latency, loss_rate,
+                                                                          back_to_back};
+    for (unsigned k = 0; k < 4; k++)
+        for (unsigned i = 0; (a.tests & (1u << k)) && i < a.nframes && may_run(&st); i++)
+            if (!fr[i].skipped)
+                run[k](&st, &fr[i]);
+    lp_cli_signals_free(st.sig);
+    if (a.json)
+        print_json(&a, fr, a.nframes, &st);
+    else
+        print_text(&a, fr, a.nframes, &st);
+    if (st.error[0]) {
+        fprintf(stderr, "linkperf: rfc2544: %s\n", st.error);
+        return 1;
+    }
+    return 0;
+}
