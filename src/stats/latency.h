@@ -20,7 +20,8 @@ struct lp_latency_batch {
     uint64_t n;
     double sum_ns, sumsq_ns2;
     int64_t min_ns, max_ns;
-    struct lp_hist *hist;        /* where every sample goes too (NULL: no histogram) */
+    struct lp_hist *hist;        /* where every sample goes too (NULL: no histogram; a
+                                  * zeroed batch has none, and reset keeps it) */
 };
 
 struct lp_latency {

@@ -22,7 +22,7 @@ static void intervals_and_total(void **state)
 {
     (void)state;
     struct lp_latency l;
-    struct lp_latency_batch b;
+    struct lp_latency_batch b = {0}; /* no histogram */
     struct lp_latency_snap s0 = {0}, s1, s2;
     struct lp_latency_stat st;
     int64_t mn, mx;
@@ -71,7 +71,7 @@ static void negative_samples(void **state)
 {
     (void)state;
     struct lp_latency l;
-    struct lp_latency_batch b;
+    struct lp_latency_batch b = {0}; /* no histogram */
     struct lp_latency_snap s0 = {0}, s1;
     struct lp_latency_stat st;
     lp_latency_init(&l);
