@@ -459,11 +459,25 @@ static void hist_keep(uint32_t *to, const uint32_t *from)
 }
 
 /* Read a stream's counters into its row of a cut (the row's span from lp_sched_row). */
+/* A --bounceback client counts 2 x size per round trip it timed: its bytes are taken from
+ * the same reading of the round trips (ls), so a row's bytes and its cnt always agree (the
+ * two counters are published one after the other). */
+static void bounce_bytes(const struct lp_run_stream *rs, struct lp_stream_counters *c, const struct lp_latency_snap *ls)
+{
+    if (rs->ds->cfg.kind == LP_STREAM_TCP_BOUNCE)
+        c->bytes = ls->count * 2 * (uint64_t)rs->ds->cfg.blksize;
+}
+
 static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, const struct lp_sched_row *row,
                           struct lp_sample *smp)
 {
     struct lp_stream_counters c;
+    struct lp_latency_snap ls = {0};
+    bool lat = rs->ds->cfg.latency;
+    if (lat)
+        lp_latency_read(&rs->ds->lat, &ls); /* first: a bounceback stream's bytes follow it */
     lp_stream_read(rs->ds, &c);
+    bounce_bytes(rs, &c, &ls);
     bool udp = r->spec.proto == LP_PROTO_UDP;
     bool sender = rs->conn.sid.sender;
     memset(smp, 0, sizeof(*smp));
@@ -506,10 +520,8 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, const stru
         }
     }
     rs->last = c;
-    if (rs->ds->cfg.latency) {
-        struct lp_latency_snap ls;
+    if (lat) {
         int64_t mn, mx;
-        lp_latency_read(&rs->ds->lat, &ls);
         lp_latency_take_interval(&rs->ds->lat, &mn, &mx);
         smp->has_latency = true;
         lp_latency_stat_between(&ls, &rs->lat_last, mn, mx, &smp->latency);
@@ -757,8 +769,10 @@ void lp_run_finish(struct lp_run *r)
                 sample_stream(r, &r->streams[i], &none, &s);
             }
         } else {
-            for (unsigned i = 0; i < r->nstreams; i++)
+            for (unsigned i = 0; i < r->nstreams; i++) {
                 lp_stream_read(r->streams[i].ds, &r->streams[i].last);
+                bounce_bytes(&r->streams[i], &r->streams[i].last, &r->streams[i].lat_last);
+            }
         }
     }
     for (unsigned i = 0; i < r->nstreams; i++) {
@@ -917,6 +931,7 @@ void lp_run_emit_leg_end(struct lp_run *r, const struct lp_peer_results *peer)
         /* Its totals now: the counters it ended with (final ones exist only at the end). */
         struct lp_run_stream snap = *rs;
         lp_stream_read(rs->ds, &snap.final);
+        bounce_bytes(rs, &snap.final, &rs->lat_last);
         snap.lat_final = rs->lat_last;
         snap.hist_final = rs->hist_last;
         snap.retr_final = rs->retr_last;

@@ -191,8 +191,8 @@ def json_percentiles():
     check(ps == sorted(ps) and ps[0] >= 2.0, "percentiles not ordered from the hold up: %s" % ps, ctx)
     for iv in doc["intervals"]:
         il = iv["streams"][0]["latency"]
+        # A burst starts on the second, where an interval ends: it may straddle two rows.
         if il["count"]:
-            eq(il["count"] % 5, 0, "whole bursts in an interval", ctx)
             check(il["min_ms"] <= il["p50_ms"] <= il["max_ms"], "interval p50 outside min..max: %s" % il, ctx)
     eq(sum(iv["streams"][0]["latency"]["count"] for iv in doc["intervals"]), n, "intervals add up", ctx)
     total, stext = server_total(srv, ctx)
