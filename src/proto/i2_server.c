@@ -1023,7 +1023,9 @@ void i2s_bounceback(struct lp_server *s, int fd, const uint8_t *msg, size_t len,
     sp->blksize = b.size;
     sp->nodelay = true; /* 2.1.8's server sets TCP_NODELAY on a bounceback connection */
     sp->iperf2.bb.on = true;
-    sp->iperf2.bb.hold_us = b.hold_us;
+    /* The hold is the peer's word: at most 10 s (the client option's own limit), so a
+     * message cannot park the test's stream past the idle limit's reach. */
+    sp->iperf2.bb.hold_us = b.hold_us < LP_I2_BB_HOLD_MAX_US ? b.hold_us : LP_I2_BB_HOLD_MAX_US;
     sp->iperf2.bb.no_quickack = !(b.bbflags & LP_I2_BB_QUICKACK);
     if (b.bbflags & LP_I2_BB_TOS)
         sp->tos = b.tos & 0xFF;

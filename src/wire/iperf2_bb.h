@@ -20,6 +20,7 @@
 #define LP_I2_BB_DEFAULT 100u      /* 2.1.8's -l default with --bounceback */
 #define LP_I2_BB_MAX (1024u * 1024u)
 #define LP_I2_BB_HDR_LEN 60u       /* bytes the client fills (0x5A past its last field) */
+#define LP_I2_BB_HOLD_MAX_US 10000000u /* the longest hold a server grants (10 s) */
 
 /* bbflags */
 #define LP_I2_BB_QUICKACK 0x8000u  /* the server sets TCP_QUICKACK before it holds */
