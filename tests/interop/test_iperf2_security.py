@@ -323,10 +323,15 @@ def flood(net, src, dst, n=100):
     dg = i2.udp_datagram(1, amount=i2.secs_amount(10))
     r = net.py(r"""
 import socket, sys
+# All stay open until the last is sent: a port closed and drawn again would carry a second
+# datagram into the same test, which then is a client's test (120 s), not a first datagram.
+held = []
 for i in range(int(sys.argv[5])):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((sys.argv[3], 0))
     s.sendto(bytes.fromhex(sys.argv[4]), (sys.argv[1], int(sys.argv[2])))
+    held.append(s)
+for s in held:
     s.close()
 """, dst, PORT, src, dg.hex(), n, timeout=30)
     check(r.rc == 0, "the datagram script failed", r.describe())
