@@ -39,20 +39,18 @@
 #define RFC_LOSS_STEP 0.10
 #define RFC_B2B_MAX_S 2.0    /* the longest burst tried: this long at line rate */
 #define RFC_B2B_STEPS 10
+#define RFC_REFUSED_RETRIES 50      /* a stock iperf3 server's listener shut between tests: */
+#define RFC_REFUSED_WAIT_US 100000  /* ...up to 5 s of tries for it to open again */
 #define RFC_DRAIN_MS 500     /* after a trial's last frame, frames still on the way count */
 
 static const unsigned default_frames[] = {64, 128, 256, 512, 1024, 1280, 1518};
 
 struct rfc_args {
-    char host[LP_HOST_MAX];
-    uint16_t port;
-    bool port_given;
+    struct lp_subrun_target to; /* -c, -p, -4, -6, -J */
     enum lp_dialect dialect;
-    enum lp_family family;
     double line_bps;         /* -b: the line rate (frames on the wire) */
     unsigned frames[RFC_MAX_FRAMES], nframes;
     double trial_s, resolution, max_time_s;
-    bool json;
     unsigned tests;          /* RFC_T_* to run */
 };
 
@@ -82,6 +80,7 @@ struct rfc_state {
     struct lp_cli_signals *sig;
     double t0;
     bool out_of_time, stopped;
+    bool connected;          /* a trial has reached the server */
     char error[400];
 };
 
@@ -94,7 +93,7 @@ static double now_s(void)
 
 static unsigned payload_of(const struct rfc_args *a, unsigned frame)
 {
-    unsigned hdrs = a->family == LP_FAMILY_INET6 ? RFC_HDRS_V6 : RFC_HDRS_V4;
+    unsigned hdrs = a->to.family == LP_FAMILY_INET6 ? RFC_HDRS_V6 : RFC_HDRS_V4;
     return frame > hdrs ? frame - hdrs : 0;
 }
 
@@ -123,9 +122,7 @@ static void trial_spec(const struct rfc_args *a, const struct rfc_frame *f, doub
 {
     lp_spec_init(sp, LP_ROLE_CLIENT);
     sp->dialect = a->dialect;
-    snprintf(sp->host, sizeof(sp->host), "%s", a->host);
-    sp->port = a->port;
-    sp->family = a->family;
+    lp_subrun_aim(sp, &a->to);
     sp->proto = LP_PROTO_UDP;
     sp->blksize = f->payload;
     sp->rate_bps = (uint64_t)payload_bps(a, f, fraction);
@@ -141,9 +138,19 @@ static void trial_spec(const struct rfc_args *a, const struct rfc_frame *f, doub
 static bool run_trial(struct rfc_state *st, const struct lp_spec *sp, struct rfc_trial *t, const char *what)
 {
     struct lp_subrun r = {0};
-    if (!st->a->json)
+    if (!st->a->to.json)
         fprintf(stderr, "linkperf: rfc2544: %s\n", what);
-    lp_subrun_client(sp, &r, NULL, st->sig);
+    int rc = lp_subrun_client(sp, &r, NULL, st->sig);
+    /* A stock iperf3 server closes its listener after a test and opens it again, and says
+     * "busy" until it has put the last test away: a trial that follows quickly (sooner still
+     * on a loaded server) may meet either for a moment. Once a trial has connected, either is
+     * that moment, not a missing server: tried again for a while. */
+    for (unsigned n = 0; (rc == -ECONNREFUSED || rc == LP_EBUSY) && st->connected && n < RFC_REFUSED_RETRIES &&
+                         !lp_cli_signals_stopped(st->sig); n++) {
+        usleep(RFC_REFUSED_WAIT_US);
+        memset(&r, 0, sizeof(r));
+        rc = lp_subrun_client(sp, &r, NULL, st->sig);
+    }
     if (lp_cli_signals_stopped(st->sig)) {
         st->stopped = true;
         return false;
@@ -154,6 +161,7 @@ static bool run_trial(struct rfc_state *st, const struct lp_spec *sp, struct rfc
                                                            : "the trial failed");
         return false;
     }
+    st->connected = true;
     t->sent = r.sent_packets;
     t->received = r.received_packets > r.sent_packets ? r.sent_packets : r.received_packets;
     return true;
@@ -257,9 +265,7 @@ static void latency(struct rfc_state *st, struct rfc_frame *f)
     memset(&p, 0, sizeof(p));
     lp_spec_init(&p.spec, LP_ROLE_CLIENT);
     p.spec.dialect = LP_DIALECT_IPERF2;
-    snprintf(p.spec.host, sizeof(p.spec.host), "%s", st->a->host);
-    p.spec.port = st->a->port;
-    p.spec.family = st->a->family;
+    lp_subrun_aim(&p.spec, &st->a->to);
     p.spec.duration_s = st->a->trial_s;
     p.spec.blksize = 100;
     p.spec.nodelay = true;
@@ -286,8 +292,8 @@ static void latency(struct rfc_state *st, struct rfc_frame *f)
 
 static void print_text(const struct rfc_args *a, const struct rfc_frame *fr, unsigned n, const struct rfc_state *st)
 {
-    printf("linkperf rfc2544: %s port %u (%s), line rate %.3f Mbit/s, %.1f s trials, resolution %.1f %%\n", a->host,
-           (unsigned)a->port, a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3", a->line_bps / 1e6, a->trial_s,
+    printf("linkperf rfc2544: %s port %u (%s), line rate %.3f Mbit/s, %.1f s trials, resolution %.1f %%\n", a->to.host,
+           (unsigned)a->to.port, a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3", a->line_bps / 1e6, a->trial_s,
            a->resolution * 100);
     printf("\nThroughput (RFC 2544 26.1) and latency at it (26.2, round trips)\n");
     printf("frame  payload   %% line   frames/s      Mbit/s (L2)  payload Mbit/s  trials  RTT min/p50/p99/max (ms)\n");
@@ -341,8 +347,8 @@ static int print_json(const struct rfc_args *a, const struct rfc_frame *fr, unsi
         cJSON_Delete(doc);
         return -1;
     }
-    cJSON_AddStringToObject(o, "host", a->host);
-    cJSON_AddNumberToObject(o, "port", a->port);
+    cJSON_AddStringToObject(o, "host", a->to.host);
+    cJSON_AddNumberToObject(o, "port", a->to.port);
     cJSON_AddStringToObject(o, "dialect", a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3");
     cJSON_AddNumberToObject(o, "line_bits_per_second", a->line_bps);
     cJSON_AddNumberToObject(o, "trial_seconds", a->trial_s);
@@ -388,13 +394,7 @@ static int print_json(const struct rfc_args *a, const struct rfc_frame *fr, unsi
         if (f->done_b2b)
             cJSON_AddNumberToObject(x, "back_to_back_frames", (double)f->b2b_frames);
     }
-    char *text = cJSON_Print(doc);
-    cJSON_Delete(doc);
-    if (!text)
-        return -1;
-    puts(text);
-    cJSON_free(text);
-    return 0;
+    return lp_subrun_print_json(doc);
 }
 
 /* ---- command line ---- */
@@ -487,33 +487,17 @@ static int parse_args(int argc, char **argv, struct rfc_args *a)
         const char *o = argv[i];
         if (!strcmp(o, "-h") || !strcmp(o, "--help"))
             return usage(NULL) == 0 ? 1 : 2;
-        if (!strcmp(o, "-J") || !strcmp(o, "--json")) {
-            a->json = true;
+        int shared = lp_subrun_take_option(argc, argv, &i, &a->to, why, sizeof(why));
+        if (shared < 0)
+            return usage(why);
+        if (shared)
             continue;
-        }
-        if (!strcmp(o, "-4") || !strcmp(o, "-6")) {
-            a->family = o[1] == '4' ? LP_FAMILY_INET : LP_FAMILY_INET6;
-            continue;
-        }
         if (i + 1 >= argc) {
             snprintf(why, sizeof(why), "option %s needs a value", o);
             return usage(why);
         }
         const char *v = argv[++i];
-        if (!strcmp(o, "-c") || !strcmp(o, "--client")) {
-            if (!*v || strlen(v) >= sizeof(a->host)) {
-                snprintf(why, sizeof(why), "option -c: '%s' is not a host name or address", v);
-                return usage(why);
-            }
-            snprintf(a->host, sizeof(a->host), "%s", v);
-        } else if (!strcmp(o, "-p") || !strcmp(o, "--port")) {
-            if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > 65535) {
-                snprintf(why, sizeof(why), "option -p: '%s' is out of range (1..65535)", v);
-                return usage(why);
-            }
-            a->port = (uint16_t)d;
-            a->port_given = true;
-        } else if (!strcmp(o, "-b") || !strcmp(o, "--bitrate")) {
+        if (!strcmp(o, "-b") || !strcmp(o, "--bitrate")) {
             if (lp_cli_value_units(v, 1000, &d) < 0 || d < 1e5 || d > 4e11) {
                 snprintf(why, sizeof(why), "option -b: '%s' is not a line rate in 100k..400G (bits/s)", v);
                 return usage(why);
@@ -558,12 +542,12 @@ static int parse_args(int argc, char **argv, struct rfc_args *a)
             return usage(why);
         }
     }
-    if (!a->host[0])
+    if (!a->to.host[0])
         return usage("give the server with -c host");
     if (!(a->line_bps > 0))
         return usage("give the line rate with -b (e.g. -b 100m for Fast Ethernet)");
-    if (!a->port_given)
-        a->port = a->dialect == LP_DIALECT_IPERF2 ? 5001 : 5201;
+    if (!a->to.port_given)
+        a->to.port = a->dialect == LP_DIALECT_IPERF2 ? 5001 : 5201;
     return 0;
 }
 
@@ -595,7 +579,7 @@ int lp_rfc2544_main(int argc, char **argv)
             if (!fr[i].skipped)
                 run[k](&st, &fr[i]);
     lp_cli_signals_free(st.sig);
-    if (a.json)
+    if (a.to.json)
         print_json(&a, fr, a.nframes, &st);
     else
         print_text(&a, fr, a.nframes, &st);

@@ -4,6 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "cli/values.h"
+
 static void take_record(const struct lp_record *rec, void *user)
 {
     struct lp_subrun *t = user;
@@ -68,4 +72,61 @@ int lp_subrun_client(const struct lp_spec *sp, struct lp_subrun *r, struct lp_cl
     if (rc != 0 && rc != LP_ECANCEL)
         r->failed = true;
     return rc;
+}
+
+int lp_subrun_take_option(int argc, char **argv, int *i, struct lp_subrun_target *t, char *why,
+                          size_t whylen)
+{
+    const char *o = argv[*i];
+    if (!strcmp(o, "-J") || !strcmp(o, "--json")) {
+        t->json = true;
+        return 1;
+    }
+    if (!strcmp(o, "-4") || !strcmp(o, "-6")) {
+        t->family = o[1] == '4' ? LP_FAMILY_INET : LP_FAMILY_INET6;
+        return 1;
+    }
+    bool host = !strcmp(o, "-c") || !strcmp(o, "--client");
+    bool port = !strcmp(o, "-p") || !strcmp(o, "--port");
+    if (!host && !port)
+        return 0;
+    if (*i + 1 >= argc) {
+        snprintf(why, whylen, "option %s needs a value", o);
+        return -1;
+    }
+    const char *v = argv[++*i];
+    double d;
+    if (host) {
+        if (!*v || strlen(v) >= sizeof(t->host)) {
+            snprintf(why, whylen, "option -c: '%s' is not a host name or address", v);
+            return -1;
+        }
+        snprintf(t->host, sizeof(t->host), "%s", v);
+        return 1;
+    }
+    if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > 65535) {
+        snprintf(why, whylen, "option -p: '%s' is out of range (1..65535)", v);
+        return -1;
+    }
+    t->port = (uint16_t)d;
+    t->port_given = true;
+    return 1;
+}
+
+int lp_subrun_print_json(cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    if (!text)
+        return -1;
+    puts(text);
+    cJSON_free(text);
+    return 0;
+}
+
+void lp_subrun_aim(struct lp_spec *sp, const struct lp_subrun_target *t)
+{
+    snprintf(sp->host, sizeof(sp->host), "%s", t->host);
+    sp->port = t->port;
+    sp->family = t->family;
 }

@@ -29,12 +29,9 @@ enum ul_phase { UL_IDLE, UL_UP, UL_DOWN, UL_BOTH, UL_PHASES };
 static const char *const phase_names[UL_PHASES] = {"idle", "up", "down", "both"};
 
 struct ul_args {
-    char host[LP_HOST_MAX];
-    uint16_t port;
+    struct lp_subrun_target to; /* -c, -p, -4, -6, -J */
     unsigned streams;
     double phase_s;
-    bool json;
-    enum lp_family family;
     char congestion[LP_CONGESTION_MAX]; /* -C for the load streams ("" = the system's) */
 };
 
@@ -46,9 +43,7 @@ static void client_spec(const struct ul_args *a, struct lp_spec *sp, double seco
 {
     lp_spec_init(sp, LP_ROLE_CLIENT);
     sp->dialect = LP_DIALECT_IPERF2;
-    snprintf(sp->host, sizeof(sp->host), "%s", a->host);
-    sp->port = a->port;
-    sp->family = a->family;
+    lp_subrun_aim(sp, &a->to);
     sp->duration_s = seconds;
     sp->report.interval_s = 0;
 }
@@ -119,7 +114,7 @@ static void print_text(const struct ul_args *a, const struct ul_result *r, unsig
 {
     const struct lp_latency_stat *idle = &r[UL_IDLE].probe.rtt;
     printf("linkperf under-load: %s port %u, %u TCP streams, %.0f s a phase, a 100-byte round trip every %.0f ms\n",
-           a->host, (unsigned)a->port, a->streams, a->phase_s, UL_PROBE_PERIOD_S * 1e3);
+           a->to.host, (unsigned)a->to.port, a->streams, a->phase_s, UL_PROBE_PERIOD_S * 1e3);
     printf("phase   up Mbit/s  down Mbit/s  probes   RTT min/p50/p90/p99/max (ms)           added p50/p99 (ms)\n");
     for (unsigned p = 0; p < done; p++) {
         const struct lp_latency_stat *l = &r[p].probe.rtt;
@@ -157,8 +152,8 @@ static int print_json(const struct ul_args *a, const struct ul_result *r, unsign
         cJSON_Delete(doc);
         return -1;
     }
-    cJSON_AddStringToObject(ul, "host", a->host);
-    cJSON_AddNumberToObject(ul, "port", a->port);
+    cJSON_AddStringToObject(ul, "host", a->to.host);
+    cJSON_AddNumberToObject(ul, "port", a->to.port);
     cJSON_AddNumberToObject(ul, "streams", a->streams);
     cJSON_AddNumberToObject(ul, "phase_seconds", a->phase_s);
     cJSON_AddNumberToObject(ul, "probe_period_ms", UL_PROBE_PERIOD_S * 1e3);
@@ -179,13 +174,7 @@ static int print_json(const struct ul_args *a, const struct ul_result *r, unsign
     }
     if (error)
         cJSON_AddStringToObject(ul, "error", error);
-    char *text = cJSON_Print(doc);
-    cJSON_Delete(doc);
-    if (!text)
-        return -1;
-    puts(text);
-    cJSON_free(text);
-    return 0;
+    return lp_subrun_print_json(doc);
 }
 
 static int usage(const char *why)
@@ -211,37 +200,22 @@ static int parse_args(int argc, char **argv, struct ul_args *a)
 {
     char why[200];
     double d;
-    *a = (struct ul_args){.port = 5001, .streams = UL_STREAMS_DEFAULT, .phase_s = UL_PHASE_DEFAULT_S};
+    *a = (struct ul_args){.to = {.port = 5001}, .streams = UL_STREAMS_DEFAULT, .phase_s = UL_PHASE_DEFAULT_S};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "-h") || !strcmp(o, "--help"))
             return usage(NULL) == 0 ? 1 : 2;
-        if (!strcmp(o, "-J") || !strcmp(o, "--json")) {
-            a->json = true;
+        int shared = lp_subrun_take_option(argc, argv, &i, &a->to, why, sizeof(why));
+        if (shared < 0)
+            return usage(why);
+        if (shared)
             continue;
-        }
-        if (!strcmp(o, "-4") || !strcmp(o, "-6")) {
-            a->family = o[1] == '4' ? LP_FAMILY_INET : LP_FAMILY_INET6;
-            continue;
-        }
         if (i + 1 >= argc) {
             snprintf(why, sizeof(why), "option %s needs a value", o);
             return usage(why);
         }
         const char *v = argv[++i];
-        if (!strcmp(o, "-c") || !strcmp(o, "--client")) {
-            if (!*v || strlen(v) >= sizeof(a->host)) {
-                snprintf(why, sizeof(why), "option -c: '%s' is not a host name or address", v);
-                return usage(why);
-            }
-            snprintf(a->host, sizeof(a->host), "%s", v);
-        } else if (!strcmp(o, "-p") || !strcmp(o, "--port")) {
-            if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > 65535) {
-                snprintf(why, sizeof(why), "option -p: '%s' is out of range (1..65535)", v);
-                return usage(why);
-            }
-            a->port = (uint16_t)d;
-        } else if (!strcmp(o, "-P") || !strcmp(o, "--parallel")) {
+        if (!strcmp(o, "-P") || !strcmp(o, "--parallel")) {
             if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > LP_MAX_STREAMS) {
                 snprintf(why, sizeof(why), "option -P: '%s' is out of range (1..%d)", v, LP_MAX_STREAMS);
                 return usage(why);
@@ -267,7 +241,7 @@ static int parse_args(int argc, char **argv, struct ul_args *a)
             return usage(why);
         }
     }
-    if (!a->host[0])
+    if (!a->to.host[0])
         return usage("give the server with -c host");
     return 0;
 }
@@ -303,7 +277,7 @@ int lp_under_load_main(int argc, char **argv)
         done = p + 1;
     }
     lp_cli_signals_free(sig);
-    if (a.json)
+    if (a.to.json)
         print_json(&a, r, done, failure);
     else
         print_text(&a, r, done);

@@ -15,27 +15,50 @@ suite = lptest.Suite("rfc2544", needs_iperf3=False)
 L2_OVERHEAD = 14 + 20 + 8   # what tbf counts past the UDP payload on a veth
 
 
+def udp_drops():
+    """Datagrams this namespace's kernel dropped at a UDP socket (InErrors: RcvbufErrors among
+    them): where a loopback receiver that fell behind on a busy machine loses them."""
+    with open("/proc/net/snmp") as f:
+        rows = [ln.split() for ln in f if ln.startswith("Udp:")]
+    return int(rows[1][rows[0].index("InErrors")])
+
+
 def rfc2544(argv, ns=None, timeout=240):
     cmd = [lptest.LINKPERF, "rfc2544"] + argv + ["-J"]
     if ns:
         cmd = ["ip", "netns", "exec", ns] + cmd
+    before = udp_drops() if ns is None else 0
     r = lptest.run(cmd, timeout=timeout)
     check(r.rc == 0, "rfc2544 exit status %s" % r.rc, r.describe())
     doc = lptest.parse_json(r.out)["rfc2544"]
     check(not doc["out_of_time"] and "error" not in doc, "rfc2544 did not finish", r.describe())
+    # Loopback: what the kernel dropped at sockets while it ran (other tests' drops too).
+    doc["kernel_drops"] = udp_drops() - before if ns is None else None
     return doc, r
 
 
+def check_lossless(doc, r, f, what):
+    """Loopback forwards far more than the line rate asked for: the search ends at 100 % and
+    the loss trials lose nothing, unless the kernel dropped datagrams at a socket while it
+    ran (a receiver that got no CPU on a busy machine), and then no more than it dropped."""
+    drops = doc["kernel_drops"]
+    lost = sum(t["sent"] - t["received"] for t in f.get("frame_loss") or [])
+    check(lost <= drops, "%s, %d-byte frames: loss trials lost %d frames, the kernel dropped %d" % (
+        what, f["frame_bytes"], lost, drops), r.describe())
+    check(f["throughput"]["line_fraction"] == 1.0 or drops > 0,
+          "%s, %d-byte frames: lost frames at %s of the line rate with no kernel drop" % (
+              what, f["frame_bytes"], f["throughput"]["line_fraction"]), r.describe())
+
+
 def check_loopback(doc, r, frames):
-    """Loopback forwards far more than the line rate asked for: every frame size passes at
-    100 %, the loss trials lose nothing, the longest burst tried arrives whole."""
+    """Every frame size passes (check_lossless), the loss trials sent frames, the longest
+    burst tried arrives whole."""
     eq([f["frame_bytes"] for f in doc["frames"]], frames, "frame sizes", r.describe())
     for f in doc["frames"]:
         eq(f["payload_bytes"], f["frame_bytes"] - 46, "payload = frame - Ethernet/FCS/IPv4/UDP", r.describe())
-        check(f["throughput"]["line_fraction"] == 1.0, "%d-byte frames: loopback lost frames at %s of 10 Mbit/s" % (
-            f["frame_bytes"], f["throughput"]["line_fraction"]), r.describe())
-        check(f["frame_loss"] and all(t["received"] == t["sent"] > 0 for t in f["frame_loss"]),
-              "loss trials lost frames on loopback: %s" % f["frame_loss"], r.describe())
+        check_lossless(doc, r, f, "linkperf -s")
+        check(f["frame_loss"] and all(t["sent"] > 0 for t in f["frame_loss"]),
+              "loss trials sent nothing: %s" % f["frame_loss"], r.describe())
         check(f["back_to_back_frames"] > 0, "no burst arrived whole", r.describe())
 
 
@@ -54,7 +77,7 @@ def stock_iperf3_loopback():
     doc, r = rfc2544(["-c", lptest.LOOP4, "-p", srv.port, "-b", "10m", "--frames", "128,1024", "--trial", "1",
                       "--tests", "throughput,loss"])
     for f in doc["frames"]:
-        check(f["throughput"]["line_fraction"] == 1.0, "stock iperf3: lost frames on loopback", r.describe())
+        check_lossless(doc, r, f, "stock iperf3")
 
 
 @suite.case
@@ -69,7 +92,7 @@ def stock_iperf2_loopback():
                       "64,256", "--trial", "1", "--tests", "throughput"])
     eq([f["skipped"] for f in doc["frames"]], [True, False], "64 skipped, 256 run", r.describe())
     eq(doc["frames"][1]["throughput"]["trials"], 1, "one trial at the line rate", r.describe())
-    check(doc["frames"][1]["throughput"]["line_fraction"] == 1.0, "stock iperf2: lost frames", r.describe())
+    check_lossless(doc, r, doc["frames"][1], "stock iperf2")
 
 
 @suite.case
