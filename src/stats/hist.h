@@ -17,11 +17,16 @@ struct lp_hist {
     atomic_uint_least32_t n[LP_HIST_BUCKETS];
 };
 
-/* Worker: one sample (single writer: a relaxed load and store, no locked add). */
+/* Worker: one sample in bucket i (single writer: a relaxed load and store, no locked add). */
+static inline void lp_hist_add_at(struct lp_hist *h, unsigned i)
+{
+    atomic_uint_least32_t *c = &h->n[i];
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
 static inline void lp_hist_add(struct lp_hist *h, int64_t ns)
 {
-    atomic_uint_least32_t *c = &h->n[lp_hist_index(ns)];
-    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+    lp_hist_add_at(h, lp_hist_index(ns));
 }
 
 /* Control thread: every count, now. */

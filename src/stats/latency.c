@@ -1,6 +1,7 @@
 /* One-way latency statistics (see latency.h). */
 #include "stats/latency.h"
 
+#include <sched.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ void lp_latency_init(struct lp_latency *l)
     atomic_init(&l->count, 0);
     atomic_init(&l->sum_bits, dbits(0));
     atomic_init(&l->sumsq_bits, dbits(0));
+    atomic_init(&l->seq, 0);
     atomic_init(&l->min_ns, INT64_MAX);
     atomic_init(&l->max_ns, INT64_MIN);
     atomic_init(&l->imin_ns, INT64_MAX);
@@ -33,15 +35,9 @@ void lp_latency_publish(struct lp_latency *l, struct lp_latency_batch *b)
 {
     if (b->n == 0)
         return;
-    /* Single writer for these: plain load + store keeps locked instructions off the path.
-     * The control thread may read count and sums from different batches; that skews one
-     * interval's mean by at most a batch and the next interval takes it back. */
-    double sum = bitsd(atomic_load_explicit(&l->sum_bits, memory_order_relaxed)) + b->sum_ns;
-    double sumsq = bitsd(atomic_load_explicit(&l->sumsq_bits, memory_order_relaxed)) + b->sumsq_ns2;
-    atomic_store_explicit(&l->sum_bits, dbits(sum), memory_order_relaxed);
-    atomic_store_explicit(&l->sumsq_bits, dbits(sumsq), memory_order_relaxed);
-    atomic_store_explicit(&l->count, atomic_load_explicit(&l->count, memory_order_relaxed) + b->n,
-                          memory_order_release);
+    for (unsigned i = 0; i < b->npend; i++)
+        lp_hist_add_at(b->hist, b->pend[i]);
+    b->npend = 0;
     if (b->min_ns < atomic_load_explicit(&l->min_ns, memory_order_relaxed))
         atomic_store_explicit(&l->min_ns, b->min_ns, memory_order_relaxed);
     if (b->max_ns > atomic_load_explicit(&l->max_ns, memory_order_relaxed))
@@ -57,14 +53,34 @@ void lp_latency_publish(struct lp_latency *l, struct lp_latency_batch *b)
            !atomic_compare_exchange_weak_explicit(&l->imax_ns, &cur, b->max_ns, memory_order_relaxed,
                                                   memory_order_relaxed))
         ;
+    /* Single writer for these: plain load + store keeps locked instructions off the path;
+     * the sequence lets the control thread read count and sums of the same batches (a
+     * final reading while a burst still runs once had one sample's sum too many). */
+    uint64_t seq = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    atomic_store_explicit(&l->seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    double sum = bitsd(atomic_load_explicit(&l->sum_bits, memory_order_relaxed)) + b->sum_ns;
+    double sumsq = bitsd(atomic_load_explicit(&l->sumsq_bits, memory_order_relaxed)) + b->sumsq_ns2;
+    atomic_store_explicit(&l->sum_bits, dbits(sum), memory_order_relaxed);
+    atomic_store_explicit(&l->sumsq_bits, dbits(sumsq), memory_order_relaxed);
+    atomic_store_explicit(&l->count, atomic_load_explicit(&l->count, memory_order_relaxed) + b->n,
+                          memory_order_relaxed);
+    atomic_store_explicit(&l->seq, seq + 2, memory_order_release);
     lp_latency_batch_reset(b);
 }
 
 void lp_latency_read(const struct lp_latency *l, struct lp_latency_snap *s)
 {
-    s->count = atomic_load_explicit(&l->count, memory_order_acquire);
-    s->sum_ns = bitsd(atomic_load_explicit(&l->sum_bits, memory_order_relaxed));
-    s->sumsq_ns2 = bitsd(atomic_load_explicit(&l->sumsq_bits, memory_order_relaxed));
+    uint64_t before, after;
+    do {
+        while ((before = atomic_load_explicit(&l->seq, memory_order_acquire)) & 1u)
+            sched_yield(); /* a publish is a few stores long, unless its thread lost the CPU */
+        s->count = atomic_load_explicit(&l->count, memory_order_relaxed);
+        s->sum_ns = bitsd(atomic_load_explicit(&l->sum_bits, memory_order_relaxed));
+        s->sumsq_ns2 = bitsd(atomic_load_explicit(&l->sumsq_bits, memory_order_relaxed));
+        atomic_thread_fence(memory_order_acquire);
+        after = atomic_load_explicit(&l->seq, memory_order_relaxed);
+    } while (before != after);
     s->min_ns = atomic_load_explicit(&l->min_ns, memory_order_relaxed);
     s->max_ns = atomic_load_explicit(&l->max_ns, memory_order_relaxed);
 }

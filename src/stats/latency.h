@@ -15,6 +15,11 @@
 #include "linkperf/record.h"
 #include "stats/hist.h"
 
+/* Samples a batch holds for the histogram until it is published: the histogram then moves
+ * with the count, so an interval's percentiles and its count are of the same samples. A
+ * batch larger than this adds the rest as they come. */
+#define LP_LATENCY_PENDING 64
+
 /* Worker-local accumulation between two publishes (no atomics on the per-sample path). */
 struct lp_latency_batch {
     uint64_t n;
@@ -22,9 +27,12 @@ struct lp_latency_batch {
     int64_t min_ns, max_ns;
     struct lp_hist *hist;        /* where every sample goes too (NULL: no histogram; a
                                   * zeroed batch has none, and reset keeps it) */
+    unsigned npend;
+    uint16_t pend[LP_LATENCY_PENDING]; /* the buckets of samples not yet in hist */
 };
 
 struct lp_latency {
+    atomic_uint_least64_t seq;                   /* odd while the worker writes count/sums */
     atomic_uint_least64_t count;
     atomic_uint_least64_t sum_bits, sumsq_bits;  /* doubles: ns, ns^2 */
     atomic_int_least64_t min_ns, max_ns;         /* whole stream */
@@ -58,11 +66,17 @@ static inline void lp_latency_batch_add(struct lp_latency_batch *b, int64_t ns)
         b->min_ns = ns;
     if (ns > b->max_ns)
         b->max_ns = ns;
-    if (b->hist)
-        lp_hist_add(b->hist, ns);
+    if (b->hist) {
+        if (b->npend < LP_LATENCY_PENDING)
+            b->pend[b->npend++] = (uint16_t)lp_hist_index(ns);
+        else
+            lp_hist_add(b->hist, ns);
+    }
 }
 
-/* Worker (the single writer of count/sum/min/max): add a batch, then reset it. */
+/* Worker (the single writer of count/sum/min/max): add a batch, then reset it. The
+ * histogram and extremes go first, then count and sums together (a sequence lock), so a
+ * reading has the sums of the samples it counts and the extremes and histogram of each. */
 void lp_latency_publish(struct lp_latency *l, struct lp_latency_batch *b);
 void lp_latency_read(const struct lp_latency *l, struct lp_latency_snap *s);
 /* Control thread: the interval's min and max (INT64_MAX/INT64_MIN when it had no sample),
