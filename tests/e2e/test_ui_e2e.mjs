@@ -294,6 +294,26 @@ async function main() {
     check(summary.some((r) => r[0] === 'sender') && summary.some((r) => r[0] === 'receiver'), 'no end summary: ' + JSON.stringify(summary));
     log('TCP run', tcpLive, 'done:', tcpEnd.points, 'points; summary', JSON.stringify(summary.slice(1)));
 
+    /* 1b. Bounceback (iperf2 dialect) -t 3: the latency panel draws each interval's
+     * round-trip percentiles, ordered, beside the rate chart. */
+    await fillClient(page, p1, [['#f-transmit', '3']]);
+    await page.selectOption('#f-dialect', 'iperf2');
+    await page.check('#f-bounceback');
+    await waitCheckOk(page);
+    const bbCmd = await page.textContent('#cmd');
+    check(bbCmd === 'linkperf -c 127.0.0.1 -p ' + p1 + ' --dialect iperf2 -t 3 --bounceback', 'bounceback command line is ' + bbCmd);
+    await page.click('#start');
+    await until('the bounceback run to end', 30000, async () => /\bdone\b/.test(await runState(page)));
+    const lat = await panel(page, '#view-live #charts .panel.latency');
+    check(lat && lat.points >= 2, 'a 3 s bounceback run drew no latency panel: ' + JSON.stringify(lat));
+    check(lat.legend.map((x) => x.label).join(',') === 'p50,p90,p99,max', 'latency series: ' + JSON.stringify(lat.legend));
+    const ms = lat.legend.map((x) => Number(x.value));
+    check(ms.every((v) => v > 0) && ms.every((v, i) => i === 0 || v >= ms[i - 1]),
+      'the latest interval\'s percentiles are not positive and ordered: ' + JSON.stringify(lat.legend));
+    check(await page.$('#view-live #charts .panel.bps'), 'the bounceback run has no rate chart beside the latency panel');
+    log('bounceback: latency panel', lat.points, 'points, latest', JSON.stringify(lat.legend));
+    await page.screenshot({ path: path.join(SHOTS, 'bounceback-latency.png') });
+
     /* 2. UDP -b 20M -t 30, stopped after a few intervals: it keeps its points */
     await fillClient(page, p1, [['#f-proto-udp', true], ['#f-bandwidth', '20M'], ['#f-transmit', '30']]);
     const udpCmd = await page.textContent('#cmd');

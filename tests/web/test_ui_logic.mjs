@@ -43,6 +43,12 @@ const FIX = {
 {"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000048,"seconds":1.000048041343689,"bytes":12582912,"bits_per_second":100658462.88390464,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":328704,"rtt":99,"rttvar":106,"pmtu":65535,"omitted":true,"sender":true}],"sum":{"start":0,"end":1.000048,"seconds":1.000048041343689,"bytes":12582912,"bits_per_second":100658462.88390464,"retransmits":0,"omitted":true,"sender":true}}}
 {"event":"interval","data":{"streams":[{"socket":14,"start":1.000048,"end":1.000598,"seconds":0.00054999999701976776,"bytes":0,"bits_per_second":0,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":328704,"rtt":99,"rttvar":106,"pmtu":65535,"omitted":true,"sender":true}],"sum":{"start":1.000048,"end":1.000598,"seconds":0.00054999999701976776,"bytes":0,"bits_per_second":0,"retransmits":0,"omitted":true,"sender":true}}}
 {"event":"interval","data":{"streams":[{"socket":14,"start":0,"end":1.000398,"seconds":1.00039803981781,"bytes":12451840,"bits_per_second":99575055.471553564,"retransmits":0,"snd_cwnd":1178694,"snd_wnd":371712,"rtt":60,"rttvar":62,"pmtu":65535,"omitted":false,"sender":true}],"sum":{"start":0,"end":1.000398,"seconds":1.00039803981781,"bytes":12451840,"bits_per_second":99575055.471553564,"retransmits":0,"omitted":false,"sender":true}}}`,
+  // linkperf -c 127.0.0.1 --bounceback -t 2 --json-stream (against linkperf -s)
+  bounceback: `
+{"event":"start","data":{"connected":[{"socket":16,"local_host":"127.0.0.1","local_port":33616,"remote_host":"127.0.0.1","remote_port":5397}],"version":"linkperf 0.1.0","system_info":"Linux vm 6.18.44-fc-v1300 #1 SMP PREEMPT_DYNAMIC @0 x86_64","timestamp":{"time":"Mon, 07 Dec 2026 09:18:43 GMT","timesecs":1796635123,"timemillisecs":1796635123242},"connecting_to":{"host":"","port":0},"cookie":"","tcp_mss_default":32741,"target_bitrate":0,"fq_rate":0,"sock_bufsize":0,"sndbuf_actual":4194304,"rcvbuf_actual":131072,"test_start":{"protocol":"TCP","num_streams":1,"blksize":100,"omit":0,"duration":2,"bytes":0,"blocks":0,"reverse":0,"tos":0,"target_bitrate":0,"bidir":0,"fqrate":0,"interval":1,"gso":0,"gro":0}}}
+{"event":"interval","data":{"streams":[{"socket":16,"start":0,"end":1.000129,"seconds":1.0001289844512939,"bytes":2000,"bits_per_second":15997.939833302087,"retransmits":0,"snd_cwnd":589824,"snd_wnd":65536,"rtt":24,"rttvar":32,"pmtu":65535,"reorder":0,"latency":{"count":10,"mean_ms":0.0363716,"min_ms":0.008679,"max_ms":0.232713,"stdev_ms":0.069506410930855064,"p50_ms":0.0097915,"p90_ms":0.1361915,"p99_ms":0.2324475,"p99_9_ms":0.2324475},"omitted":false,"sender":true}],"sum":{"start":0,"end":1.000129,"seconds":1.0001289844512939,"bytes":2000,"bits_per_second":15997.939833302087,"retransmits":0,"latency":{"count":10,"mean_ms":0.0363716,"min_ms":0.008679,"max_ms":0.232713,"stdev_ms":0.069506410930855064,"p50_ms":0.0097915,"p90_ms":0.1361915,"p99_ms":0.2324475,"p99_9_ms":0.2324475},"omitted":false,"sender":true}}}
+{"event":"interval","data":{"streams":[{"socket":16,"start":1.000129,"end":2.000173,"seconds":1.0000439882278442,"bytes":2000,"bits_per_second":15999.298958717527,"retransmits":0,"snd_cwnd":589824,"snd_wnd":65536,"rtt":64,"rttvar":110,"pmtu":65535,"reorder":0,"latency":{"count":10,"mean_ms":0.0270921,"min_ms":0.006758,"max_ms":0.033607,"stdev_ms":0.039768312272321651,"p50_ms":0.0075195,"p90_ms":0.0305915,"p99_ms":0.0305915,"p99_9_ms":0.0305915},"omitted":false,"sender":true}],"sum":{"start":1.000129,"end":2.000173,"seconds":1.0000439882278442,"bytes":2000,"bits_per_second":15999.298958717527,"retransmits":0,"latency":{"count":10,"mean_ms":0.0270921,"min_ms":0.006758,"max_ms":0.033607,"stdev_ms":0.039768312272321651,"p50_ms":0.0075195,"p90_ms":0.0305915,"p99_ms":0.0305915,"p99_9_ms":0.0305915},"omitted":false,"sender":true}}}
+{"event":"end","data":{"streams":[{"sender":{"socket":16,"start":0,"end":2.000173,"seconds":2.000173,"bytes":4000,"bits_per_second":15998.619367144474,"retransmits":0,"reorder":0,"max_snd_cwnd":589824,"max_snd_wnd":65536,"max_rtt":64,"min_rtt":24,"mean_rtt":44,"latency":{"count":20,"mean_ms":0.03173185,"min_ms":0.006758,"max_ms":0.232713,"stdev_ms":0.055319399849538847,"p50_ms":0.0097915,"p90_ms":0.0360955,"p99_ms":0.2324475,"p99_9_ms":0.2324475,"histogram":{"buckets":[[6720,64,1],[6784,64,1],[6976,64,1],[7488,64,1],[7872,64,1],[7936,64,1],[8576,128,1],[9600,128,2],[9728,128,1],[10368,128,1],[12544,128,1],[12928,128,1],[20992,256,1],[26624,256,1],[30464,256,1],[33280,512,1],[35840,512,1],[135168,2048,1],[231424,2048,1]]}},"sender":true},"receiver":{"socket":16,"start":0,"end":2.000173,"seconds":2.000173,"bytes":0,"bits_per_second":0,"sender":true}}],"sum_sent":{"start":0,"end":2.000173,"seconds":2.000173,"bytes":4000,"bits_per_second":15998.619367144474,"retransmits":0,"sender":true},"sum_received":{"start":0,"end":2.000173,"seconds":2.000173,"bytes":0,"bits_per_second":0,"sender":true},"cpu_utilization_percent":{"host_total":0.074866924391739129,"host_user":0.037433462195869564,"host_system":0.037433462195869564,"remote_total":0,"remote_user":0,"remote_system":0},"sender_tcp_congestion":"bbr"}}`,
 };
 for (const k of Object.keys(FIX)) FIX[k] = parse(FIX[k]);
 
@@ -256,6 +262,13 @@ test('empty server address only matters in client mode', () => {
   assert.equal(errs({ mode: 'server' }).host, undefined);
 });
 
+test('bounceback: a TCP check that needs dialect iperf2, not offered for UDP', () => {
+  assert.equal(cmd({ host: 'h', dialect: 'iperf2', bounceback: true }), 'linkperf -c h --dialect iperf2 --bounceback');
+  assert.deepEqual(errs({ host: 'h', dialect: 'iperf2', bounceback: true }), {});
+  assert.match(errs({ host: 'h', bounceback: true }).bounceback, /--bounceback needs dialect iperf2/);
+  assert.equal(cmd({ host: 'h', dialect: 'iperf2', proto: 'udp', bounceback: true }), 'linkperf -c h --dialect iperf2 -u');
+});
+
 test('combinations: dialect-only options, directions, TOS and DSCP', () => {
   assert.match(errs({ host: 'h', dual: true }).dual, /--dual needs dialect iperf2/);
   assert.match(errs({ host: 'h', tradeoff: true }).tradeoff, /needs dialect iperf2/);
@@ -445,6 +458,19 @@ test('TCP -P 2: one series per stream plus the sum, RTT, cwnd, retransmits', () 
   assert.deepEqual(v.summary.map((r) => r.label), ['sender', 'receiver']);
   assert.equal(v.summary[0].bytes, 75235328);
   assert.equal(v.summary[0].retransmits, 0);
+});
+
+test('bounceback: each interval\'s round-trip percentiles in the latency panel', () => {
+  const v = C.build(FIX.bounceback);
+  assert.equal(v.latency.unit, 'ms');
+  assert.deepEqual(v.latency.series.map((s) => s.label), ['p50', 'p90', 'p99', 'max']);
+  assert.deepEqual(v.latency.data[0], [1.000129, 2.000173]);
+  assert.deepEqual(v.latency.data.slice(1), [[0.0097915, 0.0075195], [0.1361915, 0.0305915], [0.2324475, 0.0305915], [0.232713, 0.033607]]);
+  for (let i = 0; i < 2; i++) { // percentiles in order, within the interval's extremes
+    const col = v.latency.data.slice(1).map((c) => c[i]);
+    assert.deepEqual(col, [...col].sort((a, b) => a - b));
+  }
+  assert.equal(C.build(FIX.tcpP2).latency, null); // no latency measured, no panel
 });
 
 test('UDP -R: the receiver\'s jitter and loss per interval', () => {

@@ -67,6 +67,11 @@
     return out;
   }
 
+  // A stream's latency object when it carries percentiles (a count of 0 has none).
+  const latOf = (s) => (s && s.latency && typeof s.latency === 'object' && num(s.latency.p50_ms) !== null ? s.latency : null);
+  const LAT_ALL = [['p50_ms', 'p50'], ['p90_ms', 'p90'], ['p99_ms', 'p99'], ['max_ms', 'max']];
+  const LAT_FEW = [['p50_ms', 'p50'], ['p99_ms', 'p99']];
+
   function createModel() {
     let rows = [], streamKeys = new Map(), omit = 0, protocol = '', ended = false;
     let end = null, error = '';
@@ -189,7 +194,23 @@
         loss.unit = '%';
       }
 
-      return { protocol, bps, rtt, cwnd, retr, jitter, loss, summary: summary(end), ended, error };
+      // Latency (bounceback round trips, --trip-times one-way): each interval's percentiles
+      // from the stream's histogram, per stream that measures it; one stream gets p50, p90,
+      // p99 and max, several get p50 and p99 each.
+      const latKeys = keys.filter((k) => rows.some((r) => r.streams.has(k) && latOf(r.streams.get(k))));
+      let latency = null;
+      if (latKeys.length) {
+        const pcts = latKeys.length > 1 ? LAT_FEW : LAT_ALL;
+        const ls = [], lc = [];
+        for (const k of latKeys) for (const [field, name] of pcts) {
+          ls.push({ key: 'lat' + k + field, label: latKeys.length > 1 ? streamLabel(k) + ' ' + name : name, kind: 'stream' });
+          lc.push(col((r) => { const l = r.streams.has(k) ? latOf(r.streams.get(k)) : null; return l ? num(l[field]) : null; }));
+        }
+        latency = panel(x, ls, lc);
+        latency.unit = 'ms';
+      }
+
+      return { protocol, bps, rtt, cwnd, retr, jitter, loss, latency, summary: summary(end), ended, error };
     }
 
     return { add, view };

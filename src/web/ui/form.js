@@ -17,7 +17,7 @@
     listenPort: '', allow: '', maxConns: '',
     dialect: 'iperf3', transmitUnit: 'seconds', transmit: '', format: '', interval: '',
     dual: false, tradeoff: false, listenBack: '', file: '', printMss: false, compat: false,
-    proto: 'tcp', tcpRate: '', tcpLen: '', tcpWin: '', mss: '', noDelay: false, congestion: '',
+    proto: 'tcp', tcpRate: '', tcpLen: '', tcpWin: '', mss: '', noDelay: false, congestion: '', bounceback: false,
     bandwidth: '', udpWin: '', udpLen: '',
     ttl: '', tos: '', dscp: '', bind: '', ipv6: false,
     reverse: false, bidir: false, omit: '', udp64: false, title: '',
@@ -67,6 +67,7 @@
     { name: 'tcpWin', group: 'tcp', label: 'Window size', kind: 'text', opt: 'window', applies: tcpClient, zero: 'system' },
     { name: 'mss', group: 'tcp', label: 'Max segment size', kind: 'text', opt: 'set-mss', applies: tcpClient, note: 'bytes', zero: 'system' },
     { name: 'noDelay', group: 'tcp', label: 'No delay', kind: 'check', opt: 'no-delay', applies: tcpClient },
+    { name: 'bounceback', group: 'tcp', label: 'Bounceback (round trips)', kind: 'check', opt: 'bounceback', applies: tcpClient },
     { name: 'congestion', group: 'tcp', label: 'Congestion control', kind: 'text', opt: 'congestion', applies: tcpClient, check: 'algorithm', hint: 'e.g. cubic, bbr', zero: 'system' },
     { name: 'bandwidth', group: 'udp', label: 'Bandwidth', kind: 'text', opt: 'bitrate', applies: udpClient, note: (o) => 'bits/s (0 = unlimited), /N: bursts of ' + o.burst.range },
     { name: 'udpWin', group: 'udp', label: 'Buffer size', kind: 'text', opt: 'window', applies: udpClient, zero: 'system' },
@@ -435,6 +436,7 @@
         opt('tcpWin'); opt('udpWin');
         opt('mss');
         flag('noDelay');
+        flag('bounceback');
         opt('congestion');
         DIRECTIONS.forEach(flag);
         opt('listenBack');

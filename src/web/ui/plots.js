@@ -6,7 +6,7 @@
   'use strict';
 
   const PANELS = [['bps', 'Throughput', 260], ['jitter', 'Jitter', 150], ['loss', 'Loss', 150],
-    ['rtt', 'RTT', 150], ['cwnd', 'Congestion window', 150], ['retr', 'Retransmits', 140]];
+    ['latency', 'Latency (percentiles per interval)', 180], ['rtt', 'RTT', 150], ['cwnd', 'Congestion window', 150], ['retr', 'Retransmits', 140]];
   const PALETTE = ['#2563eb', '#16a34a', '#d97706', '#9333ea', '#0891b2', '#db2777', '#65a30d', '#7c3aed', '#ea580c', '#0d9488'];
 
   function fmt(v) {
