@@ -381,6 +381,11 @@ static int check_output(struct lp_cli_parse_state *st)
         return lp_cli_err_set(st->err, "option %s needs %s", label,
                               st->t->iperf2 ? "-y C" : "--csv");
     }
+    if (lp_cli_seen(st, LP_CLI_K_CSV_LATENCY) && !cfg->csv) {
+        lp_cli_label(st, LP_CLI_K_CSV_LATENCY, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s needs %s", label,
+                              st->t->iperf2 ? "-y C" : "--csv");
+    }
     return 0;
 }
 

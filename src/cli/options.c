@@ -105,6 +105,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "addresses and ports, transfer id, interval, bytes and bits/s, and for UDP "
             "jitter, loss and out-of-order counts. Cannot be combined with -J."},
     ROW_CSV_HEADER,
+    ROW_CSV_LATENCY,
     ROW_ENHANCED(0, "enhanced reports (iperf2's -e)"),
     {.name = "print-mss", GENERAL, .set = lp_cli_set_print_mss,
      .help = "print the TCP maximum segment size (iperf2's -m)",

@@ -81,6 +81,7 @@ enum lp_cli_key {
     LP_CLI_K_JSON,
     LP_CLI_K_CSV,
     LP_CLI_K_CSV_HEADER,
+    LP_CLI_K_CSV_LATENCY,
     LP_CLI_K_PERMIT_KEY,  /* iperf2 --permit-key */
     LP_CLI_K_PERMIT_KEY_TIMEOUT,
 };

@@ -158,6 +158,7 @@ static const struct lp_cli_opt iperf2_opts[] = {
     ROW_MAN,
     ROW_IPERF2("iperf2 spelling (already on)"),
     ROW_CSV_HEADER,
+    ROW_CSV_LATENCY,
     ROW_THREADS,
     ROW_COPY,
     ROW_DEBUG(0, LP_CLI_F_LINKPERF, "trace the protocol on standard error"),

@@ -141,6 +141,14 @@
      FLAG(fmt.csv_header), .help = "with " LP_SPELL_CSV ", first print a line naming the fields", \
      .man = "With " LP_SPELL_CSV ", print a first line naming the fields (iperf2 prints none)."}
 
+#define ROW_CSV_LATENCY                                                                     \
+    {.name = "csv-latency", GENERAL, .flags = LP_CLI_F_SHARED | LP_CLI_F_LINKPERF,          \
+     .key = LP_CLI_K_CSV_LATENCY,                                                           \
+     FLAG(fmt.csv_latency), .help = "with " LP_SPELL_CSV ", append each row's latency: count, min, p50, p90, p99, p99.9, max (ms)", \
+     .man = "With " LP_SPELL_CSV ", append to every row the latency measured in it (bounceback round " \
+            "trips, --trip-times one-way): lat_count, lat_min_ms, lat_p50_ms, lat_p90_ms, lat_p99_ms, "  \
+            "lat_p99_9_ms, lat_max_ms; empty fields where none was measured. iperf2 has no such columns."}
+
 #define ROW_ENHANCED(letter_, help_)                                                        \
     {.name = "enhanced", .letter = (letter_), GENERAL, .flags = LP_CLI_F_SHARED,            \
      .set = lp_cli_set_enhanced,                                                            \

@@ -13,6 +13,7 @@
 
 #define CSV_TCP_FIELDS "time,src_ip,src_port,dst_ip,dst_port,id,start-end,bytes,bits_per_sec"
 #define CSV_UDP_FIELDS ",jitter_ms,lost,total,loss_percent,out_of_order"
+#define CSV_LATENCY_FIELDS ",lat_count,lat_min_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms"
 
 /* The endpoints of a stream, from START. */
 struct csv_stream {
@@ -87,6 +88,7 @@ struct csv_row {
     uint64_t bytes, packets, ooo;
     int64_t lost;
     double jitter_ms, lost_percent;
+    const struct lp_latency_stat *lat; /* NULL: none measured */
 };
 
 static void line(struct lp_fmt_csv *f, const struct lp_stream_id *sid, bool udp, const struct csv_row *r)
@@ -98,8 +100,10 @@ static void line(struct lp_fmt_csv *f, const struct lp_stream_id *sid, bool udp,
     int n;
 
     if (!f->header_done && f->opts.csv_header) {
-        const char *h = udp ? CSV_TCP_FIELDS CSV_UDP_FIELDS "\n" : CSV_TCP_FIELDS "\n";
-        lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, h, strlen(h));
+        const char *h = udp ? CSV_TCP_FIELDS CSV_UDP_FIELDS : CSV_TCP_FIELDS;
+        char hl[sizeof(CSV_TCP_FIELDS CSV_UDP_FIELDS CSV_LATENCY_FIELDS "\n")];
+        int k = snprintf(hl, sizeof(hl), "%s%s\n", h, f->opts.csv_latency ? CSV_LATENCY_FIELDS : "");
+        lp_fmt_lines_write(&f->lines, LP_OUT_STDOUT, hl, k > 0 ? (size_t)k : 0);
     }
     f->header_done = true;
     /* iperf 2.1.8 names the data's source first: the client in a forward test, the server
@@ -120,6 +124,16 @@ static void line(struct lp_fmt_csv *f, const struct lp_stream_id *sid, bool udp,
             n += snprintf(b + n, sizeof(b) - (size_t)n, ",%.3f,%" PRId64 ",%" PRIu64 ",%.3f,%" PRIu64,
                           r->jitter_ms, r->lost, r->packets, r->lost_percent, r->ooo);
     }
+    if (f->opts.csv_latency && n > 0 && (size_t)n < sizeof(b)) {
+        const struct lp_latency_stat *l = r->lat;
+        if (l && l->count && l->has_pct)
+            n += snprintf(b + n, sizeof(b) - (size_t)n, ",%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", l->count,
+                          l->min_ms, l->p50_ms, l->p90_ms, l->p99_ms, l->p999_ms, l->max_ms);
+        else if (l && l->count) /* iperf2's transit numbers: no histogram came with them */
+            n += snprintf(b + n, sizeof(b) - (size_t)n, ",%" PRIu64 ",%.6f,,,,,%.6f", l->count, l->min_ms, l->max_ms);
+        else
+            n += snprintf(b + n, sizeof(b) - (size_t)n, ",,,,,,,");
+    }
     if (n < 0)
         return;
     if ((size_t)n > sizeof(b) - 2)
@@ -137,7 +151,8 @@ static void on_interval(struct lp_fmt_csv *f, const struct lp_rec_interval *iv)
         unsigned n = s->nominal_count ? s->nominal_count : 1;
         double step = s->nominal_count ? (s->nominal_end_s - s->nominal_start_s) / n : 0;
         struct csv_row r = {s->start_s, s->end_s, s->bits_per_second, s->bytes, s->packets,
-                            s->out_of_order, s->lost_packets, s->jitter_ms, s->lost_percent};
+                            s->out_of_order, s->lost_packets, s->jitter_ms, s->lost_percent,
+                            s->has_latency ? &s->latency : NULL};
         if (s->omitted)
             continue;
         for (unsigned j = 0; j < n; j++) {
@@ -149,6 +164,7 @@ static void on_interval(struct lp_fmt_csv *f, const struct lp_rec_interval *iv)
             r.bps = r.jitter_ms = r.lost_percent = 0;
             r.bytes = r.packets = r.ooo = 0;
             r.lost = 0;
+            r.lat = NULL;
         }
     }
 }
@@ -162,7 +178,8 @@ static void on_end(struct lp_fmt_csv *f, const struct lp_rec_end *end)
         const struct lp_total *t = se->sid.sender ? &se->sender : &se->receiver;
         struct csv_stream *s = find(f, &se->sid);
         struct csv_row r = {t->start_s, t->end_s, t->bits_per_second, t->bytes, t->packets,
-                            t->out_of_order, t->lost_packets, t->jitter_ms, t->lost_percent};
+                            t->out_of_order, t->lost_packets, t->jitter_ms, t->lost_percent,
+                            t->has_latency ? &t->latency : NULL};
         if (!t->present || (s && s->final_done))
             continue;
         if (s)

@@ -29,6 +29,7 @@ struct lp_fmt_opts {
     char exclude[8];         /* -x letters: C connection, D data, M multicast, S settings, V server reports */
     bool print_mss;          /* -m */
     bool csv_header;         /* --csv-header: a first line naming the CSV fields */
+    bool csv_latency;        /* --csv-latency: each row's latency percentiles appended */
 };
 
 /* What a formatter makes of a test's records. */

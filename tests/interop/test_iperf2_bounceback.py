@@ -199,6 +199,39 @@ def json_percentiles():
     eq(total, n * 2 * 100, "the stock server counts the same bytes", ctx, stext)
 
 
+@suite.case
+def csv_latency_columns():
+    """linkperf2 -c --bounceback=5 --bounceback-hold 2 -y C --csv-header --csv-latency to stock
+    iperf -s: 2.1.8's nine fields, then each row's round trips: its count is the row's
+    bytes / (2 x 100), its percentiles are ordered and at least the hold; the final row counts
+    every round trip and the stock server the same bytes. Without -y C the option is refused."""
+    i2lib.require_iperf2()
+    srv = i2lib.start_server("iperf", ["-f", "B"])
+    r = lptest.run([lptest.LINKPERF, "--iperf2", "-c", LOOP, "-p", srv.port, "--bounceback=5", "--bounceback-hold", "2",
+                    "-t", "2", "-y", "C", "--csv-header", "--csv-latency"], timeout=30)
+    ctx = r.describe()
+    check(r.rc == 0, "exit status %s" % r.rc, ctx)
+    lines = r.out.strip().splitlines()
+    head = lines[0].split(",")
+    eq(head[9:], ["lat_count", "lat_min_ms", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms",
+                  "lat_max_ms"], "latency columns after 2.1.8's nine", ctx)
+    rows = [ln.split(",") for ln in lines[1:]]
+    check(len(rows) >= 2 and all(len(x) == 16 for x in rows), "rows of 16 fields: %s" % rows, ctx)
+    for x in rows:
+        nbytes, cnt = int(x[7]), int(x[9] or 0)
+        eq(cnt * 2 * 100, nbytes, "row %s: round trips x 2 x 100 = its bytes" % x[6], ctx)
+        if cnt:
+            ps = [float(v) for v in x[10:16]]
+            check(ps == sorted(ps) and ps[0] >= 2.0, "row %s: percentiles not ordered from the hold up: %s"
+                  % (x[6], ps), ctx)
+    final = rows[-1]
+    eq(int(final[9]), sum(int(x[9] or 0) for x in rows[:-1]), "the final row counts every interval's", ctx)
+    total, stext = server_total(srv, ctx)
+    eq(total, int(final[7]), "the stock server counts the same bytes", ctx, stext)
+    bad = lptest.run([lptest.LINKPERF, "--iperf2", "-c", LOOP, "-p", srv.port, "--csv-latency"], timeout=10)
+    check(bad.rc == 2 and "--csv-latency needs -y C" in bad.err, "--csv-latency without -y C", bad.describe())
+
+
 def message(size, bbid=1, hold_us=0, bbflags=0x8000):
     """A client message as 2.1.8 builds it (iperf2_bb.h)."""
     now = time.time()

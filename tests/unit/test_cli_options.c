@@ -79,6 +79,7 @@ CHECK(dont_fragment, c->spec.dont_fragment)
 CHECK(iperf2, c->iperf2 && c->spec.dialect == LP_DIALECT_IPERF2 && c->spec.port == 5001)
 CHECK(csv, c->csv && !c->json && !c->iperf2)
 CHECK(csv_header, c->csv && c->fmt.csv_header)
+CHECK(csv_latency, c->csv && c->fmt.csv_latency)
 CHECK(enhanced, c->spec.report.enhanced && c->fmt.enhanced)
 CHECK(print_mss, c->spec.report.print_mss && c->fmt.print_mss)
 CHECK(allow, strcmp(c->spec.allow, "10.0.0.0/8,host.example,2001:db8::/32") == 0)
@@ -174,6 +175,8 @@ static const struct opt_case cases[] = {
       {{"-s", "--json-stream", "--csv"}, "options -J/--json and --csv cannot be used together"}}},
     {"csv-header", {"-c", "h", "--csv-header", "--csv"}, check_csv_header,
      {{{"-c", "h", "--csv-header"}, "option --csv-header needs --csv"}}},
+    {"csv-latency", {"-c", "h", "--csv-latency", "--csv"}, check_csv_latency,
+     {{{"-c", "h", "--csv-latency"}, "option --csv-latency needs --csv"}}},
     {"enhanced", {"-c", "h", "--enhanced"}, check_enhanced,
      {{{"-c", "h", "--enhanced=1"}, "option --enhanced takes no argument"}}},
     {"print-mss", {"-s", "--print-mss"}, check_print_mss,

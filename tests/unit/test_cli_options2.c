@@ -45,6 +45,7 @@ CHECK(version, c->action == LP_CLI_ACTION_VERSION && c->iperf2)
 CHECK(man, c->action == LP_CLI_ACTION_MAN)
 CHECK(iperf2, c->iperf2)
 CHECK(csv_header, c->csv && c->fmt.csv_header)
+CHECK(csv_latency, c->csv && c->fmt.csv_latency)
 CHECK(threads, c->spec.threads == 3)
 CHECK(copy, c->spec.copy)
 CHECK(debug, c->debug == 4 && c->spec.report.debug == 4)
@@ -201,6 +202,8 @@ static const struct opt_case cases[] = {
      {{{"-c", "h", "--iperf2=x"}, "option --iperf2 takes no argument"}}},
     {"csv-header", {"-s", "-y", "c", "--csv-header"}, check_csv_header,
      {{{"-s", "--csv-header"}, "option --csv-header needs -y C"}}},
+    {"csv-latency", {"-s", "-y", "c", "--csv-latency"}, check_csv_latency,
+     {{{"-s", "--csv-latency"}, "option --csv-latency needs -y C"}}},
     {"copy", {"-s", "--copy"}, check_copy, {{{"-s", "--copy=1"}, "option --copy takes no argument"}}},
     {"threads", {"-s", "--threads", "3"}, check_threads,
      {{{"-s", "--threads", "65"}, "option --threads: 65 is out of range (0..64)"}}},
