@@ -83,6 +83,7 @@ struct i3_test {
   uint8_t pump_first;      /* the stream lpa_i3_pump() serves first next time (round robin) */
   uint8_t omit_wait;       /* -O: omit_at has not come yet */
   uint8_t omitted;         /* -O: the streams' omit marks (om) are taken */
+  uint8_t run_early;       /* client: data came before TEST_RUNNING was read; it started */
   struct lpa_session *parent; /* server test: its listener */
   struct i3_stream st[LPA_MAX_STREAMS];
   struct { /* server TCP: data connections whose cookie is still arriving */

@@ -376,16 +376,12 @@ static int check_output(struct lp_cli_parse_state *st)
 
     if (cfg->csv && cfg->json)
         return lp_cli_conflict(st, LP_CLI_K_JSON, LP_CLI_K_CSV);
-    if (lp_cli_seen(st, LP_CLI_K_CSV_HEADER) && !cfg->csv) {
-        lp_cli_label(st, LP_CLI_K_CSV_HEADER, label, sizeof(label));
-        return lp_cli_err_set(st->err, "option %s needs %s", label,
-                              st->t->iperf2 ? "-y C" : "--csv");
-    }
-    if (lp_cli_seen(st, LP_CLI_K_CSV_LATENCY) && !cfg->csv) {
-        lp_cli_label(st, LP_CLI_K_CSV_LATENCY, label, sizeof(label));
-        return lp_cli_err_set(st->err, "option %s needs %s", label,
-                              st->t->iperf2 ? "-y C" : "--csv");
-    }
+    static const enum lp_cli_key csv_only[] = {LP_CLI_K_CSV_HEADER, LP_CLI_K_CSV_LATENCY};
+    for (size_t i = 0; i < sizeof(csv_only) / sizeof(csv_only[0]); i++)
+        if (lp_cli_seen(st, csv_only[i]) && !cfg->csv) {
+            lp_cli_label(st, csv_only[i], label, sizeof(label));
+            return lp_cli_err_set(st->err, "option %s needs %s", label, st->t->iperf2 ? "-y C" : "--csv");
+        }
     return 0;
 }
 
