@@ -41,8 +41,12 @@ static int choose_dialect(struct lp_cli_parse_state *st)
     const struct lp_cli_opt *implied = NULL;
     size_t k;
 
+    /* --bounceback and its shaping options with --dialect iperf3 given run over linkperf's
+     * iperf3 echo extension: they imply iperf2 only when no dialect is given. */
+    bool echo_ok = st->cfg->parse.dialect_given && sp->dialect == LP_DIALECT_IPERF3;
     for (k = 0; k < st->t->count && !implied; k++) {
-        if (st->seen[k] && (st->t->opts[k].flags & LP_CLI_F_IMPLIES_IPERF2))
+        unsigned fl = st->t->opts[k].flags;
+        if (st->seen[k] && (fl & LP_CLI_F_IMPLIES_IPERF2) && !(echo_ok && (fl & LP_CLI_F_IPERF3_ECHO)))
             implied = &st->t->opts[k];
     }
     if (st->cfg->parse.dialect_given) {
@@ -275,6 +279,8 @@ static int check_client(struct lp_cli_parse_state *st)
     if (check_directions(st) < 0)
         return -1;
     if (sp->dialect == LP_DIALECT_IPERF2 && check_iperf2_client(st) < 0)
+        return -1;
+    if (sp->dialect == LP_DIALECT_IPERF3 && sp->iperf2.bb.on && check_bounceback(st) < 0)
         return -1;
     if (check_permit_key(st) < 0)
         return -1;

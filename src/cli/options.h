@@ -50,6 +50,8 @@ enum lp_cli_flag {
     LP_CLI_F_NO_RANGE = 1u << 11,   /* iperf2 -p: "m-n" port ranges refused clearly */
     LP_CLI_F_SHARED = 1u << 12,     /* written once in options_rows.h, placed in both tables:
                                      * a test tells it from an option written twice */
+    LP_CLI_F_IPERF3_ECHO = 1u << 13, /* with IMPLIES_IPERF2: --dialect iperf3 runs it over
+                                      * linkperf's iperf3 echo extension instead */
 };
 
 /* Rows the parser's combination checks look for, whatever the table calls them. */

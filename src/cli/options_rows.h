@@ -22,6 +22,7 @@
 #include "cli/values.h"
 
 #if !defined(LP_SPELL_IMPLIES_IPERF2) || !defined(LP_SPELL_DIALECT_NOTE) ||               \
+    !defined(LP_SPELL_ECHO_NOTE) ||                                                       \
     !defined(LP_SPELL_CSV) || !defined(LP_SPELL_LOGFILE) || !defined(LP_SPELL_DUAL) ||     \
     !defined(LP_SPELL_TRADEOFF) ||                                                        \
     !defined(LP_SPELL_FILE) || !defined(LP_SPELL_STDIN) || !defined(LP_SPELL_COMPAT) ||    \
@@ -276,7 +277,8 @@
 /* iperf2 --bounceback and the options that shape it (2.1.8's names and units). */
 #define ROW_BOUNCEBACK(help_)                                                               \
     {.name = "bounceback", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "n", .max = 16, CLIENT,  \
-     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2, .key = LP_CLI_K_BOUNCEBACK,        \
+     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2 | LP_CLI_F_IPERF3_ECHO,             \
+     .key = LP_CLI_K_BOUNCEBACK,                                                            \
      .set = lp_cli_set_bounceback, .help = help_,                                           \
      .man = "iperf2's --bounceback: TCP request/response. The client writes an -l byte "    \
             "message (default 100, at least 64) and times until the server has written "    \
@@ -286,23 +288,26 @@
             "retries, cwnd/RTT and responses per second (1 / mean RTT); a final line "      \
             "adds the percentiles. Against linkperf and stock iperf 2.1 servers. Not with " \
             "-u, -n, " LP_SPELL_DUAL ", " LP_SPELL_TRADEOFF ", -R or --full-duplex."      \
-            LP_SPELL_DIALECT_NOTE}
+            LP_SPELL_DIALECT_NOTE LP_SPELL_ECHO_NOTE}
 
 #define ROW_BOUNCEBACK_MORE                                                                 \
     {.name = "bounceback-hold", .arg = LP_CLI_ARG_NUM, .metavar = "ms", .min = 0,         \
-     .max = 10000, CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,              \
+     .max = 10000, CLIENT,                                                                  \
+     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2 | LP_CLI_F_IPERF3_ECHO,             \
      .set = lp_cli_set_bounceback_hold,                                                     \
      .help = "bounceback: the server waits this many ms before it answers",                 \
      .man = "Ask the server to wait this many milliseconds (fractions allowed, 0..10000) "  \
             "before it writes each message back; the round trips include it."},            \
     {.name = "bounceback-period", .arg = LP_CLI_ARG_NUM, .metavar = "s", .min = 0,        \
-     .max = 3600, CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,               \
+     .max = 3600, CLIENT,                                                                   \
+     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2 | LP_CLI_F_IPERF3_ECHO,             \
      .set = lp_cli_set_bounceback_period,                                                   \
      .help = "bounceback: seconds between bursts (0: back to back)",                        \
      .man = "Seconds between the starts of bounceback bursts (default 1). 0 (or under "     \
             "10 us, as in iperf 2.1.8) runs the exchanges back to back for the whole test, " \
             "one per burst unless --bounceback=n says otherwise."},                        \
-    {.name = "bounceback-no-quickack", CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2, \
+    {.name = "bounceback-no-quickack", CLIENT,                                              \
+     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2 | LP_CLI_F_IPERF3_ECHO,             \
      FLAG(spec.iperf2.bb.no_quickack),                                                      \
      .help = "bounceback: no TCP_QUICKACK on either end",                                   \
      .man = "Do not set TCP_QUICKACK after each write (the client) and before each hold "   \

@@ -5,7 +5,11 @@
 
 #include <stdint.h>
 
+#include "core/clock.h"
 #include "core/stream.h"
+
+/* How long past -t a client lets its last exchanges come back before it ends the test. */
+#define LP_BB_END_GRACE_NS (2 * LP_NS_PER_S)
 
 /* lp_stream_new: the message buffer (payload, blksize bytes) and, for an echo, the bytes the
  * server already read (lead). false when out of memory. */

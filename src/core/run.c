@@ -12,6 +12,7 @@
 #include "stats/sched.h"
 #include "stats/totals.h"
 #include "stats/udp_rx.h"
+#include "wire/iperf2_bb.h"
 
 static void on_interval(struct lp_timer *t);
 static void on_omit_end(struct lp_timer *t);
@@ -245,6 +246,21 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
     return 0;
 }
 
+void lp_run_bounce_role(const struct lp_spec *sp, bool sends, uint64_t last_ns, struct lp_run_role *role)
+{
+    const struct lp_bounceback_spec *bb = &sp->iperf2.bb;
+    role->bounce = true;
+    role->bb.hold_us = bb->hold_us < LP_I2_BB_HOLD_MAX_US ? bb->hold_us : LP_I2_BB_HOLD_MAX_US;
+    role->bb.quickack = !bb->no_quickack;
+    if (!sends)
+        return;
+    role->bb.burst = bb->burst;
+    role->bb.period_ns = (uint64_t)(bb->period_s * 1e9);
+    role->bb.last_ns = last_ns;
+    role->bb.tos_set = sp->tos > 0;
+    role->bb.tos = (uint16_t)(sp->tos > 0 ? sp->tos & 0xFF : 0);
+}
+
 int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n))
 {
     qsort(r->streams, r->nstreams, sizeof(r->streams[0]), by_order);
@@ -253,6 +269,10 @@ int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n))
         struct lp_run_role role = {.id = stream_id(i), .file_fd = -1,
                                    .initiator = r->spec.role == LP_ROLE_CLIENT};
         role.sends = lp_run_stream_sends(&r->spec, r->spec.role, i, &role.reverse);
+        /* linkperf's iperf3 timed echo: as iperf2's, no burst starts at or past -t, so the
+         * server has counted no exchange the client did not finish. */
+        if (r->spec.iperf2.bb.on && r->spec.proto == LP_PROTO_TCP)
+            lp_run_bounce_role(&r->spec, role.sends, (uint64_t)(r->spec.duration_s * 1e9), &role);
         int rc = lp_run_setup_stream(r, &r->streams[i], &role);
         if (rc < 0)
             return rc;

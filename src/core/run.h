@@ -122,6 +122,10 @@ struct lp_run_role {
     struct lp_bounce_config bb;
 };
 
+/* A --bounceback stream's role from the spec: a client's (sends) exchanges, bursts and
+ * period, a server's (echo) hold, capped at LP_I2_BB_HOLD_MAX_US. last_ns: no burst starts
+ * that long after the first (0: the test's clock ends the stream). */
+void lp_run_bounce_role(const struct lp_spec *sp, bool sends, uint64_t last_ns, struct lp_run_role *role);
 /* Set the -n/-k budget from the spec (before streams start). */
 void lp_run_prepare_budget(struct lp_run *r);
 /* Turn an added stream into a data-path stream with the given role. Returns 0 or -ENOMEM

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/bounce.h"
 #include "core/clock.h"
 #include "core/run.h"
 #include "linkperf/engine.h"
@@ -276,15 +277,14 @@ static void sender_ended(struct i2flow *f)
 }
 
 /* A --bounceback stream ends itself once its last burst is over (2.1.8 finishes the burst
- * it is in); it is cut only if its server stops answering for this long after -t. */
-#define I2C_BB_GRACE_NS (2 * LP_NS_PER_S)
+ * it is in); it is cut only if its server stops answering for LP_BB_END_GRACE_NS after -t. */
 
 static void on_end_timer(struct lp_timer *t)
 {
     struct i2client *c = lp_container_of(t, struct i2client, end_timer);
     if (c->spec.iperf2.bb.on && !c->bb_grace) {
         c->bb_grace = true;
-        lp_timer_arm(&c->eng.loop, &c->end_timer, lp_now_ns() + I2C_BB_GRACE_NS);
+        lp_timer_arm(&c->eng.loop, &c->end_timer, lp_now_ns() + LP_BB_END_GRACE_NS);
         return;
     }
     for (unsigned i = 0; i < c->nflows; i++) {
@@ -415,17 +415,8 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
                                .trip_bursts = trip_tx || trip_rx,
                                .skip_lead = trip_rx ? LP_I2_TRIP_TCP_HDR_LEN : 0,
                                .trip_start_sec = c->trip_sec, .trip_start_usec = c->trip_usec};
-    const struct lp_bounceback_spec *bb = &c->spec.iperf2.bb;
-    if (bb->on) {
-        role.bounce = true;
-        role.bb.hold_us = bb->hold_us;
-        role.bb.burst = bb->burst;
-        role.bb.period_ns = (uint64_t)(bb->period_s * 1e9);
-        role.bb.last_ns = (uint64_t)(c->spec.duration_s * 1e9);
-        role.bb.quickack = !bb->no_quickack;
-        role.bb.tos_set = c->spec.tos > 0;
-        role.bb.tos = (uint16_t)(c->spec.tos > 0 ? c->spec.tos & 0xFF : 0);
-    }
+    if (c->spec.iperf2.bb.on)
+        lp_run_bounce_role(&c->spec, true, (uint64_t)(c->spec.duration_s * 1e9), &role);
     if (lp_run_setup_stream(&c->run, rs, &role) < 0) {
         free(f);
         return NULL;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "auth/i3auth.h"
+#include "core/bounce.h"
 #include "core/clock.h"
 #include "core/run.h"
 #include "linkperf/engine.h"
@@ -43,6 +44,7 @@ struct i3client {
     bool want_results_frame;
     bool end_sent;
     bool await_delivery;         /* the senders used up -n/-k: end once it can be counted */
+    bool bb_grace;               /* timed echo: -t gave the last exchange time to come back */
     uint64_t drain_until_ns;     /* spec.drain_ms: TEST_END not before this (0: not begun) */
     int result;
     bool finishing;
@@ -221,6 +223,14 @@ static void begin_end(struct i3client *c)
 static void on_end_timer(struct lp_timer *t)
 {
     struct i3client *c = lp_container_of(t, struct i3client, end_timer);
+    /* Timed echo: no exchange starts at or past -t, and the one in flight is let finish
+     * (its stream then ends itself), so both ends count the same exchanges. A server that
+     * does not echo gets this long. */
+    if (c->phase == C_RUNNING && c->spec.iperf2.bb.on && !c->bb_grace) {
+        c->bb_grace = true;
+        lp_timer_arm(&c->eng.loop, &c->end_timer, lp_now_ns() + LP_BB_END_GRACE_NS);
+        return;
+    }
     if (c->phase == C_RUNNING)
         begin_end(c);
     else
@@ -308,6 +318,21 @@ static void send_results(struct i3client *c)
     arm_step(c);
 }
 
+/* linkperf's timed echo (--bounceback over iperf3): a client counts only exchanges that
+ * came back, so none counted with time run out is a server that does not echo. */
+static bool echo_unanswered(struct i3client *c)
+{
+    if (!c->spec.iperf2.bb.on)
+        return false;
+    struct lp_peer_results mine;
+    uint64_t bytes = 0;
+    lp_run_local_results(&c->run, &mine);
+    for (unsigned i = 0; i < mine.nstreams; i++)
+        bytes += mine.streams[i].bytes;
+    lp_peer_results_release(&mine);
+    return bytes == 0;
+}
+
 /* SERVER_ERROR: 0xFE then one or two int32 (i_errno, errno). Returns false if incomplete. */
 static bool handle_server_error(struct i3client *c)
 {
@@ -369,6 +394,13 @@ static bool handle_state(struct i3client *c, int8_t st)
         return c->phase != C_DONE;
     case LP_I3_DISPLAY_RESULTS:
         lp_timer_cancel(&c->eng.loop, &c->step_timer);
+        if (echo_unanswered(c)) {
+            send_state(c, LP_I3_IPERF_DONE);
+            fail(c, LP_EPEER, 0, "no round trip came back: the server read the messages but echoed none "
+                                 "(stock iperf3 has no echo mode: run linkperf -s there, or use --dialect "
+                                 "iperf2 against iperf -s)");
+            return false;
+        }
         emit_end(c);
         send_state(c, LP_I3_IPERF_DONE);
         client_finish(c, 0);

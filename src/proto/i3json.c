@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "linkperf/engine.h"
+#include "wire/iperf2_bb.h"
 #include "wire/iperf3.h"
 
 /* ---- parameters ---- */
@@ -68,6 +69,16 @@ char *lp_i3_params_encode(const struct lp_spec *spec, const char *authtoken,
         add_num(o, "dont_fragment", 1);
     if (spec->skip_rx_copy) /* iperf3 3.19's key; older servers ignore it */
         add_num(o, "skip_rx_copy", 1);
+    /* linkperf's timed echo (--bounceback --dialect iperf3): a linkperf server echoes each
+     * message as iperf2's bounceback server does; a stock one ignores the keys and only
+     * reads, so no round trip comes back. */
+    if (spec->iperf2.bb.on) {
+        add_num(o, "bounceback", 1);
+        if (spec->iperf2.bb.hold_us)
+            add_num(o, "bounceback_hold_us", spec->iperf2.bb.hold_us);
+        if (spec->iperf2.bb.no_quickack)
+            add_num(o, "bounceback_no_quickack", 1);
+    }
     if (authtoken) /* where 3.12 puts it: just before client_version */
         cJSON_AddStringToObject(o, "authtoken", authtoken);
     cJSON_AddStringToObject(o, "client_version", client_version);
@@ -206,6 +217,21 @@ static int params_decode(const char *json, size_t len, struct lp_spec *out, char
     out->repeating_payload = get_flag(o, "repeating_payload");
     out->zerocopy = get_flag(o, "zerocopy");
     out->dont_fragment = get_flag(o, "dont_fragment");
+    if (get_flag(o, "bounceback")) {
+        /* An echo's message starts with iperf2's 64-byte bounceback header. */
+        if (out->proto != LP_PROTO_TCP || lp_spec_blksize(out) < LP_I2_BB_MIN || lp_spec_blksize(out) > LP_I2_BB_MAX ||
+            out->dir != LP_DIR_FORWARD) {
+            snprintf(err, errlen, "parameter 'bounceback' needs a forward TCP test of %u..%u-byte messages",
+                     LP_I2_BB_MIN, LP_I2_BB_MAX);
+            goto fail;
+        }
+        v = 0;
+        if (!get_num(o, "bounceback_hold_us", 0, LP_I2_BB_HOLD_MAX_US, &v, err, errlen))
+            goto fail;
+        out->iperf2.bb = (struct lp_bounceback_spec){.on = true, .hold_us = (uint32_t)v,
+                                                      .no_quickack = get_flag(o, "bounceback_no_quickack")};
+        out->nodelay = true;
+    }
     /* The server's own --skip-rx-copy stays on; a client may ask for it too. */
     out->skip_rx_copy |= get_flag(o, "skip_rx_copy");
     /* A server without authentication ignores a token, as iperf3's does. */

@@ -156,6 +156,12 @@ BAD_PARAMS = [
     ("bad_param_time_negative", {"time": -5}, 5),
     ("bad_param_len_99999999", {"len": 99999999}, 7),
     ("bad_param_parallel_500", {"parallel": 500}, 6),
+    # linkperf's timed echo (--bounceback over iperf3) only for forward TCP, 64-byte messages up
+    ("bad_param_bounceback_udp", {"bounceback": 1, "tcp": False, "udp": True, "len": 100}, None),
+    ("bad_param_bounceback_len_10", {"bounceback": 1, "len": 10}, None),
+    ("bad_param_bounceback_reverse", {"bounceback": 1, "len": 100, "reverse": True}, None),
+    ("bad_param_bounceback_hold_string", {"bounceback": 1, "len": 100, "bounceback_hold_us": "x"}, None),
+    ("bad_param_bounceback_hold_11s", {"bounceback": 1, "len": 100, "bounceback_hold_us": 11000000}, None),
 ]
 
 
@@ -173,7 +179,7 @@ def bad_param_case(name, override, errno_):
         served(srv)
         eq(srv.stop(), 0, "server exit status on SIGTERM", srv.proc.tail())
     case.__name__ = name
-    case.__doc__ = ("Parameters %r: rejected without CREATE_STREAMS (SERVER_ERROR %d if an "
+    case.__doc__ = ("Parameters %r: rejected without CREATE_STREAMS (SERVER_ERROR %s if an "
                     "error number is sent, or a close); a stock client is served after."
                     % (override, errno_))
     return case
