@@ -106,7 +106,9 @@ struct lp_latency_stat {
     bool has_pct;
     double p50_ms, p90_ms, p99_ms, p999_ms;
     /* The distribution: hist minus hist_base, LP_HIST_BUCKETS counts each (linkperf/hist.h;
-     * hist_base NULL: none), or hist NULL. */
+     * hist_base NULL: none), or hist NULL. An interval's point into the run's scratch and
+     * hold only while its record is delivered (the next cut reuses them); a total's hold
+     * until the run is released. */
     const uint32_t *hist, *hist_base;
 };
 

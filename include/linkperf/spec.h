@@ -67,6 +67,16 @@ struct lp_bounceback_spec {
     bool no_quickack;            /* --bounceback-no-quickack */
 };
 
+/* iperf2's --histograms (server): latency PDFs of equal bins, printed with each report of
+ * a --trip-times test (TCP bursts "F8", UDP datagrams "T8"). */
+struct lp_histogram_spec {
+    bool on;
+    uint32_t bin_width;          /* in microseconds, or milliseconds with unit_ms */
+    bool unit_ms;
+    uint32_t bins;
+    double ci_lower, ci_upper;   /* percent: the bins holding these are named */
+};
+
 struct lp_iperf2_spec {
     bool dual;                   /* -d: reverse connection at the same time */
     bool tradeoff;               /* -r: reverse connection after the forward test */
@@ -84,6 +94,7 @@ struct lp_iperf2_spec {
     double permit_key_timeout_s; /* server with a key: accept tests for this long after
                                   * starting, then exit when they end (0 = no limit) */
     struct lp_bounceback_spec bb;
+    struct lp_histogram_spec hist; /* --histograms */
 };
 
 struct lp_spec {

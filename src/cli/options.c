@@ -149,6 +149,7 @@ static const struct lp_cli_opt iperf3_opts[] = {
             "JPerf's \"Client Limit\" and iperf2 2.0's server -c host. At most 1023 "
             "characters."},
     ROW_TRUST_UDP,
+    ROW_HISTOGRAMS,
     {.name = "max-connections", .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 0,
      .max = LP_CLI_MAX_CONNS, SERVER, .flags = LP_CLI_F_LINKPERF, .store = LP_CLI_STORE_UINT,
      FIELD(spec.max_conns), .help = "exit after serving # tests (0 = never)",

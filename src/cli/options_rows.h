@@ -322,4 +322,28 @@
      .man = "iperf2's -T: the time-to-live of UDP datagrams sent to a multicast group "     \
             "(-c 239.1.1.1 -u); the system default is 1." LP_SPELL_DIALECT_NOTE}
 
+/* iperf2's --histograms (a server's: latency PDFs under a trip-times test's reports) and
+ * 2.0.13's name for it, which 2.1.8 keeps. */
+#define ROW_HISTOGRAMS                                                                      \
+    {.name = "histograms", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "w[u|m],bins,lo,hi",     \
+     .max = 64, SERVER, .flags = LP_CLI_F_SHARED, .set = lp_cli_set_histograms,             \
+     .help = "iperf2: latency histograms of --trip-times tests",                            \
+     .man = "Print a latency histogram (PDF) under each report of an iperf2 --trip-times "  \
+            "test, as iperf 2.1.8 does: F8 for a TCP client's bursts, T8 for UDP "          \
+            "datagrams; each non-empty bin as bin:count (bins counted from 1), then the "   \
+            "bins holding the lower and upper bounds and 99.7 %, the outliers and the "     \
+            "samples past the last bin (obu). The argument: the bin width in microseconds " \
+            "(u, the default) or milliseconds (m), 1..1000000; the number of bins, "        \
+            "1..100000 (default 1000); the lower and upper bounds in percent (default 5 "   \
+            "and 95). Without it, 10000 bins of 100 us. -J gives each stream's bins as "    \
+            "\"pdf\" in its latency. linkperf keeps samples in its latency buckets (at "    \
+            "most 1.6 % wide) and puts each bucket in the bin of its middle, so a sample "  \
+            "that close to a bin edge may show in the next bin; counts are exact. The "     \
+            "numbers mean something only with the client's clock in step with ours."},    \
+    {.name = "udp-histograms", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "w[u|m],bins,lo,hi", \
+     .max = 64, SERVER, .flags = LP_CLI_F_SHARED, .set = lp_cli_set_histograms,             \
+     .help = "iperf2: the same as --histograms",                                            \
+     .man = "2.0.13's name of --histograms, kept by 2.1.8 (whose help spells it "           \
+            "--udp-histogram, a prefix of it, which works here too)."}
+
 #endif

@@ -212,3 +212,68 @@ LP_CLI_SETTER(lp_cli_set_bounceback_period)
     cfg->spec.iperf2.bb.period_given = true;
     return 0;
 }
+
+/* --histograms[=width[u|m],bins,lower,upper] (also 2.1.8's --udp-histograms): the width
+ * is microseconds unless it ends in m (2.1.8 reads a bare number as seconds but labels the
+ * bins "us"; linkperf takes what the label says). A missing bins count is 1000, the bounds
+ * 5 and 95, as 2.1.8's; without an argument, 2.1.8's server defaults: 10000 bins of 100 us. */
+#define HIST_WIDTH_MAX 1000000u /* 1 s in us, 1000 s in ms: past any test's latency */
+#define HIST_BINS_MAX 100000u   /* 2.1.8's own largest (a client's 10 s of 100 us) */
+
+static int hist_num(const char *s, const char **end, double lo, double hi, double *out)
+{
+    char *e;
+    errno = 0;
+    double d = strtod(s, &e);
+    if (e == s || errno || !(d >= lo && d <= hi))
+        return -1;
+    *out = d;
+    *end = e;
+    return 0;
+}
+
+static int hist_parse(const char *t, struct lp_histogram_spec *h)
+{
+    const char *p = t;
+    double d;
+
+    if (hist_num(p, &p, 1, HIST_WIDTH_MAX, &d) < 0 || d != (double)(uint32_t)d)
+        return -1;
+    h->bin_width = (uint32_t)d;
+    h->unit_ms = *p == 'm';
+    if (*p == 'm' || *p == 'u')
+        p++;
+    h->bins = 1000;
+    if (*p == ',') {
+        if (hist_num(p + 1, &p, 1, HIST_BINS_MAX, &d) < 0 || d != (double)(uint32_t)d)
+            return -1;
+        h->bins = (uint32_t)d;
+    }
+    if (*p == ',' && hist_num(p + 1, &p, 0, 100, &h->ci_lower) < 0)
+        return -1;
+    if (*p == ',' && hist_num(p + 1, &p, 0, 100, &h->ci_upper) < 0)
+        return -1;
+    return *p ? -1 : 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_histograms)
+{
+    struct lp_histogram_spec h = {.on = true, .bin_width = 100, .bins = 10000, .ci_lower = 5, .ci_upper = 95};
+    char label[48];
+
+    if (v->text && hist_parse(v->text, &h) < 0) {
+        lp_cli_options_label(opt, label, sizeof(label));
+        return lp_cli_err_set(err, "option %s: '%s' is not width[u|m],bins,lower,upper (width 1..%u, "
+                              "bins 1..%u, bounds 0..100 percent)", label, v->text, HIST_WIDTH_MAX,
+                              HIST_BINS_MAX);
+    }
+    if (h.ci_lower >= h.ci_upper) {
+        lp_cli_options_label(opt, label, sizeof(label));
+        return lp_cli_err_set(err, "option %s: the lower bound (%g%%) must be below the upper (%g%%)", label,
+                              h.ci_lower, h.ci_upper);
+    }
+    cfg->spec.iperf2.hist = h;
+    /* 2.1.8's server with --histograms reports as with -e (its banner and rows show it). */
+    cfg->spec.report.enhanced = cfg->fmt.enhanced = true;
+    return 0;
+}

@@ -40,7 +40,7 @@ void lp_run_release(struct lp_run *r)
     lp_timer_cancel(&r->eng->loop, &r->omit_timer);
     for (unsigned i = 0; i < r->nstreams; i++) {
         lp_stream_free(r->streams[i].ds);
-        free(r->streams[i].hist_last);
+        free(r->streams[i].hist_block); /* hist_last and hist_now swap places */
     }
     free(r->streams);
     free(r->conns);
@@ -462,14 +462,20 @@ static void hist_cut(struct lp_run_stream *rs, struct lp_latency_stat *st)
         uint32_t *a = calloc(4 * (size_t)LP_HIST_BUCKETS, sizeof(*a));
         if (!a)
             return; /* no percentiles, the rest of the numbers stand */
-        rs->hist_last = a;
+        rs->hist_block = rs->hist_last = a;
         rs->hist_base = a + LP_HIST_BUCKETS;
         rs->hist_final = a + 2 * LP_HIST_BUCKETS;
         rs->hist_now = a + 3 * LP_HIST_BUCKETS;
     }
     lp_hist_read(h, rs->hist_now);
     lp_hist_percentiles(rs->hist_now, rs->hist_last, st);
-    memcpy(rs->hist_last, rs->hist_now, LP_HIST_BUCKETS * sizeof(*rs->hist_now));
+    /* The interval record carries its distribution (iperf2 --histograms prints one per
+     * interval): now minus last. Swapping the two keeps both until the next cut. */
+    uint32_t *t = rs->hist_last;
+    rs->hist_last = rs->hist_now;
+    rs->hist_now = t;
+    st->hist = rs->hist_last;
+    st->hist_base = rs->hist_now;
 }
 
 static void hist_keep(uint32_t *to, const uint32_t *from)

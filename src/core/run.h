@@ -40,6 +40,7 @@ struct lp_run_stream {
     /* Its latency histogram's counts at the same moments (one allocation, NULL until the
      * first cut of a stream with a histogram), and scratch for a reading. */
     uint32_t *hist_last, *hist_base, *hist_final, *hist_now;
+    uint32_t *hist_block;        /* owns the four above (one allocation) */
     uint64_t peer_wnd, wnd_since_ns; /* lp_run_delivered: the peer's window, unchanged since */
     uint64_t unsent_last;            /* lp_run_delivered: bytes queued at the last look */
 };

@@ -16,6 +16,7 @@ struct lp_fmt_json {
     char extra_data[LP_EXTRA_DATA_MAX];
     enum lp_role role;
     bool udp;
+    struct lp_histogram_spec pdf; /* iperf2 --histograms of a trip-times test (from START) */
     bool have_start;
     bool printed;
     cJSON *start, *intervals, *end;
@@ -80,6 +81,9 @@ static void on_start(struct lp_fmt_json *f, const struct lp_rec_start *st)
     f->have_start = true;
     if (st->spec) {
         f->udp = st->spec->proto == LP_PROTO_UDP;
+        /* 2.1.8 keeps its PDFs for trip-times tests only (its clocks are then in step). */
+        if (st->spec->iperf2.hist.on && st->spec->iperf2.trip_times)
+            f->pdf = st->spec->iperf2.hist;
         if (!f->title[0])
             snprintf(f->title, sizeof(f->title), "%s", st->spec->title);
         snprintf(f->extra_data, sizeof(f->extra_data), "%s", st->spec->extra_data);
@@ -90,7 +94,7 @@ static void on_start(struct lp_fmt_json *f, const struct lp_rec_start *st)
 
 static void on_interval(struct lp_fmt_json *f, const struct lp_rec_interval *iv)
 {
-    cJSON *o = lp_json_interval(iv);
+    cJSON *o = lp_json_interval(iv, &f->pdf);
 
     if (!o)
         return;
@@ -112,7 +116,7 @@ static void on_end(struct lp_fmt_json *f, const struct lp_rec_end *end)
 
     if (!f->have_start && end->nstreams)
         udp = end->streams[0].sender.is_udp || end->streams[0].receiver.is_udp;
-    set_tree(&f->end, lp_json_end(end, f->role, udp));
+    set_tree(&f->end, lp_json_end(end, f->role, udp, &f->pdf));
     /* The document tells what the streams did use: a kernel may refuse GSO at the first
      * write, after the start was reported (a --json-stream start event stays as it was). */
     cJSON *ts = f->have_start ? cJSON_GetObjectItemCaseSensitive(f->start, "test_start") : NULL;
@@ -235,7 +239,7 @@ static char *document_text(const struct lp_fmt_json *f)
 
 char *lp_fmt_json_interval_text(const struct lp_rec_interval *iv)
 {
-    cJSON *o = lp_json_interval(iv);
+    cJSON *o = lp_json_interval(iv, NULL);
     char *s = o ? cJSON_PrintUnformatted(o) : NULL;
 
     cJSON_Delete(o);

@@ -11,9 +11,10 @@
 cJSON *lp_json_start_empty(void);
 /* The "start" object. Key order follows 3.12, which differs between client and server. */
 cJSON *lp_json_start(const struct lp_rec_start *st, enum lp_role role);
-/* One element of "intervals". */
-cJSON *lp_json_interval(const struct lp_rec_interval *iv);
+/* One element of "intervals". pdf: a server's --histograms (NULL or off: none), whose bins
+ * each stream's latency then carries as "pdf". */
+cJSON *lp_json_interval(const struct lp_rec_interval *iv, const struct lp_histogram_spec *pdf);
 /* The "end" object. */
-cJSON *lp_json_end(const struct lp_rec_end *end, enum lp_role role, bool udp);
+cJSON *lp_json_end(const struct lp_rec_end *end, enum lp_role role, bool udp, const struct lp_histogram_spec *pdf);
 
 #endif

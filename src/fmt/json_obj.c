@@ -6,6 +6,7 @@
 
 #include "fmt/fmt_util.h"
 #include "linkperf/hist.h"
+#include "fmt/pdf.h"
 #include "fmt/json_int.h"
 
 static void num(cJSON *o, const char *k, double v)
@@ -172,7 +173,44 @@ static void add_histogram(cJSON *lo, const struct lp_latency_stat *l)
 
 /* Latency (iperf2 trip-times / UDP -e one way, --bounceback round trips): not in iperf3's
  * schema, so only where measured. */
-static void add_latency(cJSON *o, bool has, const struct lp_latency_stat *l)
+/* iperf2 --histograms (a server's): the PDF 2.1.8 prints, as numbers: its bins, the bins
+ * holding the bounds, outliers and the samples past the last bin (stats/pdf.h). */
+static int pdf_bin(void *ctx, uint32_t bin, uint64_t count)
+{
+    cJSON *row = cJSON_CreateArray();
+    if (!row)
+        return 1;
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(bin));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber((double)count));
+    cJSON_AddItemToArray(ctx, row);
+    return 0;
+}
+
+static void add_pdf(cJSON *lo, const struct lp_latency_stat *l, const struct lp_histogram_spec *h)
+{
+    struct lp_pdf_summary s;
+    cJSON *p, *bins;
+
+    if (!h || !h->on || !l->hist || !(p = cJSON_AddObjectToObject(lo, "pdf")))
+        return;
+    num(p, "bin_width_us", (double)lp_pdf_bin_ns(h) / 1e3);
+    num(p, "bins", h->bins);
+    num(p, "ci_lower", h->ci_lower);
+    num(p, "ci_upper", h->ci_upper);
+    bins = cJSON_AddArrayToObject(p, "counts");
+    lp_pdf_compute(l->hist, l->hist_base, h, bins ? pdf_bin : NULL, bins, &s);
+    num(p, "count", (double)s.population);
+    num(p, "lower_bin", s.lower_bin);
+    num(p, "upper_bin", s.upper_bin);
+    num(p, "p99_7_bin", s.p997_bin);
+    num(p, "outliers", (double)s.outliers);
+    num(p, "below", (double)s.below);
+    num(p, "above", (double)s.above);
+}
+
+/* hdr: the HDR buckets too (a test's totals; intervals leave them out). */
+static void add_latency(cJSON *o, bool has, const struct lp_latency_stat *l, const struct lp_histogram_spec *pdf,
+                        bool hdr)
 {
     cJSON *lo;
 
@@ -189,10 +227,12 @@ static void add_latency(cJSON *o, bool has, const struct lp_latency_stat *l)
         num(lo, "p99_ms", l->p99_ms);
         num(lo, "p99_9_ms", l->p999_ms);
     }
-    add_histogram(lo, l);
+    if (hdr)
+        add_histogram(lo, l);
+    add_pdf(lo, l, pdf);
 }
 
-static cJSON *sample_obj(const struct lp_sample *s, bool sum)
+static cJSON *sample_obj(const struct lp_sample *s, bool sum, const struct lp_histogram_spec *pdf)
 {
     cJSON *o = cJSON_CreateObject();
 
@@ -221,13 +261,13 @@ static cJSON *sample_obj(const struct lp_sample *s, bool sum)
             num(o, "reorder", (double)s->reorder); /* 3.20+ */
         }
     }
-    add_latency(o, s->has_latency, &s->latency);
+    add_latency(o, s->has_latency, &s->latency, sum ? NULL : pdf, false);
     cJSON_AddBoolToObject(o, "omitted", s->omitted);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
 }
 
-cJSON *lp_json_interval(const struct lp_rec_interval *iv)
+cJSON *lp_json_interval(const struct lp_rec_interval *iv, const struct lp_histogram_spec *pdf)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *a = cJSON_AddArrayToObject(o, "streams");
@@ -237,10 +277,10 @@ cJSON *lp_json_interval(const struct lp_rec_interval *iv)
         return NULL;
     }
     for (unsigned i = 0; i < iv->nstreams; i++)
-        cJSON_AddItemToArray(a, sample_obj(&iv->streams[i], false));
-    cJSON_AddItemToObject(o, "sum", sample_obj(&iv->sum, true));
+        cJSON_AddItemToArray(a, sample_obj(&iv->streams[i], false, pdf));
+    cJSON_AddItemToObject(o, "sum", sample_obj(&iv->sum, true, NULL));
     if (iv->has_sum_reverse)
-        cJSON_AddItemToObject(o, "sum_bidir_reverse", sample_obj(&iv->sum_reverse, true));
+        cJSON_AddItemToObject(o, "sum_bidir_reverse", sample_obj(&iv->sum_reverse, true, NULL));
     return o;
 }
 
@@ -274,7 +314,7 @@ static bool show_retr(const struct lp_total *t, enum lp_role role, bool local_se
 }
 
 static cJSON *tcp_side(const struct lp_stream_end *s, const struct lp_total *t, bool sender_side,
-                       enum lp_role role)
+                       enum lp_role role, const struct lp_histogram_spec *pdf)
 {
     cJSON *o = cJSON_CreateObject();
 
@@ -292,7 +332,7 @@ static cJSON *tcp_side(const struct lp_stream_end *s, const struct lp_total *t, 
         num(o, "min_rtt", t->min_rtt_us);
         num(o, "mean_rtt", t->mean_rtt_us);
     }
-    add_latency(o, t->has_latency, &t->latency);
+    add_latency(o, t->has_latency, &t->latency, pdf, true);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
 }
@@ -307,7 +347,7 @@ static void add_udp_loss(cJSON *o, const struct lp_total *rx)
 
 /* iperf3's one-object UDP stream: this end's time span, the sender's bytes and the
  * receiver's loss figures. */
-static cJSON *udp_stream(const struct lp_stream_end *s)
+static cJSON *udp_stream(const struct lp_stream_end *s, const struct lp_histogram_spec *pdf)
 {
     struct lp_total tx = or_blank(&s->sender, &s->receiver);
     struct lp_total rx = or_blank(&s->receiver, &s->sender);
@@ -320,13 +360,14 @@ static cJSON *udp_stream(const struct lp_stream_end *s)
     num(o, "bytes", (double)b->bytes);
     num(o, "bits_per_second", b->bits_per_second);
     add_udp_loss(o, &rx);
-    add_latency(o, rx.has_latency, &rx.latency);
+    add_latency(o, rx.has_latency, &rx.latency, pdf, true);
     num(o, "out_of_order", (double)rx.out_of_order);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
 }
 
-static void add_streams(cJSON *end_o, const struct lp_rec_end *end, enum lp_role role, bool udp)
+static void add_streams(cJSON *end_o, const struct lp_rec_end *end, enum lp_role role, bool udp,
+                        const struct lp_histogram_spec *pdf)
 {
     cJSON *a = cJSON_AddArrayToObject(end_o, "streams");
 
@@ -334,12 +375,12 @@ static void add_streams(cJSON *end_o, const struct lp_rec_end *end, enum lp_role
         const struct lp_stream_end *s = &end->streams[i];
         cJSON *e = cJSON_CreateObject();
         if (udp) {
-            cJSON_AddItemToObject(e, "udp", udp_stream(s));
+            cJSON_AddItemToObject(e, "udp", udp_stream(s, pdf));
         } else {
             struct lp_total tx = or_blank(&s->sender, &s->receiver);
             struct lp_total rx = or_blank(&s->receiver, &s->sender);
-            cJSON_AddItemToObject(e, "sender", tcp_side(s, &tx, true, role));
-            cJSON_AddItemToObject(e, "receiver", tcp_side(s, &rx, false, role));
+            cJSON_AddItemToObject(e, "sender", tcp_side(s, &tx, true, role, pdf));
+            cJSON_AddItemToObject(e, "receiver", tcp_side(s, &rx, false, role, pdf));
         }
         cJSON_AddItemToArray(a, e);
     }
@@ -422,14 +463,14 @@ static void add_congestion(cJSON *o, const struct lp_rec_end *end, enum lp_role 
         cJSON_AddStringToObject(o, "receiver_tcp_congestion", end->receiver_congestion);
 }
 
-cJSON *lp_json_end(const struct lp_rec_end *end, enum lp_role role, bool udp)
+cJSON *lp_json_end(const struct lp_rec_end *end, enum lp_role role, bool udp, const struct lp_histogram_spec *pdf)
 {
     cJSON *o = cJSON_CreateObject();
     const struct lp_direction_end *primary = &end->forward;
 
     if (!o)
         return NULL;
-    add_streams(o, end, role, udp);
+    add_streams(o, end, role, udp, pdf);
     if (end->bidir) {
         add_sums(o, &end->forward, "", udp, local_sends(end, 0), role);
         add_sums(o, &end->reverse, "_bidir_reverse", udp, local_sends(end, 1), role);

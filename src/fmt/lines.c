@@ -3,6 +3,8 @@
 #include "fmt/lines.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 void lp_fmt_lines_init(struct lp_fmt_lines *l, struct lp_fmt_opts *own,
@@ -75,6 +77,30 @@ void lp_fmt_lines_printf(const struct lp_fmt_lines *l, enum lp_out_channel ch, b
     va_start(ap, fmt);
     lp_fmt_lines_vprintf(l, ch, titled, fmt, ap);
     va_end(ap);
+}
+
+void lp_fmt_lines_long(const struct lp_fmt_lines *l, enum lp_out_channel ch, bool titled, const char *s)
+{
+    char pre[LP_FMT_LINE_MAX];
+    size_t n = stamp(l, pre, sizeof(pre) - 1), len = strlen(s);
+    int k;
+
+    if (titled && l->title[0]) {
+        k = snprintf(pre + n, sizeof(pre) - n, "%s:  ", l->title);
+        n = k < 0 ? n : n + (size_t)k;
+        if (n > sizeof(pre) - 1)
+            n = sizeof(pre) - 1;
+    }
+    char *b = malloc(n + len + 1);
+    if (!b) { /* no memory for the whole line: its first part, cut as any other */
+        lp_fmt_lines_printf(l, ch, titled, "%s", s);
+        return;
+    }
+    memcpy(b, pre, n);
+    memcpy(b + n, s, len);
+    b[n + len] = '\n';
+    lp_fmt_lines_write(l, ch, b, n + len + 1);
+    free(b);
 }
 
 void lp_fmt_lines_debug(const struct lp_fmt_lines *l, const struct lp_rec_debug *d)

@@ -41,6 +41,10 @@ __attribute__((format(printf, 4, 5)))
 void lp_fmt_lines_printf(const struct lp_fmt_lines *l, enum lp_out_channel ch, bool titled,
                          const char *fmt, ...);
 
+/* One line of any length (iperf2's histogram lines run to many kilobytes): the stamp, the
+ * title when titled, s, a newline, in one write. */
+void lp_fmt_lines_long(const struct lp_fmt_lines *l, enum lp_out_channel ch, bool titled, const char *s);
+
 /* A debug record (-d) as every line look prints it: one untitled line on stderr. */
 void lp_fmt_lines_debug(const struct lp_fmt_lines *l, const struct lp_rec_debug *d);
 

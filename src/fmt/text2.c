@@ -191,6 +191,11 @@ static void listening_lines(struct lp_fmt_text2 *f, bool udp, const struct lp_re
                   pid);
     if (f->opts.enhanced && l->spec)
         read_buffer_line(f, udp, l->spec);
+    if (l->spec && l->spec->iperf2.hist.on) {
+        const struct lp_histogram_spec *hs = &l->spec->iperf2.hist;
+        lp_text2_line(f, "Enabled receive histograms bin-width=%0.3f ms, bins=%u (clients should use --trip-times)",
+                      hs->unit_ms ? (double)hs->bin_width : hs->bin_width / 1e3, (unsigned)hs->bins);
+    }
     mss_line(f, udp, l->spec);
     buffer_line(f, udp, udp ? l->udp_buffer : l->tcp_window, !udp && l->tcp_window_wanted > 0,
                 udp ? 0 : l->tcp_window_wanted);

@@ -95,4 +95,9 @@ void lp_text2_size_in_bytes(char *buf, size_t len, double bytes);
 /* Bandwidth: -f letter (lower case bits/1000, upper case bytes/1024, a/A adaptive). */
 void lp_text2_rate(char *buf, size_t len, double bits_per_second, char unit);
 
+/* iperf2's "<id> a-b sec NAME[(f)]-PDF: bin(w=..):cnt(n)=bin:count,... (bounds)" line of a
+ * latency distribution (l->hist; none: no line), in the bins of h (text2_pdf.c). */
+void lp_text2_pdf_line(struct lp_fmt_text2 *f, const char *id, double a, double b, const struct lp_latency_stat *l,
+                       const char *name, bool final, const struct lp_histogram_spec *h);
+
 #endif

@@ -116,82 +116,10 @@ static void bb_tail(char *b, size_t n, const struct lp_latency_stat *l, int64_t 
              rps < 10 ? 1 : 0, rps);
 }
 
-/* 2.1.8's bounceback histogram: 100 us bins over 10 s (its --histograms defaults), each
- * non-empty one as bin:count with bins counted from 1, then the bins holding the 5th and
- * 95th percentiles and 99.7 %, and the outliers past 3 inter-decile ranges over the 90th
- * (its histogram_print, on float fractions as it computes them). Our samples are in the HDR
- * buckets (linkperf/hist.h): each bucket's count goes to its midpoint's bin. */
-#define BB_BIN_NS 100000u
-#define BB_BINS 100000u
-#define BB_LIST_MAX 700 /* the line stays under the 1024-byte line limit: "..." past it */
-
-static void bb_pdf_line(struct lp_fmt_text2 *f, const char *id, double a, double b, const struct lp_latency_stat *l)
-{
-    char list[BB_LIST_MAX + 8] = "";
-    size_t n = 0;
-    uint64_t pop = 0, oob_u = 0;
-    for (unsigned i = 0; i < LP_HIST_BUCKETS; i++)
-        pop += l->hist[i] - (l->hist_base ? l->hist_base[i] : 0);
-    if (!pop)
-        return;
-    unsigned lowerci = 0, upperci = 0, upper3 = 0, fence_lo = 0, fence_hi = 0, outside3 = 0;
-    uint64_t running = 0, outliers = 0, pending = 0;
-    unsigned bin = 0;
-    bool cut = false;
-    for (unsigned i = 0; i <= LP_HIST_BUCKETS; i++) {
-        unsigned this_bin = UINT32_MAX;
-        uint64_t cnt = 0;
-        if (i < LP_HIST_BUCKETS) {
-            uint64_t low, width;
-            cnt = l->hist[i] - (l->hist_base ? l->hist_base[i] : 0);
-            if (!cnt)
-                continue;
-            lp_hist_bucket(i, &low, &width);
-            uint64_t mid = low + (width - 1) / 2;
-            if (mid / BB_BIN_NS > BB_BINS) {
-                oob_u += cnt;
-                continue;
-            }
-            this_bin = (unsigned)(mid / BB_BIN_NS);
-            if (pending && this_bin == bin) {
-                pending += cnt;
-                continue;
-            }
-        }
-        if (pending) { /* bin is complete: 2.1.8's per-bin step */
-            running += pending;
-            float frac = (float)running / (float)pop;
-            if (!lowerci && frac > 0.05f)
-                lowerci = bin + 1;
-            if (frac < 0.1f)
-                fence_lo = bin + 1;
-            if (frac < 0.9f)
-                fence_hi = bin + 1;
-            else if (!outside3)
-                outside3 = fence_hi + 3 * (fence_hi - fence_lo);
-            else if (bin > outside3)
-                outliers += pending;
-            if (!upperci && frac > 0.95f)
-                upperci = bin + 1;
-            if (!upper3 && frac > 0.997f)
-                upper3 = bin + 1;
-            if (!cut) {
-                int k = snprintf(list + n, sizeof(list) - n, "%s%u:%" PRIu64, n ? "," : "", bin + 1, pending);
-                if (k < 0 || n + (size_t)k > BB_LIST_MAX) {
-                    snprintf(list + n, sizeof(list) - n, ",...");
-                    cut = true;
-                } else {
-                    n += (size_t)k;
-                }
-            }
-        }
-        bin = this_bin;
-        pending = cnt;
-    }
-    lp_text2_line(f, "%s %4.4f-%4.4f sec BB8(f)-PDF: bin(w=100us):cnt(%" PRIu64 ")=%s (5.00/95.00/99.7%%=%u/%u/%u,"
-                  "Outliers=%" PRIu64 ",obl/obu=0/%" PRIu64 ")", id, a < 0 ? 0 : a, b < 0 ? 0 : b, pop, list,
-                  lowerci, upperci ? upperci : BB_BINS, upper3 ? upper3 : BB_BINS, outliers, oob_u);
-}
+/* 2.1.8's bounceback histogram: its --histograms defaults for a client, 100 us bins over
+ * 10 s, bounds 5 and 95 %. */
+static const struct lp_histogram_spec bb_bins = {.on = true, .bin_width = 100, .bins = 100000, .ci_lower = 5,
+                                                 .ci_upper = 95};
 
 /* linkperf's percentiles of the same round trips (not in 2.1.8's output). */
 static void bb_pct_line(struct lp_fmt_text2 *f, const char *id, double a, double b, const struct lp_latency_stat *l)
@@ -335,6 +263,16 @@ static struct lp_sample empty_like(const struct lp_sample *s)
     return z;
 }
 
+/* --histograms on a server: 2.1.8's F8 (a TCP client's bursts) or T8 (UDP datagrams) line
+ * under each row of a trip-times receiver (2.1.8 keeps none without trip-times). */
+static void hist_line(struct lp_fmt_text2 *f, unsigned lay, const char *id, double a, double b,
+                      const struct lp_latency_stat *l, bool final)
+{
+    const char *name = lay == LP_T2_TCP_RX_LAT ? "F8" : lay == LP_T2_UDP_RX_LAT ? "T8" : NULL;
+    if (name && f->have_spec && f->spec.iperf2.hist.on && f->spec.iperf2.trip_times)
+        lp_text2_pdf_line(f, id, a, b, l, name, final, &f->spec.iperf2.hist);
+}
+
 static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp, double a, double b)
 {
     unsigned lay = layout_of(f, udp, s->sid.sender, latency_shown(f, s->has_latency));
@@ -359,6 +297,7 @@ static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool u
     else if (lay == LP_T2_BB)
         bb_tail(tail, sizeof(tail), &s->latency, s->retransmits, s->snd_cwnd, s->rtt_us);
     lp_text2_line(f, "%s%s", h, tail);
+    hist_line(f, lay, id, a, b, &s->latency, false);
     if ((lay == LP_T2_UDP_RX || lay == LP_T2_UDP_RX_LAT) && s->out_of_order)
         ooo_line(f, id, a, b, s->out_of_order);
 }
@@ -464,8 +403,9 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
                 last ? st->rtt_us : t->mean_rtt_us);
     }
     lp_text2_line(f, "%s%s", h, tail);
+    hist_line(f, lay, id, t->start_s, t->end_s, &t->latency, true);
     if (lay == LP_T2_BB && t->latency.hist)
-        bb_pdf_line(f, id, t->start_s, t->end_s, &t->latency);
+        lp_text2_pdf_line(f, id, t->start_s, t->end_s, &t->latency, "BB8", true, &bb_bins);
     if (lay == LP_T2_BB && t->latency.has_pct)
         bb_pct_line(f, id, t->start_s, t->end_s, &t->latency);
     /* iperf2 leaves the mark off its "Sent" lines. */

@@ -65,6 +65,12 @@ CHECK(no_udp_fin, c->spec.iperf2.no_udp_fin)
 CHECK(bounceback, c->spec.iperf2.bb.on && c->spec.iperf2.bb.burst == 5 && c->spec.blksize == 100 &&
                       c->spec.iperf2.bb.period_s == 1.0 && c->spec.nodelay && c->spec.report.enhanced &&
                       c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(histograms, c->spec.iperf2.hist.on && c->fmt.enhanced && c->spec.iperf2.hist.bin_width == 1 && c->spec.iperf2.hist.unit_ms &&
+                      c->spec.iperf2.hist.bins == 100 && c->spec.iperf2.hist.ci_lower == 1 &&
+                      c->spec.iperf2.hist.ci_upper == 99.9)
+CHECK(udp_histograms, c->spec.iperf2.hist.on && c->spec.iperf2.hist.bin_width == 10 && !c->spec.iperf2.hist.unit_ms &&
+                          c->spec.iperf2.hist.bins == 50 && c->spec.iperf2.hist.ci_lower == 5 &&
+                          c->spec.iperf2.hist.ci_upper == 95)
 CHECK(bounceback_hold, c->spec.iperf2.bb.hold_us == 1500 && c->spec.iperf2.bb.burst == 10)
 CHECK(bounceback_period, c->spec.iperf2.bb.period_s == 0 && c->spec.iperf2.bb.burst == 1)
 CHECK(bounceback_no_quickack, c->spec.iperf2.bb.no_quickack && c->spec.blksize == 64)
@@ -235,8 +241,6 @@ static const struct opt_case cases[] = {
      {{{"-s", "--trust-udp", ""}, "option --trust-udp needs a non-empty value"}}},
     NOT_SUPPORTED("single_udp", "-U/--single_udp", "-s", "-U"),
     NOT_SUPPORTED("ssm-host", "-H/--ssm-host", "-s", "-H", "10.0.0.1"),
-    NOT_SUPPORTED("histograms", "--histograms", "-s", "--histograms"),
-    NOT_SUPPORTED("udp-histograms", "--udp-histograms", "-s", "--udp-histograms=1,100"),
     {"permit-key-timeout", {"-s", "--permit-key=abcd", "--permit-key-timeout", "7.9"},
      check_permit_key_timeout,
      {{{"-s", "--permit-key-timeout", "5"}, "option --permit-key-timeout needs --permit-key"},
@@ -291,6 +295,16 @@ static const struct opt_case cases[] = {
       {{"-c", "h", "--fq-rate", "fast"}, "option --fq-rate: 'fast' is not a rate (a number "
                                          "with an optional k, m, g (bits/s) or K, M, G "
                                          "(bytes/s) suffix)"}}},
+    {"histograms", {"-s", "--histograms=1m,100,1,99.9"}, check_histograms,
+     {{{"-s", "--histograms=0"}, "option --histograms: '0' is not width[u|m],bins,lower,upper (width 1..1000000, bins 1..100000, bounds 0..100 percent)"},
+      {{"-s", "--histograms=10u,100001"}, "option --histograms: '10u,100001' is not width[u|m],bins,lower,upper (width 1..1000000, bins 1..100000, bounds 0..100 percent)"},
+      {{"-s", "--histograms=10u,100,95,5"}, "option --histograms: the lower bound (95%) must be below the upper (5%)"},
+      {{"-c", "h", "--histograms"}, "option --histograms only applies to a server"}}},
+    {"udp-histograms", {"-s", "--udp-histogram=10u,50"}, check_udp_histograms,
+     {{{"-s", "--udp-histograms=1.5"}, "option --udp-histograms: '1.5' is not width[u|m],bins,lower,upper (width 1..1000000, bins 1..100000, bounds 0..100 percent)"},
+      {{"-s", "--udp-histograms=10x"}, "option --udp-histograms: '10x' is not width[u|m],bins,lower,upper (width 1..1000000, bins 1..100000, bounds 0..100 percent)"},
+      {{"-s", "--udp-histograms=10u,0"}, "option --udp-histograms: '10u,0' is not width[u|m],bins,lower,upper (width 1..1000000, bins 1..100000, bounds 0..100 percent)"},
+      {{"-s", "--udp-histograms=10u,100,5,101"}, "option --udp-histograms: '10u,100,5,101' is not width[u|m],bins,lower,upper (width 1..1000000, bins 1..100000, bounds 0..100 percent)"}}},
     {"bounceback", {"-c", "h", "--bounceback=5"}, check_bounceback,
      {{{"-c", "h", "--bounceback=0"}, "option --bounceback: '0' is not a count of exchanges (1..1000000)"},
       {{"-c", "h", "--bounceback=x"}, "option --bounceback: 'x' is not a count of exchanges (1..1000000)"},
