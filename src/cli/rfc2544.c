@@ -13,7 +13,8 @@
  *
  * Frame sizes are Ethernet's with FCS; the line rate counts each frame's preamble and
  * inter-frame gap too (frame + 20 bytes on the wire), and a frame of f bytes carries f - 46
- * bytes of UDP payload over IPv4 (f - 66 over IPv6): -l for the trial. */
+ * bytes of UDP payload over IPv4 (f - 66 over IPv6): -l for the trial. The page runs the same
+ * search (lp_rfc2544_run), its progress and Stop through a lp_subrun_ctl. */
 #include "cli/rfc2544.h"
 
 #include <cjson/cJSON.h>
@@ -21,9 +22,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/subrun.h"
@@ -46,8 +45,7 @@
 static const unsigned default_frames[] = {64, 128, 256, 512, 1024, 1280, 1518};
 
 struct rfc_args {
-    struct lp_subrun_target to; /* -c, -p, -4, -6, -J */
-    enum lp_dialect dialect;
+    struct lp_subrun_target to; /* -c, -p, -4, -6, -J; --dialect */
     double line_bps;         /* -b: the line rate (frames on the wire) */
     unsigned frames[RFC_MAX_FRAMES], nframes;
     double trial_s, resolution, max_time_s;
@@ -77,19 +75,12 @@ struct rfc_frame {
 
 struct rfc_state {
     const struct rfc_args *a;
-    struct lp_cli_signals *sig;
+    const struct lp_subrun_ctl *ctl;
     double t0;
     bool out_of_time, stopped;
     bool connected;          /* a trial has reached the server */
     char error[400];
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static unsigned payload_of(const struct rfc_args *a, unsigned frame)
 {
@@ -111,9 +102,9 @@ static double frames_per_s(const struct rfc_args *a, const struct rfc_frame *f, 
 
 static bool may_run(struct rfc_state *st)
 {
-    if (lp_cli_signals_stopped(st->sig))
+    if (lp_subrun_stopped(st->ctl))
         st->stopped = true;
-    else if (now_s() - st->t0 >= st->a->max_time_s)
+    else if (lp_subrun_now_s() - st->t0 >= st->a->max_time_s)
         st->out_of_time = true;
     return !st->stopped && !st->out_of_time && !st->error[0];
 }
@@ -121,7 +112,7 @@ static bool may_run(struct rfc_state *st)
 static void trial_spec(const struct rfc_args *a, const struct rfc_frame *f, double fraction, struct lp_spec *sp)
 {
     lp_spec_init(sp, LP_ROLE_CLIENT);
-    sp->dialect = a->dialect;
+    sp->dialect = a->to.dialect;
     lp_subrun_aim(sp, &a->to);
     sp->proto = LP_PROTO_UDP;
     sp->blksize = f->payload;
@@ -134,24 +125,37 @@ static void trial_spec(const struct rfc_args *a, const struct rfc_frame *f, doub
     sp->udp_no_gso = true;       /* frames one by one, as a tester sends them */
 }
 
+/* Says what is tried now: pr has the test, the frame size, the step and what in words. */
+static void progress(struct rfc_state *st, const struct lp_spec *sp, struct lp_subrun_progress *pr)
+{
+    if (!st->ctl || !st->ctl->progress)
+        return;
+    pr->rate_bps = (double)sp->rate_bps;
+    pr->elapsed_s = lp_subrun_now_s() - st->t0;
+    pr->left_s = st->a->max_time_s - pr->elapsed_s; /* trials start until --max-time */
+    pr->left_bound = true;
+    st->ctl->progress(st->ctl->user, pr);
+}
+
 /* One trial: sent and received frames. false (with st->error) when it did not run. */
-static bool run_trial(struct rfc_state *st, const struct lp_spec *sp, struct rfc_trial *t, const char *what)
+static bool run_trial(struct rfc_state *st, const struct lp_spec *sp, struct rfc_trial *t,
+                      struct lp_subrun_progress *pr)
 {
     struct lp_subrun r = {0};
-    if (!st->a->to.json)
-        fprintf(stderr, "linkperf: rfc2544: %s\n", what);
-    int rc = lp_subrun_client(sp, &r, NULL, st->sig);
+    const char *what = pr->line;
+    progress(st, sp, pr);
+    int rc = lp_subrun_client(sp, &r, NULL, st->ctl);
     /* A stock iperf3 server closes its listener after a test and opens it again, and says
      * "busy" until it has put the last test away: a trial that follows quickly (sooner still
      * on a loaded server) may meet either for a moment. Once a trial has connected, either is
      * that moment, not a missing server: tried again for a while. */
     for (unsigned n = 0; (rc == -ECONNREFUSED || rc == LP_EBUSY) && st->connected && n < RFC_REFUSED_RETRIES &&
-                         !lp_cli_signals_stopped(st->sig); n++) {
+                         !lp_subrun_stopped(st->ctl); n++) {
         usleep(RFC_REFUSED_WAIT_US);
         memset(&r, 0, sizeof(r));
-        rc = lp_subrun_client(sp, &r, NULL, st->sig);
+        rc = lp_subrun_client(sp, &r, NULL, st->ctl);
     }
-    if (lp_cli_signals_stopped(st->sig)) {
+    if (lp_subrun_stopped(st->ctl)) {
         st->stopped = true;
         return false;
     }
@@ -182,7 +186,9 @@ static void throughput(struct rfc_state *st, struct rfc_frame *f)
         trial_spec(st->a, f, x, &sp);
         snprintf(what, sizeof(what), "throughput, %u-byte frames: trial %u at %.2f %% of the line rate", f->frame,
                  f->tput_trials + 1, x * 100);
-        if (!run_trial(st, &sp, &t, what))
+        struct lp_subrun_progress pr = {.test = "throughput", .frame_bytes = f->frame, .step = f->tput_trials + 1,
+                                        .line_fraction = x, .line = what};
+        if (!run_trial(st, &sp, &t, &pr))
             return;
         f->tput_trials++;
         if (lossless(&t))
@@ -210,7 +216,9 @@ static void loss_rate(struct rfc_state *st, struct rfc_frame *f)
         t->fraction = x;
         trial_spec(st->a, f, x, &sp);
         snprintf(what, sizeof(what), "frame loss, %u-byte frames: %.0f %% of the line rate", f->frame, x * 100);
-        if (!run_trial(st, &sp, t, what))
+        struct lp_subrun_progress pr = {.test = "loss", .frame_bytes = f->frame, .step = k + 1, .steps = 10,
+                                        .line_fraction = x, .line = what};
+        if (!run_trial(st, &sp, t, &pr))
             return;
         f->nloss++;
         clean = lossless(t) ? clean + 1 : 0;
@@ -230,7 +238,9 @@ static void back_to_back(struct rfc_state *st, struct rfc_frame *f)
         sp.duration_s = 0;
         sp.blocks = n;
         snprintf(what, sizeof(what), "back-to-back, %u-byte frames: a burst of %llu", f->frame, (unsigned long long)n);
-        if (!run_trial(st, &sp, &t, what))
+        struct lp_subrun_progress pr = {.test = "back-to-back", .frame_bytes = f->frame, .step = k + 1,
+                                        .steps = RFC_B2B_STEPS, .line_fraction = 1.0, .frames = n, .line = what};
+        if (!run_trial(st, &sp, &t, &pr))
             return;
         if (lossless(&t))
             lo = n;
@@ -259,7 +269,7 @@ static void *probe_thread(void *arg)
 /* Round trips beside a trial at the throughput rate (iperf2 servers answer --bounceback). */
 static void latency(struct rfc_state *st, struct rfc_frame *f)
 {
-    if (st->a->dialect != LP_DIALECT_IPERF2 || !f->done_tput || !may_run(st))
+    if (st->a->to.dialect != LP_DIALECT_IPERF2 || !f->done_tput || !may_run(st))
         return;
     struct rfc_probe p;
     memset(&p, 0, sizeof(p));
@@ -279,7 +289,9 @@ static void latency(struct rfc_state *st, struct rfc_frame *f)
     trial_spec(st->a, f, f->tput_fraction > 0 ? f->tput_fraction : st->a->resolution, &sp);
     snprintf(what, sizeof(what), "latency, %u-byte frames: at %.2f %% of the line rate", f->frame,
              f->tput_fraction * 100);
-    bool ok = run_trial(st, &sp, &t, what);
+    struct lp_subrun_progress pr = {.test = "latency", .frame_bytes = f->frame, .step = 1, .steps = 1,
+                                    .line_fraction = f->tput_fraction, .line = what};
+    bool ok = run_trial(st, &sp, &t, &pr);
     pthread_join(th, NULL);
     if (ok && !p.r.failed && p.r.rtt.count) {
         f->has_latency = true;
@@ -293,7 +305,7 @@ static void latency(struct rfc_state *st, struct rfc_frame *f)
 static void print_text(const struct rfc_args *a, const struct rfc_frame *fr, unsigned n, const struct rfc_state *st)
 {
     printf("linkperf rfc2544: %s port %u (%s), line rate %.3f Mbit/s, %.1f s trials, resolution %.1f %%\n", a->to.host,
-           (unsigned)a->to.port, a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3", a->line_bps / 1e6, a->trial_s,
+           (unsigned)a->to.port, a->to.dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3", a->line_bps / 1e6, a->trial_s,
            a->resolution * 100);
     printf("\nThroughput (RFC 2544 26.1) and latency at it (26.2, round trips)\n");
     printf("frame  payload   %% line   frames/s      Mbit/s (L2)  payload Mbit/s  trials  RTT min/p50/p99/max (ms)\n");
@@ -301,8 +313,8 @@ static void print_text(const struct rfc_args *a, const struct rfc_frame *fr, uns
         const struct rfc_frame *f = &fr[i];
         if (f->skipped) {
             printf("%5u  %7u   skipped: the %s header needs %u bytes of payload\n", f->frame, f->payload,
-                   a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3",
-                   a->dialect == LP_DIALECT_IPERF2 ? RFC_MIN_PAYLOAD_I2 : RFC_MIN_PAYLOAD_I3);
+                   a->to.dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3",
+                   a->to.dialect == LP_DIALECT_IPERF2 ? RFC_MIN_PAYLOAD_I2 : RFC_MIN_PAYLOAD_I3);
             continue;
         }
         if (!f->done_tput)
@@ -339,17 +351,17 @@ static void print_text(const struct rfc_args *a, const struct rfc_frame *fr, uns
         printf("\n--max-time %.0f s reached: the tables above are what finished.\n", a->max_time_s);
 }
 
-static int print_json(const struct rfc_args *a, const struct rfc_frame *fr, unsigned n, const struct rfc_state *st)
+static cJSON *build_json(const struct rfc_args *a, const struct rfc_frame *fr, unsigned n, const struct rfc_state *st)
 {
     cJSON *doc = cJSON_CreateObject(), *o = doc ? cJSON_AddObjectToObject(doc, "rfc2544") : NULL;
     cJSON *arr = o ? cJSON_AddArrayToObject(o, "frames") : NULL;
     if (!arr) {
         cJSON_Delete(doc);
-        return -1;
+        return NULL;
     }
     cJSON_AddStringToObject(o, "host", a->to.host);
     cJSON_AddNumberToObject(o, "port", a->to.port);
-    cJSON_AddStringToObject(o, "dialect", a->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3");
+    cJSON_AddStringToObject(o, "dialect", a->to.dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3");
     cJSON_AddNumberToObject(o, "line_bits_per_second", a->line_bps);
     cJSON_AddNumberToObject(o, "trial_seconds", a->trial_s);
     cJSON_AddNumberToObject(o, "resolution", a->resolution);
@@ -394,7 +406,7 @@ static int print_json(const struct rfc_args *a, const struct rfc_frame *fr, unsi
         if (f->done_b2b)
             cJSON_AddNumberToObject(x, "back_to_back_frames", (double)f->b2b_frames);
     }
-    return lp_subrun_print_json(doc);
+    return doc;
 }
 
 /* ---- command line ---- */
@@ -461,21 +473,58 @@ static int parse_tests(const char *v, struct rfc_args *a)
     return a->tests ? 0 : -1;
 }
 
-static int number(const char *v, double lo, double hi, double *out)
+static int take_option(void *args, const char *o, const char *v, char *why, size_t whylen)
 {
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno || !(d >= lo && d <= hi))
-        return -1;
-    *out = d;
+    struct rfc_args *a = args;
+    double d;
+    if (!strcmp(o, "-b") || !strcmp(o, "--bitrate")) {
+        if (lp_cli_value_units(v, 1000, &d) < 0 || d < 1e5 || d > 4e11) {
+            snprintf(why, whylen, "option -b: '%s' is not a line rate in 100k..400G (bits/s)", v);
+            return -1;
+        }
+        a->line_bps = d;
+    } else if (!strcmp(o, "--dialect")) {
+        if (strcmp(v, "iperf3") && strcmp(v, "iperf2")) {
+            snprintf(why, whylen, "option --dialect: '%s' is not iperf3 or iperf2", v);
+            return -1;
+        }
+        a->to.dialect = v[5] == '2' ? LP_DIALECT_IPERF2 : LP_DIALECT_IPERF3;
+    } else if (!strcmp(o, "--frames")) {
+        if (parse_frames(v, a) < 0) {
+            snprintf(why, whylen, "option --frames: '%s' is not a list of up to %d frame sizes in 64..9018", v,
+                     RFC_MAX_FRAMES);
+            return -1;
+        }
+    } else if (!strcmp(o, "--trial")) {
+        if (lp_subrun_number(v, 0.5, 600, &a->trial_s) < 0) {
+            snprintf(why, whylen, "option --trial: '%s' is out of range (0.5..600 seconds)", v);
+            return -1;
+        }
+    } else if (!strcmp(o, "--resolution")) {
+        if (lp_subrun_number(v, 0.1, 50, &d) < 0) {
+            snprintf(why, whylen, "option --resolution: '%s' is out of range (0.1..50 %%)", v);
+            return -1;
+        }
+        a->resolution = d / 100;
+    } else if (!strcmp(o, "--tests")) {
+        if (parse_tests(v, a) < 0) {
+            snprintf(why, whylen, "option --tests: '%s' is not a list of throughput, latency, loss, "
+                     "back-to-back (latency needs throughput)", v);
+            return -1;
+        }
+    } else if (!strcmp(o, "--max-time")) {
+        if (lp_subrun_number(v, 1, 86400, &a->max_time_s) < 0) {
+            snprintf(why, whylen, "option --max-time: '%s' is out of range (1..86400 seconds)", v);
+            return -1;
+        }
+    } else {
+        return LP_SUBRUN_UNKNOWN;
+    }
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct rfc_args *a)
+static int parse_args(int argc, char *const argv[], struct rfc_args *a, char *why, size_t whylen)
 {
-    char why[200];
-    double d;
     memset(a, 0, sizeof(*a));
     a->trial_s = 2;
     a->resolution = 0.01;
@@ -483,104 +532,86 @@ static int parse_args(int argc, char **argv, struct rfc_args *a)
     a->tests = RFC_T_ALL;
     a->nframes = sizeof(default_frames) / sizeof(default_frames[0]);
     memcpy(a->frames, default_frames, sizeof(default_frames));
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "-h") || !strcmp(o, "--help"))
-            return usage(NULL) == 0 ? 1 : 2;
-        int shared = lp_subrun_take_option(argc, argv, &i, &a->to, why, sizeof(why));
-        if (shared < 0)
-            return usage(why);
-        if (shared)
-            continue;
-        if (i + 1 >= argc) {
-            snprintf(why, sizeof(why), "option %s needs a value", o);
-            return usage(why);
-        }
-        const char *v = argv[++i];
-        if (!strcmp(o, "-b") || !strcmp(o, "--bitrate")) {
-            if (lp_cli_value_units(v, 1000, &d) < 0 || d < 1e5 || d > 4e11) {
-                snprintf(why, sizeof(why), "option -b: '%s' is not a line rate in 100k..400G (bits/s)", v);
-                return usage(why);
-            }
-            a->line_bps = d;
-        } else if (!strcmp(o, "--dialect")) {
-            if (strcmp(v, "iperf3") && strcmp(v, "iperf2")) {
-                snprintf(why, sizeof(why), "option --dialect: '%s' is not iperf3 or iperf2", v);
-                return usage(why);
-            }
-            a->dialect = v[5] == '2' ? LP_DIALECT_IPERF2 : LP_DIALECT_IPERF3;
-        } else if (!strcmp(o, "--frames")) {
-            if (parse_frames(v, a) < 0) {
-                snprintf(why, sizeof(why), "option --frames: '%s' is not a list of up to %d frame sizes in 64..9018",
-                         v, RFC_MAX_FRAMES);
-                return usage(why);
-            }
-        } else if (!strcmp(o, "--trial")) {
-            if (number(v, 0.5, 600, &a->trial_s) < 0) {
-                snprintf(why, sizeof(why), "option --trial: '%s' is out of range (0.5..600 seconds)", v);
-                return usage(why);
-            }
-        } else if (!strcmp(o, "--resolution")) {
-            if (number(v, 0.1, 50, &d) < 0) {
-                snprintf(why, sizeof(why), "option --resolution: '%s' is out of range (0.1..50 %%)", v);
-                return usage(why);
-            }
-            a->resolution = d / 100;
-        } else if (!strcmp(o, "--tests")) {
-            if (parse_tests(v, a) < 0) {
-                snprintf(why, sizeof(why), "option --tests: '%s' is not a list of throughput, latency, loss, "
-                         "back-to-back (latency needs throughput)", v);
-                return usage(why);
-            }
-        } else if (!strcmp(o, "--max-time")) {
-            if (number(v, 1, 86400, &a->max_time_s) < 0) {
-                snprintf(why, sizeof(why), "option --max-time: '%s' is out of range (1..86400 seconds)", v);
-                return usage(why);
-            }
-        } else {
-            snprintf(why, sizeof(why), "unknown option '%s'", o);
-            return usage(why);
-        }
+    int rc = lp_subrun_parse(argc, argv, &a->to, take_option, a, why, whylen);
+    if (rc)
+        return rc;
+    if (!(a->line_bps > 0)) {
+        snprintf(why, whylen, "give the line rate with -b (e.g. -b 100m for Fast Ethernet)");
+        return -1;
     }
-    if (!a->to.host[0])
-        return usage("give the server with -c host");
-    if (!(a->line_bps > 0))
-        return usage("give the line rate with -b (e.g. -b 100m for Fast Ethernet)");
     if (!a->to.port_given)
-        a->to.port = a->dialect == LP_DIALECT_IPERF2 ? 5001 : 5201;
+        a->to.port = a->to.dialect == LP_DIALECT_IPERF2 ? 5001 : 5201;
     return 0;
 }
 
-int lp_rfc2544_main(int argc, char **argv)
+int lp_rfc2544_check(int argc, char *const argv[], struct lp_subrun_target *to, char *why, size_t whylen)
 {
     struct rfc_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    char err[256];
-    struct rfc_state st = {.a = &a, .t0 = now_s()};
-    st.sig = lp_cli_signals_start(err, sizeof(err));
-    if (!st.sig) {
-        fprintf(stderr, "linkperf: rfc2544: %s\n", err);
-        return 1;
-    }
-    struct rfc_frame fr[RFC_MAX_FRAMES];
-    memset(fr, 0, sizeof(fr));
-    unsigned min = a.dialect == LP_DIALECT_IPERF2 ? RFC_MIN_PAYLOAD_I2 : RFC_MIN_PAYLOAD_I3;
-    for (unsigned i = 0; i < a.nframes; i++) {
-        fr[i].frame = a.frames[i];
-        fr[i].payload = payload_of(&a, a.frames[i]);
+    int rc = parse_args(argc, argv, &a, why, whylen);
+    if (rc == 1)
+        snprintf(why, whylen, "--help: not a test");
+    if (rc == 0 && to)
+        *to = a.to;
+    return rc == 0 ? 0 : -1;
+}
+
+/* Each test over the frame sizes in turn, until --max-time, a stop or a failed trial
+ * (st->error). */
+static void measure(struct rfc_state *st, struct rfc_frame *fr)
+{
+    const struct rfc_args *a = st->a;
+    memset(fr, 0, sizeof(*fr) * RFC_MAX_FRAMES);
+    unsigned min = a->to.dialect == LP_DIALECT_IPERF2 ? RFC_MIN_PAYLOAD_I2 : RFC_MIN_PAYLOAD_I3;
+    for (unsigned i = 0; i < a->nframes; i++) {
+        fr[i].frame = a->frames[i];
+        fr[i].payload = payload_of(a, a->frames[i]);
         fr[i].skipped = fr[i].payload < min || fr[i].payload > LP_MAX_UDP_BLKSIZE;
     }
     static void (*const run[])(struct rfc_state *, struct rfc_frame *) = {throughput, latency, loss_rate,
                                                                           back_to_back};
     for (unsigned k = 0; k < 4; k++)
-        for (unsigned i = 0; (a.tests & (1u << k)) && i < a.nframes && may_run(&st); i++)
+        for (unsigned i = 0; (a->tests & (1u << k)) && i < a->nframes && may_run(st); i++)
             if (!fr[i].skipped)
-                run[k](&st, &fr[i]);
-    lp_cli_signals_free(st.sig);
+                run[k](st, &fr[i]);
+}
+
+int lp_rfc2544_run(int argc, char *const argv[], const struct lp_subrun_ctl *ctl, cJSON **doc, char *why,
+                   size_t whylen)
+{
+    struct rfc_args a;
+    struct rfc_frame fr[RFC_MAX_FRAMES];
+    *doc = NULL;
+    if (parse_args(argc, argv, &a, why, whylen) != 0)
+        return -1;
+    struct rfc_state st = {.a = &a, .ctl = ctl, .t0 = lp_subrun_now_s()};
+    measure(&st, fr);
+    *doc = build_json(&a, fr, a.nframes, &st);
+    snprintf(why, whylen, "%s", st.error);
+    return st.error[0] ? -1 : 0;
+}
+
+int lp_rfc2544_main(int argc, char **argv)
+{
+    struct rfc_args a;
+    char why[400];
+    int rc = parse_args(argc, argv, &a, why, sizeof(why));
+    if (rc)
+        return usage(rc == 1 ? NULL : why);
+    char err[256];
+    /* Progress on stderr, but none with -J (a script reads the document). */
+    struct lp_subrun_cli cli = {.name = "rfc2544", .quiet = a.to.json, .sig = lp_cli_signals_start(err, sizeof(err))};
+    if (!cli.sig) {
+        fprintf(stderr, "linkperf: rfc2544: %s\n", err);
+        return 1;
+    }
+    struct lp_subrun_ctl ctl;
+    lp_subrun_cli_ctl(&cli, &ctl);
+    struct rfc_state st = {.a = &a, .ctl = &ctl, .t0 = lp_subrun_now_s()};
+    struct rfc_frame fr[RFC_MAX_FRAMES];
+    measure(&st, fr);
+    lp_cli_signals_free(cli.sig);
     if (a.to.json)
-        print_json(&a, fr, a.nframes, &st);
+        lp_subrun_print_json(build_json(&a, fr, a.nframes, &st));
     else
         print_text(&a, fr, a.nframes, &st);
     if (st.error[0]) {

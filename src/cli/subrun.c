@@ -1,8 +1,12 @@
-/* One test of a measurement subcommand (see subrun.h). */
+/* One test of a measurement subcommand, the CLI's way of running them, and the command-line
+ * loop they share (see subrun.h). */
 #include "cli/subrun.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -49,7 +53,7 @@ static void take_record(const struct lp_record *rec, void *user)
 }
 
 int lp_subrun_client(const struct lp_spec *sp, struct lp_subrun *r, struct lp_client **slot,
-                     struct lp_cli_signals *sig)
+                     const struct lp_subrun_ctl *ctl)
 {
     struct lp_sink sink = {.record = take_record, .user = r};
     char err[256] = "";
@@ -61,11 +65,11 @@ int lp_subrun_client(const struct lp_spec *sp, struct lp_subrun *r, struct lp_cl
     }
     if (slot)
         __atomic_store_n(slot, c, __ATOMIC_RELEASE);
-    if (sig)
-        lp_cli_signals_target(sig, c, NULL);
+    if (ctl && ctl->target)
+        ctl->target(ctl->user, c);
     int rc = lp_client_run(c);
-    if (sig)
-        lp_cli_signals_target(sig, NULL, NULL);
+    if (ctl && ctl->target)
+        ctl->target(ctl->user, NULL);
     if (slot)
         __atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
     lp_client_free(c);
@@ -74,7 +78,45 @@ int lp_subrun_client(const struct lp_spec *sp, struct lp_subrun *r, struct lp_cl
     return rc;
 }
 
-int lp_subrun_take_option(int argc, char **argv, int *i, struct lp_subrun_target *t, char *why,
+/* ---- the CLI's control: stderr and signals ---- */
+
+void lp_subrun_progress_text(const char *name, const struct lp_subrun_progress *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "linkperf: %s: %s (%s%.0f s left)", name, p->line, p->left_bound ? "at most " : "",
+             p->left_s > 0 ? p->left_s : 0);
+}
+
+static void cli_progress(void *user, const struct lp_subrun_progress *p)
+{
+    const struct lp_subrun_cli *c = user;
+    char line[320];
+    if (c->quiet)
+        return;
+    lp_subrun_progress_text(c->name, p, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+}
+
+static void cli_target(void *user, struct lp_client *cl)
+{
+    const struct lp_subrun_cli *c = user;
+    lp_cli_signals_target(c->sig, cl, NULL);
+}
+
+static int cli_stopped(void *user)
+{
+    const struct lp_subrun_cli *c = user;
+    return lp_cli_signals_stopped(c->sig);
+}
+
+void lp_subrun_cli_ctl(struct lp_subrun_cli *c, struct lp_subrun_ctl *ctl)
+{
+    *ctl = (struct lp_subrun_ctl){.progress = cli_progress, .target = cli_target,
+                                  .stopped = cli_stopped, .user = c};
+}
+
+/* ---- the command line ---- */
+
+static int take_shared(int argc, char *const argv[], int *i, struct lp_subrun_target *t, char *why,
                           size_t whylen)
 {
     const char *o = argv[*i];
@@ -113,6 +155,47 @@ int lp_subrun_take_option(int argc, char **argv, int *i, struct lp_subrun_target
     return 1;
 }
 
+int lp_subrun_parse(int argc, char *const argv[], struct lp_subrun_target *t, lp_subrun_take_fn take,
+                    void *args, char *why, size_t whylen)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "-h") || !strcmp(o, "--help"))
+            return 1;
+        int shared = take_shared(argc, argv, &i, t, why, whylen);
+        if (shared < 0)
+            return -1;
+        if (shared)
+            continue;
+        /* Every other option takes a value: one without is named as such even when unknown. */
+        if (i + 1 >= argc) {
+            snprintf(why, whylen, "option %s needs a value", o);
+            return -1;
+        }
+        int rc = take(args, o, argv[++i], why, whylen);
+        if (rc == LP_SUBRUN_UNKNOWN)
+            snprintf(why, whylen, "unknown option %s", o);
+        if (rc < 0)
+            return -1;
+    }
+    if (!t->host[0]) {
+        snprintf(why, whylen, "give the server with -c host");
+        return -1;
+    }
+    return 0;
+}
+
+int lp_subrun_number(const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno || !(d >= lo && d <= hi))
+        return -1;
+    *out = d;
+    return 0;
+}
+
 int lp_subrun_print_json(cJSON *doc)
 {
     char *text = cJSON_Print(doc);
@@ -129,4 +212,11 @@ void lp_subrun_aim(struct lp_spec *sp, const struct lp_subrun_target *t)
     snprintf(sp->host, sizeof(sp->host), "%s", t->host);
     sp->port = t->port;
     sp->family = t->family;
+}
+
+double lp_subrun_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

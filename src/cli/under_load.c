@@ -4,14 +4,14 @@
  * idle phase, N TCP streams loading the link up (forward), down (-R) or both
  * (--full-duplex). Every piece is iperf 2.1's wire protocol, so a stock `iperf -s` serves it
  * as well as `linkperf -s`. The report is each phase's throughput and round-trip
- * percentiles, and what load added to the idle ones (the bufferbloat number). */
+ * percentiles, and what load added to the idle ones (the bufferbloat number). The page runs
+ * the same measurement (lp_under_load_run: its progress and Stop through a lp_subrun_ctl);
+ * nothing here knows who prints. */
 #include "cli/under_load.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -61,10 +61,16 @@ static void *load_thread(void *arg)
     return NULL;
 }
 
-/* One phase: the load (if any) on a thread, the probe here once the load had its warm-up. */
-static int run_phase(const struct ul_args *a, enum ul_phase ph, struct lp_cli_signals *sig, struct ul_result *r)
+static double warmup_s(const struct ul_args *a, enum ul_phase ph)
 {
-    double warm = ph == UL_IDLE ? 0 : (a->phase_s / 4 < UL_WARMUP_MAX_S ? a->phase_s / 4 : UL_WARMUP_MAX_S);
+    return ph == UL_IDLE ? 0 : (a->phase_s / 4 < UL_WARMUP_MAX_S ? a->phase_s / 4 : UL_WARMUP_MAX_S);
+}
+
+/* One phase: the load (if any) on a thread, the probe here once the load had its warm-up. */
+static int run_phase(const struct ul_args *a, enum ul_phase ph, const struct lp_subrun_ctl *ctl,
+                     struct ul_result *r)
+{
+    double warm = warmup_s(a, ph);
     struct ul_load load = {.take = &r->load};
     pthread_t th;
     bool loading = ph != UL_IDLE;
@@ -89,10 +95,10 @@ static int run_phase(const struct ul_args *a, enum ul_phase ph, struct lp_cli_si
     probe.iperf2.bb.burst = 1;
     probe.iperf2.bb.period_s = UL_PROBE_PERIOD_S;
     probe.iperf2.bb.period_given = true;
-    lp_subrun_client(&probe, &r->probe, NULL, sig);
+    lp_subrun_client(&probe, &r->probe, NULL, ctl);
     if (loading) {
         /* A stop (Ctrl-C) ends the probe; the load too. */
-        if (lp_cli_signals_stopped(sig)) {
+        if (lp_subrun_stopped(ctl)) {
             struct lp_client *lc = __atomic_load_n(&load.client, __ATOMIC_ACQUIRE);
             if (lc)
                 lp_client_stop(lc);
@@ -144,13 +150,13 @@ static cJSON *rtt_json(const struct lp_latency_stat *l)
     return o;
 }
 
-static int print_json(const struct ul_args *a, const struct ul_result *r, unsigned done, const char *error)
+static cJSON *build_json(const struct ul_args *a, const struct ul_result *r, unsigned done, const char *error)
 {
     cJSON *doc = cJSON_CreateObject(), *ul = doc ? cJSON_AddObjectToObject(doc, "under_load") : NULL;
     cJSON *phases = ul ? cJSON_AddArrayToObject(ul, "phases") : NULL;
     if (!phases) {
         cJSON_Delete(doc);
-        return -1;
+        return NULL;
     }
     cJSON_AddStringToObject(ul, "host", a->to.host);
     cJSON_AddNumberToObject(ul, "port", a->to.port);
@@ -174,7 +180,7 @@ static int print_json(const struct ul_args *a, const struct ul_result *r, unsign
     }
     if (error)
         cJSON_AddStringToObject(ul, "error", error);
-    return lp_subrun_print_json(doc);
+    return doc;
 }
 
 static int usage(const char *why)
@@ -196,93 +202,136 @@ static int usage(const char *why)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct ul_args *a)
+static int take_option(void *args, const char *o, const char *v, char *why, size_t whylen)
 {
-    char why[200];
+    struct ul_args *a = args;
     double d;
-    *a = (struct ul_args){.to = {.port = 5001}, .streams = UL_STREAMS_DEFAULT, .phase_s = UL_PHASE_DEFAULT_S};
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "-h") || !strcmp(o, "--help"))
-            return usage(NULL) == 0 ? 1 : 2;
-        int shared = lp_subrun_take_option(argc, argv, &i, &a->to, why, sizeof(why));
-        if (shared < 0)
-            return usage(why);
-        if (shared)
-            continue;
-        if (i + 1 >= argc) {
-            snprintf(why, sizeof(why), "option %s needs a value", o);
-            return usage(why);
+    if (!strcmp(o, "-P") || !strcmp(o, "--parallel")) {
+        if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > LP_MAX_STREAMS) {
+            snprintf(why, whylen, "option -P: '%s' is out of range (1..%d)", v, LP_MAX_STREAMS);
+            return -1;
         }
-        const char *v = argv[++i];
-        if (!strcmp(o, "-P") || !strcmp(o, "--parallel")) {
-            if (lp_cli_value_int(v, false, &d) < 0 || d < 1 || d > LP_MAX_STREAMS) {
-                snprintf(why, sizeof(why), "option -P: '%s' is out of range (1..%d)", v, LP_MAX_STREAMS);
-                return usage(why);
-            }
-            a->streams = (unsigned)d;
-        } else if (!strcmp(o, "-C") || !strcmp(o, "--congestion")) {
-            if (!*v || strlen(v) >= sizeof(a->congestion)) {
-                snprintf(why, sizeof(why), "option -C: '%s' is not a congestion control name", v);
-                return usage(why);
-            }
-            snprintf(a->congestion, sizeof(a->congestion), "%s", v);
-        } else if (!strcmp(o, "-t") || !strcmp(o, "--time")) {
-            char *end;
-            errno = 0;
-            d = strtod(v, &end);
-            if (end == v || *end || errno || !(d >= 2 && d <= 3600)) {
-                snprintf(why, sizeof(why), "option -t: '%s' is out of range (2..3600 seconds)", v);
-                return usage(why);
-            }
-            a->phase_s = d;
-        } else {
-            snprintf(why, sizeof(why), "unknown option '%s'", o);
-            return usage(why);
+        a->streams = (unsigned)d;
+    } else if (!strcmp(o, "-C") || !strcmp(o, "--congestion")) {
+        if (!*v || strlen(v) >= sizeof(a->congestion)) {
+            snprintf(why, whylen, "option -C: '%s' is not a congestion control name", v);
+            return -1;
         }
+        snprintf(a->congestion, sizeof(a->congestion), "%s", v);
+    } else if (!strcmp(o, "-t") || !strcmp(o, "--time")) {
+        if (lp_subrun_number(v, 2, 3600, &a->phase_s) < 0) {
+            snprintf(why, whylen, "option -t: '%s' is out of range (2..3600 seconds)", v);
+            return -1;
+        }
+    } else {
+        return LP_SUBRUN_UNKNOWN;
     }
-    if (!a->to.host[0])
-        return usage("give the server with -c host");
     return 0;
+}
+
+static int parse_args(int argc, char *const argv[], struct ul_args *a, char *why, size_t whylen)
+{
+    *a = (struct ul_args){.to = {.port = 5001, .dialect = LP_DIALECT_IPERF2}, .streams = UL_STREAMS_DEFAULT,
+                          .phase_s = UL_PHASE_DEFAULT_S};
+    return lp_subrun_parse(argc, argv, &a->to, take_option, a, why, whylen);
+}
+
+int lp_under_load_check(int argc, char *const argv[], struct lp_subrun_target *to, char *why, size_t whylen)
+{
+    struct ul_args a;
+    int rc = parse_args(argc, argv, &a, why, whylen);
+    if (rc == 1)
+        snprintf(why, whylen, "--help: not a test");
+    if (rc == 0 && to)
+        *to = a.to;
+    return rc == 0 ? 0 : -1;
+}
+
+/* What is left of the plan once phase p starts (the probe after each load's warm-up). */
+static double left_from(const struct ul_args *a, unsigned p)
+{
+    double s = 0;
+    for (; p < UL_PHASES; p++)
+        s += a->phase_s + warmup_s(a, (enum ul_phase)p);
+    return s;
+}
+
+static void progress(const struct lp_subrun_ctl *ctl, const struct ul_args *a, unsigned p, double t0)
+{
+    char line[160];
+    if (!ctl || !ctl->progress)
+        return;
+    snprintf(line, sizeof(line), "phase %u/%u, %s: %.0f s%s", p + 1, UL_PHASES, phase_names[p], a->phase_s,
+             p == UL_IDLE ? "" : " with the load");
+    struct lp_subrun_progress pr = {.test = phase_names[p], .step = p + 1, .steps = UL_PHASES,
+                                    .line_fraction = -1, .elapsed_s = lp_subrun_now_s() - t0,
+                                    .left_s = left_from(a, p), .line = line};
+    ctl->progress(ctl->user, &pr);
+}
+
+/* Every phase in turn, until one fails or a stop: r[] and *done the phases that finished;
+ * -1 with why when one failed. */
+static int measure(const struct ul_args *a, const struct lp_subrun_ctl *ctl, struct ul_result *r, unsigned *done,
+                   char *why, size_t whylen)
+{
+    double t0 = lp_subrun_now_s();
+    memset(r, 0, sizeof(*r) * UL_PHASES);
+    *done = 0;
+    for (unsigned p = 0; p < UL_PHASES && !lp_subrun_stopped(ctl); p++) {
+        progress(ctl, a, p, t0);
+        if (run_phase(a, (enum ul_phase)p, ctl, &r[p]) < 0) {
+            if (lp_subrun_stopped(ctl)) /* a stop cuts the phase short: not a failure */
+                break;
+            const struct lp_subrun *t = r[p].probe.failed ? &r[p].probe : &r[p].load;
+            snprintf(why, whylen, "phase %s: %s %s", phase_names[p], t == &r[p].probe ? "probe:" : "load:",
+                     t->error[0] ? t->error : "the test failed");
+            return -1;
+        }
+        *done = p + 1;
+    }
+    return 0;
+}
+
+int lp_under_load_run(int argc, char *const argv[], const struct lp_subrun_ctl *ctl, cJSON **doc, char *why,
+                      size_t whylen)
+{
+    struct ul_args a;
+    struct ul_result r[UL_PHASES];
+    unsigned done;
+    *doc = NULL;
+    if (parse_args(argc, argv, &a, why, whylen) != 0)
+        return -1;
+    int rc = measure(&a, ctl, r, &done, why, whylen);
+    *doc = build_json(&a, r, done, rc < 0 ? why : NULL);
+    return rc;
 }
 
 int lp_under_load_main(int argc, char **argv)
 {
     struct ul_args a;
-    int rc = parse_args(argc, argv, &a);
+    char why[400];
+    int rc = parse_args(argc, argv, &a, why, sizeof(why));
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return usage(rc == 1 ? NULL : why);
     char err[256];
-    struct lp_cli_signals *sig = lp_cli_signals_start(err, sizeof(err));
-    if (!sig) {
+    struct lp_subrun_cli cli = {.name = "under-load", .sig = lp_cli_signals_start(err, sizeof(err))};
+    if (!cli.sig) {
         fprintf(stderr, "linkperf: under-load: %s\n", err);
         return 1;
     }
+    struct lp_subrun_ctl ctl;
     struct ul_result r[UL_PHASES];
-    memset(r, 0, sizeof(r));
-    unsigned done = 0;
-    const char *failure = NULL;
-    char why[400] = "";
-    for (unsigned p = 0; p < UL_PHASES && !lp_cli_signals_stopped(sig); p++) {
-        /* Progress on stderr, so -J keeps stdout a document. */
-        fprintf(stderr, "linkperf: under-load: phase %u/%u, %s: %.0f s%s\n", p + 1, UL_PHASES, phase_names[p],
-                a.phase_s, p == UL_IDLE ? "" : " with the load");
-        if (run_phase(&a, (enum ul_phase)p, sig, &r[p]) < 0) {
-            const struct lp_subrun *t = r[p].probe.failed ? &r[p].probe : &r[p].load;
-            snprintf(why, sizeof(why), "phase %s: %s %s", phase_names[p], t == &r[p].probe ? "probe:" : "load:",
-                     t->error[0] ? t->error : "the test failed");
-            failure = why;
-            break;
-        }
-        done = p + 1;
-    }
-    lp_cli_signals_free(sig);
+    unsigned done;
+    lp_subrun_cli_ctl(&cli, &ctl);
+    /* Progress on stderr, so -J keeps stdout a document. */
+    rc = measure(&a, &ctl, r, &done, why, sizeof(why));
+    lp_cli_signals_free(cli.sig);
     if (a.to.json)
-        print_json(&a, r, done, failure);
+        lp_subrun_print_json(build_json(&a, r, done, rc < 0 ? why : NULL));
     else
         print_text(&a, r, done);
-    if (failure) {
-        fprintf(stderr, "linkperf: under-load: %s\n", failure);
+    if (rc < 0) {
+        fprintf(stderr, "linkperf: under-load: %s\n", why);
         return 1;
     }
     return 0;

@@ -419,6 +419,35 @@ static void row_end(struct lp_store_tap *t, struct tap_test *tt, const struct lp
         fprintf(stderr, "linkperf: warning: %s of test %u\n", note, tt->test_id);
 }
 
+/* ---- a measurement's report ---- */
+
+int64_t lp_store_report_begin(struct lp_store *s, const struct lp_store_report *r)
+{
+    int64_t id = 0;
+
+    pthread_mutex_lock(&s->mu);
+    if (exec_bind(s->db, "INSERT INTO runs (started_ms, source, command, role, host, port, proto,"
+                         " dialect) VALUES (?1,?2,?3,'client',?4,?5,?6,?7)", "itttitt",
+                  wall_ms(), r->source, r->command, r->host, (int64_t)r->port, r->proto,
+                  r->dialect) == SQLITE_DONE)
+        id = sqlite3_last_insert_rowid(s->db);
+    pthread_mutex_unlock(&s->mu);
+    return id;
+}
+
+void lp_store_report_end(struct lp_store *s, int64_t id, double duration_s, const char *report,
+                         const char *error, bool complete)
+{
+    if (id <= 0)
+        return;
+    pthread_mutex_lock(&s->mu);
+    /* A NULL report binds SQL NULL (sqlite3_bind_text of a NULL pointer). */
+    exec_bind(s->db, "UPDATE runs SET duration_s=?1, result_json=?2, error=?3, complete=?4"
+                     " WHERE id=?5", "dttii", duration_s, report, error ? error : "",
+              (int64_t)complete, id);
+    pthread_mutex_unlock(&s->mu);
+}
+
 static void tap_record(const struct lp_record *rec, void *user)
 {
     struct lp_store_tap *t = user;

@@ -35,6 +35,18 @@ void lp_store_tap_set_next(struct lp_store_tap *t, const struct lp_sink *next);
 /* Tests still open (no DONE record) stay in the store as incomplete. */
 void lp_store_tap_free(struct lp_store_tap *t);
 
+/* A measurement subcommand's run from the page (rfc2544, under-load): no records, one row
+ * whose result_json is the subcommand's -J report. begin inserts it (incomplete) and returns
+ * its id (0 when it could not); end adds how long it took, the report (NULL: none), the
+ * error ("" if none) and whether it finished. */
+struct lp_store_report {
+    const char *source, *command, *host, *proto, *dialect;
+    int port;
+};
+int64_t lp_store_report_begin(struct lp_store *s, const struct lp_store_report *r);
+void lp_store_report_end(struct lp_store *s, int64_t id, double duration_s, const char *report,
+                         const char *error, bool complete);
+
 /* Queries for the web page; results are malloc'd JSON text (NULL on error). */
 struct lp_store_filter {
     const char *text;     /* substring of command, host or title ("" = any) */
@@ -47,8 +59,10 @@ struct lp_store_filter {
  * error, title}]} */
 char *lp_store_list(struct lp_store *s, const struct lp_store_filter *f);
 /* One run with its intervals: {"run":{...}, "intervals":[{seq, stream, sender, start_s,
- * end_s, bytes, bps, omitted, retransmits, cwnd, rtt_us, jitter_ms, lost, packets}]};
- * NULL when there is no such run. */
+ * end_s, bytes, bps, omitted, retransmits, cwnd, rtt_us, jitter_ms, lost, packets, and
+ * latency (a stream's, from its interval document, when it has one)}], "end": the -J
+ * document's end (when it has one), "report": a measurement's whole -J report (rfc2544,
+ * under-load)}; NULL when there is no such run. */
 char *lp_store_get(struct lp_store *s, int64_t id);
 /* The run's iperf3 -J document (as the CLI would print it), or NULL. */
 char *lp_store_result_json(struct lp_store *s, int64_t id);

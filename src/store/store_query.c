@@ -85,6 +85,62 @@ char *lp_store_list(struct lp_store *s, const struct lp_store_filter *f)
     return finish(o);
 }
 
+/* Each interval row with its stream's latency, which lives in the interval's document only
+ * (one home: interval_docs). A document's "streams" are in the order the tap wrote the rows
+ * (rowid order within the interval), so a stream row's rank among the interval's stream rows
+ * (stream > 0) is its index in the document. Runs without documents get no latency. */
+static const char intervals_sql[] =
+    "WITH lat AS (SELECT d.seq, CAST(j.key AS INTEGER) AS idx,"
+    "  json_extract(j.value, '$.latency') AS latency"
+    "  FROM interval_docs d, json_each(d.doc, '$.streams') j"
+    "  WHERE d.run_id = ?1 AND json_valid(d.doc) AND json_type(j.value, '$.latency') = 'object'),"
+    " rows AS (SELECT *, CASE WHEN stream > 0 THEN count(*) FILTER (WHERE stream > 0)"
+    "  OVER (PARTITION BY seq ORDER BY rowid ROWS UNBOUNDED PRECEDING) - 1 END AS idx"
+    "  FROM intervals WHERE run_id = ?1)"
+    " SELECT rows.seq, stream, sender, start_s, end_s, bytes, bps, omitted, retransmits, cwnd,"
+    " rtt_us, jitter_ms, lost, packets, lat.latency FROM rows"
+    " LEFT JOIN lat ON lat.seq = rows.seq AND lat.idx = rows.idx ORDER BY rows.seq, stream";
+
+/* A row of intervals_sql: the last column is JSON text, put in as an object (or left out). */
+static cJSON *interval_object(sqlite3_stmt *st)
+{
+    cJSON *o = row_object(st), *lat;
+    int last = sqlite3_column_count(st) - 1;
+
+    cJSON_DeleteItemFromObject(o, "latency");
+    if (sqlite3_column_type(st, last) == SQLITE_TEXT &&
+        (lat = cJSON_Parse((const char *)sqlite3_column_text(st, last))))
+        cJSON_AddItemToObject(o, "latency", lat);
+    return o;
+}
+
+/* From the run's stored document: its "end" (the latency histograms), or the whole report
+ * of a measurement subcommand (no iperf3 document: "rfc2544" or "under_load" at the top). */
+static void add_document_parts(sqlite3 *db, int64_t id, cJSON *o)
+{
+    sqlite3_stmt *st;
+
+    if (sqlite3_prepare_v2(db, "SELECT CASE WHEN json_valid(result_json) THEN"
+                               " json_extract(result_json, '$.end') END,"
+                               " CASE WHEN json_valid(result_json) AND"
+                               " (json_type(result_json, '$.rfc2544') = 'object' OR"
+                               " json_type(result_json, '$.under_load') = 'object')"
+                               " THEN result_json END FROM runs WHERE id = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        static const char *const names[] = {"end", "report"};
+        for (int i = 0; i < 2; i++) {
+            cJSON *part = sqlite3_column_type(st, i) == SQLITE_TEXT
+                              ? cJSON_Parse((const char *)sqlite3_column_text(st, i)) : NULL;
+            if (part)
+                cJSON_AddItemToObject(o, names[i], part);
+        }
+    }
+    sqlite3_finalize(st);
+}
+
 char *lp_store_get(struct lp_store *s, int64_t id)
 {
     char sql[512];
@@ -101,16 +157,21 @@ char *lp_store_get(struct lp_store *s, int64_t id)
         }
         sqlite3_finalize(st);
     }
-    if (o && sqlite3_prepare_v2(s->db, "SELECT seq, stream, sender, start_s, end_s, bytes, bps,"
-                                       " omitted, retransmits, cwnd, rtt_us, jitter_ms, lost,"
-                                       " packets FROM intervals WHERE run_id = ?1"
-                                       " ORDER BY seq, stream", -1, &st, NULL) == SQLITE_OK) {
+    /* A SQLite without JSON or window functions (before 3.38 / 3.30): rows without latency. */
+    if (o && (sqlite3_prepare_v2(s->db, intervals_sql, -1, &st, NULL) == SQLITE_OK ||
+              sqlite3_prepare_v2(s->db, "SELECT seq, stream, sender, start_s, end_s, bytes, bps,"
+                                        " omitted, retransmits, cwnd, rtt_us, jitter_ms, lost,"
+                                        " packets, NULL AS latency FROM intervals"
+                                        " WHERE run_id = ?1 ORDER BY seq, stream", -1, &st,
+                                 NULL) == SQLITE_OK)) {
         sqlite3_bind_int64(st, 1, id);
         a = cJSON_AddArrayToObject(o, "intervals");
         while (sqlite3_step(st) == SQLITE_ROW)
-            cJSON_AddItemToArray(a, row_object(st));
+            cJSON_AddItemToArray(a, interval_object(st));
         sqlite3_finalize(st);
     }
+    if (o)
+        add_document_parts(s->db, id, o);
     pthread_mutex_unlock(&s->mu);
     return o ? finish(o) : NULL;
 }

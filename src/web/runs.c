@@ -18,6 +18,8 @@
 #include "cli/cmdline.h"
 #include "cli/config.h"
 #include "cli/parse.h"
+#include "cli/rfc2544.h"
+#include "cli/under_load.h"
 #include "fmt/fmt.h"
 #include "linkperf/engine.h"
 #include "store/store.h"
@@ -26,6 +28,30 @@ enum run_state { RUN_RUNNING, RUN_DONE, RUN_FAILED, RUN_STOPPED };
 static const char *const state_names[] = {"running", "done", "failed", "stopped"};
 
 struct run;
+
+/* The measurement subcommands a page may run: the CLI's own parser and search (cli/), run
+ * with the page's progress and Stop instead of stderr and signals. proto: the history's. */
+struct measure {
+    const char *name, *proto;
+    int (*check)(int argc, char *const argv[], struct lp_subrun_target *to, char *why,
+                 size_t whylen);
+    int (*run)(int argc, char *const argv[], const struct lp_subrun_ctl *ctl, cJSON **doc,
+               char *why, size_t whylen);
+};
+/* A subcommand's message, room left for its name in front ("under-load: ") in an error. */
+#define MEASURE_WHY_MAX (LP_CLI_ERR_MAX - 16)
+static const struct measure measures[] = {
+    {"rfc2544", "udp", lp_rfc2544_check, lp_rfc2544_run},
+    {"under-load", "tcp", lp_under_load_check, lp_under_load_run},
+};
+
+static const struct measure *measure_of(const char *arg0)
+{
+    for (size_t i = 0; i < sizeof(measures) / sizeof(measures[0]); i++)
+        if (strcmp(arg0, measures[i].name) == 0)
+            return &measures[i];
+    return NULL;
+}
 
 /* The formatters of one test of a run (a server run has many). Owns them. */
 struct web_test {
@@ -49,6 +75,8 @@ struct run {
     char **argv;
     uint64_t started_ms;
     struct lp_cli_config cfg;
+    const struct measure *measure; /* a measurement subcommand's run, else NULL */
+    struct lp_subrun_target to;    /* ...and the server it measures */
     char title[LP_TITLE_MAX];
     struct lp_client *client;   /* under owner->mu; NULL once the run is over */
     struct lp_server *server;
@@ -120,26 +148,24 @@ static bool private_addr(const struct sockaddr *sa)
            IN6_IS_ADDR_SITELOCAL(a) || IN6_IS_ADDR_MULTICAST(a) || (a->s6_addr[0] & 0xFE) == 0xFC;
 }
 
-/* The client's host, every address it resolves to. A name that does not resolve is left
- * to the run, which reports it as the CLI does. */
-static int check_target(const struct lp_cli_config *cfg, struct lp_cli_err *err)
+/* A client's host, every address it resolves to. A name that does not resolve is left to
+ * the run, which reports it as the CLI does. */
+static int check_host(const char *host, struct lp_cli_err *err)
 {
     struct addrinfo hints, *res = NULL, *ai;
     int rc = 0;
 
-    if (cfg->spec.role != LP_ROLE_CLIENT)
-        return 0;
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(cfg->spec.host, NULL, &hints, &res) != 0)
+    if (getaddrinfo(host, NULL, &hints, &res) != 0)
         return 0;
     for (ai = res; ai && rc == 0; ai = ai->ai_next)
         if (private_addr(ai->ai_addr))
             rc = lp_cli_err_set(err, "option -c/--client: %s is a private, link-local or "
                                      "loopback address, and this page is served beyond "
                                      "loopback (linkperf ui --allow-private-targets allows it)",
-                                cfg->spec.host);
+                                host);
     freeaddrinfo(res);
     return rc;
 }
@@ -149,21 +175,40 @@ void lp_web_runs_restrict_targets(struct lp_web_runs *w, bool on)
     w->restrict_targets = on;
 }
 
+/* The bounds of every command line from the page, before any parser reads it. */
+static int check_sizes(int argc, char *const argv[], struct lp_cli_err *err)
+{
+    if (argc < 1 || argc > LP_WEB_ARGS_MAX)
+        return lp_cli_err_set(err, "a command line has 1 to %d arguments", LP_WEB_ARGS_MAX);
+    for (int i = 0; i < argc; i++)
+        if (strlen(argv[i]) > LP_WEB_ARG_LEN_MAX)
+            return lp_cli_err_set(err, "argument %d is longer than %d bytes", i + 1,
+                                  LP_WEB_ARG_LEN_MAX);
+    return 0;
+}
+
+/* A measurement's command line, by its subcommand's parser (argv[0] is its name). */
+static int parse_measure(const struct measure *m, int argc, char *const argv[],
+                         struct lp_subrun_target *to, struct lp_cli_err *err)
+{
+    char why[MEASURE_WHY_MAX];
+
+    if (m->check(argc, argv, to, why, sizeof(why)) < 0)
+        return lp_cli_err_set(err, "%s: %s", m->name, why);
+    if (to->json)
+        return lp_cli_err_set(err, "option -J/--json: the page gets the report as JSON anyway");
+    return 0;
+}
+
 static int parse_args(int argc, char *const argv[], struct lp_cli_config *cfg,
                       struct lp_cli_err *err)
 {
     char *full[LP_WEB_ARGS_MAX + 2];
     int i;
 
-    if (argc < 1 || argc > LP_WEB_ARGS_MAX)
-        return lp_cli_err_set(err, "a command line has 1 to %d arguments", LP_WEB_ARGS_MAX);
     full[0] = (char *)"linkperf";
-    for (i = 0; i < argc; i++) {
-        if (strlen(argv[i]) > LP_WEB_ARG_LEN_MAX)
-            return lp_cli_err_set(err, "argument %d is longer than %d bytes", i + 1,
-                                  LP_WEB_ARG_LEN_MAX);
+    for (i = 0; i < argc; i++)
         full[i + 1] = argv[i];
-    }
     full[argc + 1] = NULL;
     if (strcmp(argv[0], "ui") == 0 || strcmp(argv[0], "lwip-tune") == 0)
         return lp_cli_err_set(err, "'%s' is not a test", argv[0]);
@@ -195,17 +240,35 @@ static int parse_args(int argc, char *const argv[], struct lp_cli_config *cfg,
     return 0;
 }
 
+/* Everything a page run is checked for: a test's or a server's command line (cfg), or a
+ * measurement's (*m and to), and where it aims. */
+static int check_run(const struct lp_web_runs *w, int argc, char *const argv[],
+                     struct lp_cli_config *cfg, const struct measure **m,
+                     struct lp_subrun_target *to, struct lp_cli_err *err)
+{
+    int rc;
+
+    *m = NULL;
+    if (check_sizes(argc, argv, err) < 0)
+        return -1;
+    *m = measure_of(argv[0]);
+    rc = *m ? parse_measure(*m, argc, argv, to, err) : parse_args(argc, argv, cfg, err);
+    if (rc == 0 && w && w->restrict_targets && (*m || cfg->spec.role == LP_ROLE_CLIENT))
+        rc = check_host(*m ? to->host : cfg->spec.host, err);
+    return rc;
+}
+
 int lp_web_check_args(const struct lp_web_runs *w, int argc, char *const argv[],
                       struct lp_cli_err *err, char *option, size_t optlen)
 {
     struct lp_cli_config *cfg = malloc(sizeof(*cfg)); /* large: paths */
+    const struct measure *m;
+    struct lp_subrun_target to;
     int rc;
 
     if (!cfg)
         return lp_cli_err_set(err, "out of memory");
-    rc = parse_args(argc, argv, cfg, err);
-    if (rc == 0 && w && w->restrict_targets)
-        rc = check_target(cfg, err);
+    rc = check_run(w, argc, argv, cfg, &m, &to, err);
     free(cfg);
     if (rc < 0)
         option_of(err->msg, option, optlen);
@@ -373,6 +436,85 @@ static void engine_set(struct run *r, struct lp_client *c, struct lp_server *s)
     pthread_mutex_unlock(&r->owner->mu);
 }
 
+/* ---- measurement runs: the subcommand's progress and report as events ---- */
+
+static void measure_progress(void *user, const struct lp_subrun_progress *p)
+{
+    struct run *r = user;
+    char line[320];
+    cJSON *o = cJSON_CreateObject(), *pr = cJSON_AddObjectToObject(o, "progress");
+
+    lp_subrun_progress_text(r->measure->name, p, line, sizeof(line));
+    cJSON_AddNumberToObject(o, "id", r->id);
+    cJSON_AddStringToObject(pr, "test", p->test ? p->test : "");
+    cJSON_AddNumberToObject(pr, "frame_bytes", p->frame_bytes);
+    cJSON_AddNumberToObject(pr, "step", p->step);
+    cJSON_AddNumberToObject(pr, "steps", p->steps);
+    if (p->line_fraction >= 0)
+        cJSON_AddNumberToObject(pr, "line_fraction", p->line_fraction);
+    cJSON_AddNumberToObject(pr, "rate_bps", p->rate_bps);
+    cJSON_AddNumberToObject(pr, "frames", (double)p->frames);
+    cJSON_AddNumberToObject(pr, "elapsed_s", p->elapsed_s);
+    cJSON_AddNumberToObject(pr, "left_s", p->left_s > 0 ? p->left_s : 0);
+    cJSON_AddBoolToObject(pr, "left_bound", p->left_bound);
+    cJSON_AddStringToObject(pr, "line", line);
+    publish(r, "progress", o);
+    /* The text pane shows what the CLI prints on stderr. */
+    o = event_head(r, 0);
+    cJSON_AddStringToObject(o, "line", line);
+    cJSON_AddBoolToObject(o, "stderr", true);
+    publish(r, "text", o);
+}
+
+static void measure_target(void *user, struct lp_client *c)
+{
+    engine_set(user, c, NULL);
+}
+
+static int measure_stopped(void *user)
+{
+    struct run *r = user;
+    int stop;
+
+    pthread_mutex_lock(&r->owner->mu);
+    stop = r->stop_requested;
+    pthread_mutex_unlock(&r->owner->mu);
+    return stop;
+}
+
+/* The run of a measurement: its report is a "report" event and the history's result. */
+static int measure_main(struct run *r)
+{
+    struct lp_web_runs *w = r->owner;
+    struct lp_subrun_ctl ctl = {measure_progress, measure_target, measure_stopped, r};
+    char why[MEASURE_WHY_MAX] = "";
+    char *cmd = lp_cli_command_line(r->argc, r->argv), *text = NULL;
+    struct lp_store_report row = {"ui", cmd ? cmd : "linkperf", r->to.host, r->measure->proto,
+                                  r->to.dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3",
+                                  r->to.port};
+    int64_t hid = w->store ? lp_store_report_begin(w->store, &row) : 0;
+    double t0 = lp_subrun_now_s();
+    cJSON *doc = NULL, *o;
+    int rc = r->measure->run(r->argc, r->argv, &ctl, &doc, why, sizeof(why));
+
+    text = doc ? cJSON_Print(doc) : NULL; /* as the CLI's -J prints it */
+    if (doc) {
+        o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "id", r->id);
+        cJSON_AddItemToObject(o, "report", doc);
+        publish(r, "report", o);
+    }
+    if (w->store)
+        lp_store_report_end(w->store, hid, lp_subrun_now_s() - t0, text, why,
+                            rc == 0 && !measure_stopped(r));
+    free(text);
+    free(cmd);
+    if (rc < 0)
+        snprintf(r->error, sizeof(r->error), "%s: %s", r->measure->name,
+                 why[0] ? why : "failed");
+    return rc;
+}
+
 static void *run_main(void *arg)
 {
     struct run *r = arg;
@@ -382,7 +524,7 @@ static void *run_main(void *arg)
     char err[LP_CLI_ERR_MAX] = "";
     int rc = -1;
 
-    if (w->store) { /* the history gets every record on its way to the page */
+    if (w->store && !r->measure) { /* the history gets every record on its way to the page */
         char *cmd = lp_cli_command_line(r->argc, r->argv);
         tap = lp_store_tap_new(w->store, "ui", cmd ? cmd : "linkperf", &sink);
         free(cmd);
@@ -390,7 +532,9 @@ static void *run_main(void *arg)
             lp_store_tap_sink(tap, &sink);
     }
 
-    if (r->cfg.spec.role == LP_ROLE_SERVER) {
+    if (r->measure) {
+        rc = measure_main(r);
+    } else if (r->cfg.spec.role == LP_ROLE_SERVER) {
         struct lp_server *s = lp_server_new(&r->cfg.spec, &sink, err, sizeof(err));
         engine_set(r, NULL, s);
         if (s)
@@ -500,8 +644,7 @@ int lp_web_runs_start(struct lp_web_runs *w, int argc, char *const argv[],
     pthread_mutex_init(&r->rec_mu, NULL);
     r->owner = w;
     r->joined = true; /* until the thread exists */
-    if (parse_args(argc, argv, &r->cfg, err) < 0 ||
-        (w->restrict_targets && check_target(&r->cfg, err) < 0)) {
+    if (check_run(w, argc, argv, &r->cfg, &r->measure, &r->to, err) < 0) {
         option_of(err->msg, option, optlen);
         run_free(r);
         return -1;

@@ -130,6 +130,26 @@ async function openPage(ctx, url, problems) {
   return page;
 }
 
+// What a panel on its own x axis draws (plots.js createXYSet): its labels, x and every
+// series' values (data-values), and its title. null: no such panel.
+async function xyPanel(page, sel) {
+  return page.evaluate((sel) => {
+    const box = document.querySelector(sel);
+    if (!box || !box.dataset.values) return null;
+    return Object.assign(JSON.parse(box.dataset.values), { title: (box.querySelector('.u-title') || {}).textContent || '' });
+  }, sel);
+}
+
+// A measurement mode's form: the mode, the server, then the fields given.
+async function fillMeasure(page, mode, port, fields) {
+  await page.click('#defaults');
+  await page.check('#f-mode-' + mode);
+  await page.fill('#f-host', '127.0.0.1');
+  await page.fill('#f-port', String(port));
+  for (const [sel, v] of fields) await page.fill(sel, v);
+  await waitCheckOk(page);
+}
+
 // What one chart panel draws: its points (data-points), series, and the legend's values.
 // Runs in the page: a chart panel's points, series, title and legend (null: no panel).
 function readPanel(sel) {
@@ -312,7 +332,66 @@ async function main() {
       'the latest interval\'s percentiles are not positive and ordered: ' + JSON.stringify(lat.legend));
     check(await page.$('#view-live #charts .panel.bps'), 'the bounceback run has no rate chart beside the latency panel');
     log('bounceback: latency panel', lat.points, 'points, latest', JSON.stringify(lat.legend));
+    // ...and the CDF of the run's round trips, from the end record's histogram: rising to 100 %.
+    const cdf = await xyPanel(page, '#view-live #xy-charts .panel.cdf');
+    check(cdf && cdf.x.length >= 2, 'the bounceback run drew no latency CDF: ' + JSON.stringify(cdf));
+    const cdfY = Object.values(cdf.series)[0];
+    check(cdfY[0] === 0 && Math.abs(cdfY[cdfY.length - 1] - 100) < 1e-9 && cdfY.every((v, i) => i === 0 || v >= cdfY[i - 1]) &&
+      cdf.x.every((v, i) => i === 0 || v > cdf.x[i - 1]), 'the CDF does not rise from 0 to 100 %: ' + JSON.stringify(cdf));
+    log('bounceback: CDF of', Object.keys(cdf.series)[0], 'over', cdf.x.length, 'points,', cdf.x[0].toFixed(4), '..', cdf.x[cdf.x.length - 1].toFixed(4), 'ms');
+    const bbLat = lat;
     await page.screenshot({ path: path.join(SHOTS, 'bounceback-latency.png') });
+
+    /* 1c. RFC 2544 from the page: 64- and 1518-byte frames at a 50 Mbit/s line rate, short
+     * trials; live progress while it runs, then the throughput found per frame size (at most
+     * the line rate) and the loss rate against the offered load. */
+    await fillMeasure(page, 'rfc2544', p1, [['#f-lineRate', '50m'], ['#f-frames', '64,1518'], ['#f-trial', '0.5'],
+      ['#f-resolution', '20'], ['#f-rfcTests', 'throughput,loss'], ['#f-maxTime', '120']]);
+    const rfcCmd = await page.textContent('#cmd');
+    check(rfcCmd === 'linkperf rfc2544 -c 127.0.0.1 -p ' + p1 + ' -b 50m --frames 64,1518 --trial 0.5 --resolution 20 --max-time 120 --tests throughput,loss',
+      'rfc2544 command line is ' + rfcCmd);
+    await page.click('#start');
+    const prog = await until('the rfc2544 progress line', 20000, async () => {
+      const t = await page.textContent('#progress span');
+      return /rfc2544: .*frames.*s left\)/.test(t || '') ? t : null;
+    });
+    log('rfc2544 progress:', prog);
+    await until('the rfc2544 run to end', 90000, async () => /\b(done|failed)\b/.test(await runState(page)));
+    check(/\bdone\b/.test(await runState(page)), 'the rfc2544 run: ' + await runState(page) + ' ' + await page.textContent('#run-error'));
+    const rate = await xyPanel(page, '#view-live #xy-charts .panel.rfcRate');
+    check(rate && JSON.stringify(rate.labels) === '["64","1518"]', 'rfc2544 rate chart frame sizes: ' + JSON.stringify(rate));
+    check(/Mbits\/s/.test(rate.title) && rate.series['line rate'].every((v) => Math.abs(v - 50) < 1e-9), 'rfc2544 line rate: ' + JSON.stringify(rate));
+    check(rate.series.throughput.every((v) => v > 0 && v <= 50), 'rfc2544 throughput not in (0, 50] Mbits/s: ' + JSON.stringify(rate.series));
+    const lossP = await xyPanel(page, '#view-live #xy-charts .panel.rfcLoss');
+    check(lossP && Object.keys(lossP.series).join() === '64-byte frames,1518-byte frames' && lossP.x.includes(100) &&
+      Object.values(lossP.series).flat().every((v) => v === null || (v >= 0 && v <= 100)), 'rfc2544 loss chart: ' + JSON.stringify(lossP));
+    const rfcRows = await page.$$eval('#measure-table tr', (t) => t.map((x) => [...x.cells].map((c) => c.textContent)));
+    check(rfcRows.length === 3 && rfcRows[1][0] === '64' && rfcRows[2][0] === '1518', 'rfc2544 table: ' + JSON.stringify(rfcRows));
+    log('rfc2544: throughput', JSON.stringify(rate.series.throughput), 'Mbits/s at frames', rate.labels.join(','), '; loss at', JSON.stringify(lossP.x), JSON.stringify(lossP.series));
+    await page.screenshot({ path: path.join(SHOTS, 'rfc2544.png') });
+
+    /* 1d. under-load from the page, 2 s phases with 3 load streams: every phase's round trips
+     * and the load's throughput in its direction. */
+    await fillMeasure(page, 'under-load', p1, [['#f-ulTime', '2'], ['#f-ulStreams', '3']]);
+    const ulCmd = await page.textContent('#cmd');
+    check(ulCmd === 'linkperf under-load -c 127.0.0.1 -p ' + p1 + ' -P 3 -t 2', 'under-load command line is ' + ulCmd);
+    await page.click('#start');
+    const ulProg = await until('the under-load progress line', 20000, async () => {
+      const t = await page.textContent('#progress span');
+      return /under-load: phase \d\/4/.test(t || '') ? t : null;
+    });
+    log('under-load progress:', ulProg);
+    await until('the under-load run to end', 90000, async () => /\b(done|failed)\b/.test(await runState(page)));
+    check(/\bdone\b/.test(await runState(page)), 'the under-load run: ' + await runState(page) + ' ' + await page.textContent('#run-error'));
+    const ulLat = await xyPanel(page, '#view-live #xy-charts .panel.ulLatency');
+    check(ulLat && JSON.stringify(ulLat.labels) === '["idle","up","down","both"]', 'under-load phases: ' + JSON.stringify(ulLat));
+    check(ulLat.series.p50.every((v, i) => v > 0 && ulLat.series.p99[i] >= v), 'under-load p50/p99: ' + JSON.stringify(ulLat.series));
+    const ulRate = await xyPanel(page, '#view-live #xy-charts .panel.ulRate');
+    const [upR, downR] = [ulRate.series.up, ulRate.series.down];
+    check(upR[0] === 0 && downR[0] === 0 && upR[1] > 0 && downR[2] > 0 && upR[3] > 0 && downR[3] > 0,
+      'under-load throughput per phase: ' + JSON.stringify(ulRate));
+    log('under-load: p50', JSON.stringify(ulLat.series.p50), 'p99', JSON.stringify(ulLat.series.p99), 'ms; up', JSON.stringify(upR), 'down', JSON.stringify(downR), ulRate.title);
+    await page.screenshot({ path: path.join(SHOTS, 'under-load.png') });
 
     /* 2. UDP -b 20M -t 30, stopped after a few intervals: it keeps its points */
     await fillClient(page, p1, [['#f-proto-udp', true], ['#f-bandwidth', '20M'], ['#f-transmit', '30']]);
@@ -423,7 +502,33 @@ async function main() {
     check(ov.legend.some((x) => x.label === '#' + tcpRun.id + ' ' + tcpCmd) && ov.legend.some((x) => x.label === '#' + udpRun.id + ' ' + udpCmd), 'overlay legend: ' + JSON.stringify(ov.legend));
     check(ov.points >= sums.length, 'overlay x points ' + ov.points + ' < ' + sums.length);
     await page.screenshot({ path: path.join(SHOTS, 'history.png') });
-    log('overlay:', ov.series, 'series,', ov.points, 'x points:', ov.legend.map((x) => x.label).join(' | '));
+    const overlayLog = ['overlay:', ov.series, 'series,', ov.points, 'x points:', ov.legend.map((x) => x.label).join(' | ')];
+    log(...overlayLog);
+
+    // the bounceback run reopened: the latency panel it had live, and its CDF
+    const bbRun = hist.json.runs.find((r) => r.command === bbCmd);
+    check(bbRun, 'the history lacks the bounceback run');
+    await page.click('#hist-table tbody tr[data-id="' + bbRun.id + '"] td.cmd');
+    await page.waitForSelector('#hist-charts .panel.latency', { timeout: 5000 });
+    const bbStored = await panel(page, '#hist-charts .panel.latency');
+    check(bbStored.points === bbLat.points && JSON.stringify(bbStored.legend) === JSON.stringify(bbLat.legend),
+      'the stored bounceback run\'s latency panel ' + JSON.stringify(bbStored) + ' is not the live one ' + JSON.stringify(bbLat));
+    const cdfStored = await xyPanel(page, '#hist-xy .panel.cdf');
+    check(cdfStored && JSON.stringify(cdfStored.series) === JSON.stringify(cdf.series), 'the stored CDF differs: ' + JSON.stringify(cdfStored));
+    log('stored bounceback run #' + bbRun.id + ': latency panel', bbStored.points, 'points, latest', JSON.stringify(bbStored.legend), '; CDF as live');
+
+    // the rfc2544 and under-load runs reopened: the same charts from their stored reports
+    for (const [cmd, name, live] of [[rfcCmd, 'rfcRate', rate], [ulCmd, 'ulLatency', ulLat]]) {
+      const run = hist.json.runs.find((r) => r.command === cmd);
+      check(run && run.complete === 1, 'the history lacks the measurement ' + cmd + ': ' + JSON.stringify(run));
+      await page.click('#hist-table tbody tr[data-id="' + run.id + '"] td.cmd');
+      await page.waitForSelector('#hist-xy .panel.' + name, { timeout: 5000 });
+      const again = await xyPanel(page, '#hist-xy .panel.' + name);
+      check(JSON.stringify(again.series) === JSON.stringify(live.series) && JSON.stringify(again.labels) === JSON.stringify(live.labels),
+        'stored ' + name + ' ' + JSON.stringify(again) + ' is not the live ' + JSON.stringify(live));
+      log('stored run #' + run.id + ' (' + cmd.split(' ')[1] + '): ' + name + ' as live');
+    }
+    await page.screenshot({ path: path.join(SHOTS, 'history-under-load.png') });
 
     /* 5. .jperf import */
     await page.click('#tab-live');

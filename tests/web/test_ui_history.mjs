@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import { optionsDoc } from './lpbin.mjs';
 
 const require = createRequire(import.meta.url);
@@ -317,4 +318,46 @@ test('server view: each incoming test with its peer, protocol, state, chart and 
   assert.equal(T.list().length, 3);
   assert.ok(H.isServerArgs(['-s', '-p', '5201']));
   assert.ok(!H.isServerArgs(['-c', 'h']));
+});
+
+/* ---- stored latency and measurements (fixtures/page_runs.json: real page runs) ---- */
+
+const RUNS = JSON.parse(fs.readFileSync(new URL('./fixtures/page_runs.json', import.meta.url), 'utf8'));
+
+test('a stored bounceback run: the latency panel it had live, from its interval documents, and its CDF', () => {
+  const live = C.build(RUNS.bounceback_live), stored = C.fromHistory(RUNS.bounceback);
+  assert.ok(stored.latency, 'no latency panel for the stored run');
+  assert.deepEqual(stored.latency.series.map((s) => s.label), ['p50', 'p90', 'p99', 'max']);
+  assert.deepEqual(stored.latency.data.slice(1), live.latency.data.slice(1)); // the same numbers
+  stored.latency.data[0].forEach((x, i) => close(x, live.latency.data[0][i])); // the -J times are rounded to µs
+  assert.deepEqual(stored.xy, live.xy); // the CDF from the stored end's histogram
+  assert.ok(RUNS.bounceback.intervals.filter((r) => r.stream <= 0).every((r) => !('latency' in r)));
+});
+
+test('a stored run without latency columns in its rows (recorded before them): no latency panel', () => {
+  const old = JSON.parse(JSON.stringify(RUNS.bounceback));
+  for (const r of old.intervals) delete r.latency;
+  delete old.end;
+  const v = C.fromHistory(old);
+  assert.equal(v.latency, null);
+  assert.deepEqual(v.xy, []);
+  assert.ok(v.bps.data[0].length >= 2);
+});
+
+test('a stored measurement: its report, no intervals, reopened as it was drawn live', () => {
+  for (const name of ['rfc2544', 'under_load']) {
+    const det = RUNS[name];
+    assert.deepEqual(det.intervals, []);
+    assert.equal(det.run.complete, 1);
+    const v = C.measureView(det.report);
+    assert.equal(v.kind, name === 'rfc2544' ? 'rfc2544' : 'under-load');
+    assert.ok(v.xy.length === 2 && v.xy.every((p) => p.data[0].length >= 2));
+    assert.equal(C.measureOf(F.splitCommand(det.run.command).slice(1)), v.kind);
+    // "use settings" puts the measurement back in the form
+    const back = F.parseArgs(F.splitCommand(det.run.command));
+    assert.equal(back.state.mode, v.kind);
+    assert.deepEqual(back.unknown, []);
+    const pairs = (args) => args.slice(1).reduce((a, w, i) => (i % 2 ? a : a.concat([w + ' ' + args[i + 2]])), []).sort();
+    assert.deepEqual(pairs(F.buildArgs(back.state)), pairs(F.splitCommand(det.run.command).slice(1))); // the same options
+  }
 });

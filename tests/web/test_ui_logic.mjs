@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import { optionsDoc, cliRefusal } from './lpbin.mjs';
 
 const require = createRequire(import.meta.url);
@@ -540,4 +541,137 @@ test('incremental model: a new test after an end starts a fresh chart; junk is i
   const v = m.view();
   assert.deepEqual(v.bps.data[0], [1.000077]);
   assert.deepEqual(v.summary, []);
+});
+
+/* ---- latency CDF, measurement modes (fixtures/page_runs.json: what the page got) ---- */
+
+const RUNS = JSON.parse(fs.readFileSync(new URL('./fixtures/page_runs.json', import.meta.url), 'utf8'));
+
+test('latency CDF: from the end record\'s histogram, 0 to 100 % over the buckets\' upper bounds', () => {
+  const end = RUNS.bounceback_live.find((r) => r.event === 'end').data;
+  const buckets = end.streams[0].sender.latency.histogram.buckets;
+  const v = C.build(RUNS.bounceback_live);
+  assert.equal(v.xy.length, 1);
+  const cdf = v.xy[0];
+  assert.equal(cdf.name, 'cdf');
+  assert.equal(cdf.xlabel, 'ms');
+  const total = buckets.reduce((a, b) => a + b[2], 0);
+  assert.equal(total, end.streams[0].sender.latency.count);
+  assert.equal(cdf.series.length, 1);
+  assert.match(cdf.series[0].label, new RegExp('round trip, ' + total + ' samples'));
+  const [x, y] = cdf.data;
+  assert.equal(x.length, buckets.length + 1);
+  close(x[0], buckets[0][0] / 1e6);
+  close(x[x.length - 1], (buckets[buckets.length - 1][0] + buckets[buckets.length - 1][1]) / 1e6);
+  assert.equal(y[0], 0);
+  close(y[y.length - 1], 100);
+  close(y[1], (100 * buckets[0][2]) / total);
+  for (let i = 1; i < x.length; i++) assert.ok(x[i] > x[i - 1] && y[i] >= y[i - 1], 'not rising at ' + i);
+  // the p50 of the run lies where the CDF crosses 50 %
+  const p50 = end.streams[0].sender.latency.p50_ms, k = y.findIndex((v) => v >= 50);
+  assert.ok(p50 <= x[k] && p50 >= x[k - 1] - 1e-9, p50 + ' not in [' + x[k - 1] + ', ' + x[k] + ']');
+});
+
+test('latency CDF: none without a histogram (a TCP run, an end without streams)', () => {
+  assert.deepEqual(C.build(FIX.tcpP2).xy, []);
+  assert.equal(C.latencyCdf(null), null);
+  assert.equal(C.latencyCdf({ streams: [{ sender: { latency: { histogram: { buckets: [[1, 2, 0], 'x'] } } } }] }), null);
+});
+
+test('rfc2544 report: throughput per frame size on the line (at most the line rate), loss against the offered load', () => {
+  const doc = RUNS.rfc2544.report, r = doc.rfc2544;
+  const v = C.measureView(doc);
+  assert.equal(v.kind, 'rfc2544');
+  const [rate, loss] = v.xy;
+  assert.equal(rate.name, 'rfcRate');
+  assert.deepEqual(rate.labels, ['64', '1518']);
+  assert.deepEqual(rate.data[0], [0, 1]);
+  assert.deepEqual(rate.series.map((s) => s.label), ['throughput', 'line rate']);
+  assert.match(rate.title, /Mbits\/s on the line/);
+  r.frames.forEach((f, i) => close(rate.data[1][i], (f.throughput.line_fraction * r.line_bits_per_second) / 1e6));
+  assert.deepEqual(rate.data[2], [50, 50]);
+  assert.ok(rate.data[1].every((y) => y > 0 && y <= 50));
+  assert.equal(loss.name, 'rfcLoss');
+  assert.deepEqual(loss.series.map((s) => s.label), ['64-byte frames', '1518-byte frames']);
+  assert.deepEqual(loss.data[0], [90, 100]); // % of the line rate, ascending
+  const lost = (t) => (100 * (t.sent - t.received)) / t.sent;
+  assert.deepEqual(loss.data[1], [lost(r.frames[0].frame_loss[1]), lost(r.frames[0].frame_loss[0])]);
+  assert.deepEqual(v.table.map((t) => [t.frame, t.line_percent]), [[64, 100], [1518, 100]]);
+  close(v.table[0].frames_per_second, r.frames[0].throughput.frames_per_second);
+});
+
+test('rfc2544 report: skipped frames and a search cut short have no throughput point', () => {
+  const doc = { rfc2544: { line_bits_per_second: 1e8, out_of_time: true, frames: [
+    { frame_bytes: 64, payload_bytes: 18, skipped: true },
+    { frame_bytes: 512, payload_bytes: 466, skipped: false, throughput: { line_fraction: 0.5, frames_per_second: 11748, payload_bits_per_second: 2.19e7, trials: 2 } },
+    { frame_bytes: 1518, payload_bytes: 1472, skipped: false }] } };
+  const v = C.measureView(doc);
+  assert.deepEqual(v.xy.map((p) => p.name), ['rfcRate']);
+  assert.deepEqual(v.xy[0].labels, ['512']);
+  assert.deepEqual(v.xy[0].data[1], [50]);
+  assert.equal(v.xy[0].xlabel, 'frame size (bytes)');
+  assert.deepEqual(v.table.map((t) => t.skipped), [true, false, false]);
+  assert.equal(v.out_of_time, true);
+});
+
+test('under-load report: p50/p99 per phase, the load\'s throughput up and down', () => {
+  const doc = RUNS.under_load.report, ph = doc.under_load.phases;
+  const v = C.measureView(doc);
+  assert.equal(v.kind, 'under-load');
+  const [lat, rate] = v.xy;
+  assert.deepEqual(lat.labels, ['idle', 'up', 'down', 'both']);
+  assert.deepEqual(lat.series.map((s) => s.label), ['p50', 'p99']);
+  assert.deepEqual(lat.data[1], ph.map((p) => p.rtt.p50_ms));
+  assert.deepEqual(lat.data[2], ph.map((p) => p.rtt.p99_ms));
+  const div = { 'Gbits/s': 1e9, 'Mbits/s': 1e6 }[/\((\w+\/s)\)/.exec(rate.title)[1]];
+  assert.deepEqual(rate.data[1], ph.map((p) => p.up_bits_per_second / div));
+  assert.deepEqual(rate.data[2], ph.map((p) => p.down_bits_per_second / div));
+  assert.ok(rate.data[1][1] > 0 && rate.data[1][2] === 0 && rate.data[2][2] > 0 && rate.data[2][1] === 0);
+  assert.deepEqual(v.table.map((t) => t.phase), ['idle', 'up', 'down', 'both']);
+  close(v.table[1].added_p50_ms, ph[1].added_p50_ms);
+  assert.equal(C.measureView({ start: {} }), null);
+});
+
+test('measurement progress: the line and how far along; the mode of an argument list', () => {
+  const rp = RUNS.rfc2544_progress.map(C.progressOf);
+  assert.ok(rp.length >= 4 && rp.every((p) => /^linkperf: rfc2544: .* \(at most \d+ s left\)$/.test(p.line)));
+  assert.ok(rp.every((p, i) => p.fraction > 0 && p.fraction < 1 && (i === 0 || p.fraction >= rp[i - 1].fraction)));
+  assert.deepEqual([...new Set(RUNS.rfc2544_progress.map((p) => p.frame_bytes))], [64, 1518]);
+  const up = RUNS.under_load_progress.map(C.progressOf);
+  assert.deepEqual(up.map((p) => p.test), ['idle', 'up', 'down', 'both']);
+  assert.match(up[0].line, /^linkperf: under-load: phase 1\/4, idle: 2 s \(10 s left\)$/);
+  assert.equal(C.progressOf(null), null);
+  assert.equal(C.measureOf(['rfc2544', '-c', 'h']), 'rfc2544');
+  assert.equal(C.measureOf(['under-load']), 'under-load');
+  assert.equal(C.measureOf(['-c', 'rfc2544']), '');
+});
+
+test('form: the measurement modes build the subcommand\'s command line, and read it back', () => {
+  const rfc = { mode: 'rfc2544', host: '192.0.2.7', lineRate: '100m', frames: '64,1518', trial: '1', dialect: 'iperf2', rfcTests: 'throughput,latency', ipv6: true };
+  assert.equal(cmd(rfc), 'linkperf rfc2544 -c 192.0.2.7 -b 100m --dialect iperf2 --frames 64,1518 --trial 1 --tests throughput,latency -6');
+  assert.deepEqual(errs(rfc), {});
+  assert.deepEqual(F.parseArgs(F.buildArgs(form(rfc))), { state: form(rfc), unknown: [] });
+  assert.match(errs({ mode: 'rfc2544', host: 'h' }).lineRate, /line rate/);
+  assert.match(errs({ mode: 'rfc2544', lineRate: '1g' }).host, /address/);
+  assert.match(errs({ mode: 'rfc2544', host: 'h', lineRate: 'fast' }).lineRate, /not a rate/);
+  const ul = { mode: 'under-load', host: 'h', port: '5002', ulStreams: '4', ulTime: '5', congestion: 'cubic' };
+  assert.equal(cmd(ul), 'linkperf under-load -c h -p 5002 -P 4 -t 5 -C cubic');
+  assert.deepEqual(F.parseArgs(['linkperf'].concat(F.buildArgs(form(ul)))).state, form(ul));
+  // the client's fields stay out of a measurement's command line
+  assert.equal(cmd(Object.assign({ parallel: '4', proto: 'udp', interval: '2', format: 'm', transmit: '30' }, ul)),
+    'linkperf under-load -c h -p 5002 -P 4 -t 5 -C cubic');
+  assert.deepEqual(F.FIELDS.filter((f) => F.applies(f.name, form(ul))).map((f) => f.name),
+    ['mode', 'host', 'port', 'ulStreams', 'ulTime', 'congestion', 'ipv6']);
+  // defaults the subcommands take, as placeholders
+  assert.equal(F.placeholder('port', form({ mode: 'rfc2544' })), '5201');
+  assert.equal(F.placeholder('port', form({ mode: 'rfc2544', dialect: 'iperf2' })), '5001');
+  assert.equal(F.placeholder('port', form(ul)), '5001');
+  assert.equal(F.placeholder('ulStreams', form(ul)), '8');
+  // the subcommand's messages name its options: each back to its field
+  assert.equal(F.fieldForOption('--frames', form(rfc)), 'frames');
+  assert.equal(F.fieldForOption('-b', form(rfc)), 'lineRate');
+  assert.equal(F.fieldForOption('-t', form(ul)), 'ulTime');
+  assert.equal(F.fieldForOption('-P', form(ul)), 'ulStreams');
+  assert.equal(F.fieldForOption('-C', form(ul)), 'congestion');
+  assert.equal(F.fieldForOption('-t', form({ mode: 'client' })), 'transmit');
 });

@@ -453,8 +453,10 @@ def req(method, path, body=None, csrf=None):
     return json.loads(c.getresponse().read())
 csrf = req("GET", "/api/info")["csrf"]
 for t in sys.argv[2:]:
-    d = req("POST", "/api/check", {"args": ["-c", t, "-t", "1"]}, csrf)
-    print("%s -> %s" % (t, "ok" if d.get("ok") else d.get("error")))
+    for kind, args in (("", ["-c", t, "-t", "1"]), ("rfc2544 ", ["rfc2544", "-c", t, "-b", "1g"]),
+                       ("under-load ", ["under-load", "-c", t])):
+        d = req("POST", "/api/check", {"args": args}, csrf)
+        print("%s%s -> %s" % (kind, t, "ok" if d.get("ok") else d.get("error")))
 """
 
 
@@ -463,7 +465,8 @@ def private_targets_from_a_shared_page():
     """A page served beyond loopback refuses tests to private, link-local (the cloud metadata
     address), loopback and shared addresses, naming the option that allows them, and takes
     public ones; --allow-private-targets takes them all; a loopback page (the default) is
-    unchanged. In a namespace of our own, the page on 10.9.1.1 there."""
+    unchanged; the measurements (rfc2544, under-load) are held to the same. In a namespace of
+    our own, the page on 10.9.1.1 there."""
     import subprocess
     lptest.require(os.geteuid() == 0, "namespaces need root")
     ns = "lpweb-%d" % os.getpid()
@@ -482,10 +485,10 @@ def private_targets_from_a_shared_page():
                            private + public, timeout=40)
             got = dict(ln.split(" -> ", 1) for ln in r.out.splitlines() if " -> " in ln)
             ui.stop()
-            for t in public:
+            for t in [k + x for k in ("", "rfc2544 ", "under-load ") for x in public]:
                 check(got.get(t) == "ok", "%s: public %s refused: %s" % (extra, t, got.get(t)),
                       r.describe())
-            for t in private:
+            for t in [k + x for k in ("", "rfc2544 ", "under-load ") for x in private]:
                 if allowed:
                     check(got.get(t) == "ok", "--allow-private-targets: %s refused: %s" % (
                         t, got.get(t)), r.describe())
@@ -780,6 +783,134 @@ def server_with_web():
     ev.close()
     check(ui.proc.wait(10) == 0, "the server did not exit 0 after the page's Stop",
           ui.proc.tail())
+
+
+def lp_server(port, *args):
+    proc = lptest.Proc([lptest.LINKPERF, "-s", "-p", str(port), "--no-history"] + list(args),
+                       120, name="linkperf-s")
+    lptest.wait_listening(proc, port)
+    return proc
+
+
+@suite.case
+def stored_latency():
+    """A bounceback run recorded by the page: its stored intervals carry each stream's
+    latency (read from the interval documents, the one place it is kept) with the numbers
+    the live records had, and the stored end has the histogram the latency CDF is drawn
+    from."""
+    db = lptest.tmp_path("latency.db")
+    port = lptest.free_port()
+    srv = lp_server(port)
+    ui = UI(["--db", db])
+    ui.login()
+    ev = Events(ui)
+    _, doc = ui.json("POST", "/api/run", {"args": ["-c", "127.0.0.1", "-p", str(port),
+                                                   "--dialect", "iperf2", "--bounceback",
+                                                   "-t", "2"]}, want=200)
+    rid = doc["id"]
+    seen = ev.until(lambda e: e[1] == "state" and e[2]["id"] == rid, 30, "the run's end")
+    check(seen[-1][2]["state"] == "done", "bounceback run: %s" % seen[-1][2])
+    live = [d["rec"]["data"]["streams"][0].get("latency") for d in events_of(seen, rid, "rec")
+            if d["rec"]["event"] == "interval"]
+    _, hist = ui.json("GET", "/api/history", want=200)
+    hid = hist["runs"][0]["id"]
+    _, det = ui.json("GET", "/api/history/%d" % hid, want=200)
+    stored = [r.get("latency") for r in det["intervals"] if r["stream"] > 0]
+    # the same objects (an interval of a loaded machine may have no round trip: count 0)
+    check(len(live) >= 2 and stored == live and sum(x["count"] for x in live) > 0,
+          "stored latency %s vs live %s" % (stored, live))
+    check(all("latency" not in r for r in det["intervals"] if r["stream"] <= 0),
+          "the sums have no latency of their own: %s" % det["intervals"])
+    buckets = det["end"]["streams"][0]["sender"]["latency"]["histogram"]["buckets"]
+    check(sum(b[2] for b in buckets) == sum(x["count"] for x in live),
+          "histogram of %s vs %d round trips" % (buckets, sum(x["count"] for x in live)))
+    # A plain TCP run's rows have no latency.
+    _, doc = ui.json("POST", "/api/run", {"args": ["-c", "127.0.0.1", "-p", str(port),
+                                                   "-t", "1"]}, want=200)
+    ev.until(lambda e: e[1] == "state" and e[2]["id"] == doc["id"], 30, "the TCP run's end")
+    _, hist = ui.json("GET", "/api/history", want=200)
+    _, det = ui.json("GET", "/api/history/%d" % hist["runs"][0]["id"], want=200)
+    check(det["intervals"] and all("latency" not in r for r in det["intervals"]) and
+          "report" not in det, "TCP run: %s" % str(det)[:300])
+    ev.close()
+    check(ui.stop() == 0, "ui exit", ui.proc.tail())
+    srv.kill()
+
+
+@suite.case
+def measurements():
+    """rfc2544 and under-load from the page: the subcommands' own parser checks them (its
+    messages, the option named), the run publishes progress (what is tried, time left) and
+    the report, and the history keeps the report (reopenable, exported as result.json)."""
+    port = lptest.free_port()
+    srv = lp_server(port)
+    db = lptest.tmp_path("measure.db")
+    ui = UI(["--db", db])
+    ui.login()
+    for args, words, option in (
+            (["rfc2544", "-c", "127.0.0.1"], "give the line rate with -b", ""),
+            (["rfc2544", "-c", "127.0.0.1", "-b", "50m", "--frames", "12"], "--frames", "--frames"),
+            (["rfc2544", "-c", "127.0.0.1", "-b", "50m", "--bogus", "1"], "unknown option", "--bogus"),
+            (["rfc2544", "-c", "127.0.0.1", "-b", "50m", "-J"], "report as JSON", "-J/--json"),
+            (["rfc2544", "--help"], "not a test", ""),
+            (["under-load", "-c", "127.0.0.1", "-t", "1"], "out of range (2..3600", "-t"),
+            (["under-load", "-P"], "needs a value", "-P")):
+        status, doc = ui.json("POST", "/api/check", {"args": args})
+        check(status == 200 and doc["ok"] is False and words in doc["error"] and
+              doc.get("option", "") == option,
+              "check %s: %d %s" % (args, status, doc))
+    status, doc = ui.json("POST", "/api/check", {"args": ["rfc2544", "-c", "h", "-b", "1g"]})
+    check(status == 200 and doc["ok"] and doc["command"] == "linkperf rfc2544 -c h -b 1g",
+          "check: %s" % doc)
+    ev = Events(ui)
+    args = ["rfc2544", "-c", "127.0.0.1", "-p", str(port), "-b", "50m", "--frames", "64,1518",
+            "--trial", "0.5", "--resolution", "20", "--tests", "throughput", "--max-time", "120"]
+    _, doc = ui.json("POST", "/api/run", {"args": args}, want=200)
+    rid = doc["id"]
+    seen = ev.until(lambda e: e[1] == "state" and e[2]["id"] == rid, 120, "the rfc2544 run's end")
+    check(seen[-1][2]["state"] == "done", "rfc2544 run: %s" % seen[-1][2])
+    prog = [d["progress"] for d in events_of(seen, rid, "progress")]
+    check(prog and {p["frame_bytes"] for p in prog} == {64, 1518} and
+          all(p["test"] == "throughput" and 0 < p["line_fraction"] <= 1 and p["left_bound"] and
+              0 <= p["left_s"] <= 120 and "s left)" in p["line"] for p in prog),
+          "progress: %s" % prog[:3])
+    texts = [d["line"] for d in events_of(seen, rid, "text")]
+    check(texts == [p["line"] for p in prog], "text lines: %s" % texts[:3])
+    rep = events_of(seen, rid, "report")
+    check(len(rep) == 1, "report events: %d" % len(rep))
+    frames = rep[0]["report"]["rfc2544"]["frames"]
+    check([f["frame_bytes"] for f in frames] == [64, 1518] and
+          all(0 < f["throughput"]["line_fraction"] <= 1 for f in frames), "report: %s" % frames)
+    _, hist = ui.json("GET", "/api/history", want=200)
+    row = hist["runs"][0]
+    check(row["command"] == "linkperf " + " ".join(args) and row["complete"] == 1 and
+          row["proto"] == "udp" and row["port"] == port, "history row: %s" % row)
+    _, det = ui.json("GET", "/api/history/%d" % row["id"], want=200)
+    check(det["report"] == rep[0]["report"] and det["intervals"] == [],
+          "stored report: %s" % str(det)[:300])
+    status, _, body = ui.request("GET", "/api/history/%d/result.json" % row["id"])
+    check(status == 200 and json.loads(body) == rep[0]["report"], "result.json: %d" % status)
+
+    # under-load, stopped in its second phase: the report has the idle phase.
+    args = ["under-load", "-c", "127.0.0.1", "-p", str(port), "-t", "2", "-P", "2"]
+    _, doc = ui.json("POST", "/api/run", {"args": args}, want=200)
+    rid = doc["id"]
+    ev.until(lambda e: e[1] == "progress" and e[2]["id"] == rid and
+             e[2]["progress"]["test"] == "up", 60, "the under-load's second phase")
+    ui.json("POST", "/api/stop", {"id": rid}, want=200)
+    seen = ev.until(lambda e: e[1] == "state" and e[2]["id"] == rid, 60, "the under-load's end")
+    check(seen[-1][2]["state"] == "stopped", "under-load run: %s" % seen[-1][2])
+    prog = [d["progress"] for d in events_of(seen, rid, "progress")]
+    check([(p["test"], p["step"], p["steps"]) for p in prog] == [("idle", 1, 4), ("up", 2, 4)] and
+          prog[0]["left_s"] > prog[1]["left_s"] > 0, "under-load progress: %s" % prog)
+    phases = events_of(seen, rid, "report")[0]["report"]["under_load"]["phases"]
+    check(phases[0]["name"] == "idle" and phases[0]["rtt"]["count"] > 0, "phases: %s" % phases)
+    _, hist = ui.json("GET", "/api/history", want=200)
+    check(hist["runs"][0]["complete"] == 0 and hist["runs"][0]["command"].startswith(
+        "linkperf under-load"), "stopped under-load row: %s" % hist["runs"][0])
+    ev.close()
+    check(ui.stop() == 0, "ui exit", ui.proc.tail())
+    srv.kill()
 
 
 if __name__ == "__main__":

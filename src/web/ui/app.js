@@ -185,7 +185,7 @@
     if (old && old.gen !== serverGen) runs.delete(id);
     if (!runs.has(id)) {
       runs.set(id, { id, gen: serverGen, args: [], state: 'running', error: '', lines: [], cleared: 0,
-        model: C.createModel(), tests: H.createTests(), server: false });
+        model: C.createModel(), tests: H.createTests(), server: false, measure: '', report: null, progress: null });
       if (selectedId === null) selectedId = id;
     }
     return runs.get(id);
@@ -195,6 +195,7 @@
     const r = runOf(d.id);
     if (Array.isArray(d.args)) r.args = d.args;
     r.server = H.isServerArgs(r.args);
+    r.measure = C.measureOf(r.args);
     if (d.state) r.state = d.state;
     r.started_ms = d.started_ms;
     select(d.id); // draw the run started last
@@ -227,6 +228,19 @@
     r.tests.rec(d.test, d.rec);
     if (d.id === selectedId) scheduleDraw();
     if (r.server && d.rec && d.rec.event === 'end') historyChanged(); // a server's test is recorded at its end
+  }
+
+  // A measurement's progress (rfc2544, under-load: what is tried, the time left) and report.
+  function onProgressEvent(d) {
+    const r = runOf(d.id);
+    r.progress = C.progressOf(d.progress);
+    if (d.id === selectedId) scheduleDraw();
+  }
+
+  function onReportEvent(d) {
+    const r = runOf(d.id);
+    r.report = d.report;
+    if (d.id === selectedId) scheduleDraw();
   }
 
   function select(id) {
@@ -352,7 +366,8 @@
     const q = new URLSearchParams({ since: String(lastEventId) });
     if (token) q.set('token', token);
     source = new EventSource('/api/events?' + q.toString());
-    const handlers = { run: onRunEvent, state: onStateEvent, text: onTextEvent, rec: onRecEvent };
+    const handlers = { run: onRunEvent, state: onStateEvent, text: onTextEvent, rec: onRecEvent,
+      progress: onProgressEvent, report: onReportEvent };
     for (const [name, fn] of Object.entries(handlers)) {
       source.addEventListener(name, (e) => {
         const id = Number(e.lastEventId);
@@ -439,7 +454,7 @@
 
   /* ---- charts (plots.js draws; here: which view goes where) ---- */
 
-  let liveSet = null; // created at start-up, once #charts exists
+  let liveSet = null, liveXY = null; // created at start-up, once #charts exists
 
   function draw() {
     const r = runs.get(selectedId);
@@ -447,11 +462,18 @@
     if (r && r.server) view = drawServer(r);
     else {
       $('server-tests').hidden = true;
-      view = r ? r.model.view() : null;
+      view = r && !r.measure ? r.model.view() : null;
     }
-    const any = liveSet.draw(view);
+    const mv = r && r.measure ? C.measureView(r.report) : null;
+    drawProgress(r);
+    drawMeasureTable($('measure-table'), mv);
+    const xy = liveXY.draw(mv ? mv.xy : view ? view.xy : []);
+    const any = liveSet.draw(view) || xy;
     $('no-data').hidden = any;
-    if (r && r.server && !any) {
+    if (r && r.measure && !any) {
+      $('no-data').textContent = r.state === 'running' ? 'A ' + r.measure + ' measurement: its charts are drawn from its report when it ends (what it tries now is above).'
+        : 'This measurement left no report to draw.';
+    } else if (r && r.server && !any) {
       $('no-data').hidden = false;
       $('no-data').textContent = 'A server: each incoming test is listed above with its chart; the one chosen is drawn here.';
     } else if (!any) {
@@ -459,6 +481,40 @@
     }
     drawSummary($('summary'), view);
     showRunError(r, view);
+  }
+
+  // A measurement run: the line of what it tries now and a bar of the time it may take.
+  function drawProgress(r) {
+    const box = $('progress'), p = r && r.measure ? r.progress : null;
+    box.hidden = !p;
+    if (!p) return;
+    const bar = box.querySelector('progress'), running = r.state === 'running';
+    bar.hidden = !running || p.fraction === null;
+    if (p.fraction !== null) bar.value = p.fraction;
+    box.querySelector('span').textContent = running ? p.line : r.state + ' — last: ' + p.line;
+  }
+
+  const NUM = (v, d) => (v == null ? '' : v.toFixed(d));
+
+  // A measurement's results as a table (the numbers of its report, as the CLI prints them).
+  function drawMeasureTable(t, mv) {
+    const rows = mv ? mv.table : [];
+    t.hidden = !rows.length;
+    if (!rows.length) return t.replaceChildren();
+    let head, cells;
+    if (mv.kind === 'rfc2544') {
+      head = ['frame', '% line', 'frames/s', 'payload', 'RTT p50 (ms)', 'back-to-back'];
+      cells = (x) => x.skipped ? [String(x.frame), 'skipped: the header does not fit', '', '', '', '']
+        : [String(x.frame), NUM(x.line_percent, 2), NUM(x.frames_per_second, 0), x.payload_bps == null ? '' : C.formatRate(x.payload_bps),
+          NUM(x.rtt_p50_ms, 3), x.back_to_back == null ? '' : x.back_to_back + ' frames'];
+    } else {
+      head = ['phase', 'up', 'down', 'RTT p50 (ms)', 'p99 (ms)', 'added p50/p99 (ms)'];
+      cells = (x) => [x.phase, x.phase === 'up' || x.phase === 'both' ? C.formatRate(x.up_bps || 0) : '',
+        x.phase === 'down' || x.phase === 'both' ? C.formatRate(x.down_bps || 0) : '', NUM(x.p50_ms, 3), NUM(x.p99_ms, 3),
+        x.added_p50_ms == null ? '' : NUM(x.added_p50_ms, 3) + ' / ' + NUM(x.added_p99_ms, 3)];
+    }
+    t.replaceChildren(el('tr', {}, head.map((h) => el('th', { textContent: h }))),
+      ...rows.map((x) => el('tr', {}, cells(x).map((c) => el('td', { textContent: c })))));
   }
 
   const fmt = P.fmt;
@@ -506,6 +562,7 @@
 
   /* ---- history: the runs the database recorded ---- */
 
+  let histXY = null;
   let histSet = null, histRuns = [], histLoaded = false, histStale = false, histSeq = 0, histTimer = 0;
   const checked = new Set();
   let opened = null; // {kind: 'run', id, detail} or {kind: 'overlay', ids, details}
@@ -610,9 +667,12 @@
     if (!r.ok || !r.json.run) return histError(r.json.error || 'GET /api/history/' + id + ' failed (' + r.status + ')');
     histError('');
     opened = { kind: 'run', id, detail: r.json };
-    const view = C.fromHistory(r.json);
+    const mv = C.measureView(r.json.report);
+    const view = mv ? null : C.fromHistory(r.json);
     histSet.destroy();
-    const any = histSet.draw(view);
+    const xyAny = histXY.draw(mv ? mv.xy : view.xy);
+    const any = histSet.draw(view) || xyAny;
+    drawMeasureTable($('hist-measure'), mv);
     const run = r.json.run, st = H.runStatus(run);
     $('hist-hint').hidden = any;
     $('hist-hint').textContent = any ? '' : 'This run has no interval records to draw.';
@@ -633,6 +693,8 @@
     const details = res.map((r) => r.json);
     opened = { kind: 'overlay', ids, details };
     histSet.destroy();
+    histXY.destroy();
+    drawMeasureTable($('hist-measure'), null);
     const any = histSet.drawOverlay(C.overlay(details), 'Throughput of ' + ids.length + ' runs, sum');
     $('hist-hint').hidden = any;
     $('hist-info').textContent = 'Overlay of ' + ids.map((i) => '#' + i).join(', ');
@@ -658,6 +720,8 @@
   function closeOpened() {
     opened = null;
     histSet.destroy();
+    histXY.destroy();
+    drawMeasureTable($('hist-measure'), null);
     $('hist-hint').hidden = false;
     $('hist-hint').textContent = 'Click a run to draw it; tick two or more and press Overlay to compare them.';
     $('hist-info').textContent = '';
@@ -671,7 +735,7 @@
   }
 
   async function exportPng() {
-    const us = histSet.shown();
+    const us = histSet.shown().concat(histXY.shown());
     if (!us.length) return;
     const heading = opened && opened.kind === 'run' ? '#' + opened.id + ' ' + (opened.detail.run.command || '') + ' — ' + H.formatDate(opened.detail.run.started_ms)
       : $('hist-info').textContent;
@@ -756,6 +820,7 @@
     const run = runOf(r.json.id);
     if (!run.args.length) run.args = args;
     run.server = H.isServerArgs(run.args);
+    run.measure = C.measureOf(run.args);
     showTab('live');
     select(r.json.id);
   }
@@ -820,6 +885,8 @@
     buildForm();
     liveSet = P.createChartSet($('charts'));
     histSet = P.createChartSet($('hist-charts'), { heights: { bps: 280 } });
+    liveXY = P.createXYSet($('xy-charts'));
+    histXY = P.createXYSet($('hist-xy'));
     let saved = null;
     try { saved = JSON.parse(localStorage.getItem(STORE) || 'null'); } catch (e) { /* ignore */ }
     writeForm(saved || F.defaults());
@@ -842,7 +909,7 @@
     });
     $('save').addEventListener('click', saveText);
     $('live-png').addEventListener('click', async () => {
-      const us = liveSet.shown();
+      const us = liveSet.shown().concat(liveXY.shown());
       const r = runs.get(selectedId);
       if (!us.length || !r) return;
       const t = shownTest(r);

@@ -210,7 +210,8 @@
         latency.unit = 'ms';
       }
 
-      return { protocol, bps, rtt, cwnd, retr, jitter, loss, latency, summary: summary(end), ended, error };
+      const cdf = latencyCdf(end);
+      return { protocol, bps, rtt, cwnd, retr, jitter, loss, latency, summary: summary(end), ended, error, xy: cdf ? [cdf] : [] };
     }
 
     return { add, view };
@@ -245,6 +246,130 @@
     return out;
   }
 
+  /* ---- panels on an x axis of their own (not time): drawn by plots.js createXYSet ---- */
+
+  // {name, title, unit, xlabel, labels (category names when x is an index), series, data}.
+  function xyPanel(name, title, unit, xlabel, series, data, labels) {
+    return { name, title, unit, xlabel, labels: labels || null, series, data, signature: series.map((s) => s.key).join('|') };
+  }
+
+  // Several [x, y] lists on one x axis (uPlot wants one): the union of the xs, nulls where a
+  // list has no point.
+  function unionXY(lists) {
+    const xs = [...new Set(lists.flatMap((l) => l.map((p) => p[0])))].sort((a, b) => a - b);
+    const at = new Map(xs.map((x, i) => [x, i]));
+    return [xs].concat(lists.map((l) => {
+      const c = new Array(xs.length).fill(null);
+      for (const [x, y] of l) c[at.get(x)] = y;
+      return c;
+    }));
+  }
+
+  // The latency CDF of each stream whose end totals carry a histogram (-J "buckets":
+  // [lower bound ns, width ns, count]): % of samples at or below each bucket's upper bound.
+  function latencyCdf(end) {
+    const lists = [], series = [];
+    const streams = end && Array.isArray(end.streams) ? end.streams : [];
+    for (const st of streams) {
+      for (const side of ['sender', 'receiver']) {
+        const lat = st && st[side] && st[side].latency;
+        const b = lat && lat.histogram && Array.isArray(lat.histogram.buckets) ? lat.histogram.buckets : null;
+        if (!b || !b.length) continue;
+        const buckets = b.filter((x) => Array.isArray(x) && x.length >= 3 && x.every((v) => num(v) !== null) && x[2] > 0)
+          .sort((p, q) => p[0] - q[0]);
+        const total = buckets.reduce((a, x) => a + x[2], 0);
+        if (!total) continue;
+        let cum = 0;
+        const pts = [[buckets[0][0] / 1e6, 0]];
+        for (const [low, width, count] of buckets) {
+          cum += count;
+          pts.push([(low + width) / 1e6, (100 * cum) / total]);
+        }
+        lists.push(pts);
+        series.push({ key: 'cdf' + st[side].socket + side, label: '[' + st[side].socket + '] ' + (side === 'sender' ? 'round trip' : 'one way') + ', ' + total + ' samples', kind: 'stream' });
+      }
+    }
+    if (!lists.length) return null;
+    return xyPanel('cdf', 'Latency CDF (% of samples at or below)', '%', 'ms', series, unionXY(lists));
+  }
+
+  /* ---- measurement reports (linkperf rfc2544 / under-load -J) ---- */
+
+  const MEASURES = ['rfc2544', 'under-load'];
+  const measureOf = (args) => (Array.isArray(args) && MEASURES.includes(String(args[0])) ? String(args[0]) : '');
+
+  // RFC 2544: the throughput found per frame size (the offered load on the line at which no
+  // frame was lost, frames with preamble and gap, so at most the line rate) and, when the
+  // loss test ran, the frame loss rate against the offered load.
+  function rfc2544View(doc) {
+    const r = doc.rfc2544, xy = [], rows = [];
+    const line = num(r.line_bits_per_second) || 0;
+    const frames = (Array.isArray(r.frames) ? r.frames : []).filter((f) => f && num(f.frame_bytes) !== null);
+    const found = frames.filter((f) => f.throughput && num(f.throughput.line_fraction) !== null);
+    if (found.length) {
+      const unit = chooseUnit(line);
+      const x = found.map((f, i) => i);
+      xy.push(xyPanel('rfcRate', 'RFC 2544 throughput per frame size (' + unit.label + ' on the line)', unit.label, 'frame size (bytes)',
+        [{ key: 'tput', label: 'throughput', kind: 'sum' }, { key: 'line', label: 'line rate', kind: 'rev' }],
+        [x, found.map((f) => (f.throughput.line_fraction * line) / unit.div), found.map(() => line / unit.div)],
+        found.map((f) => String(f.frame_bytes))));
+    }
+    const lossy = frames.filter((f) => Array.isArray(f.frame_loss) && f.frame_loss.length);
+    if (lossy.length) {
+      xy.push(xyPanel('rfcLoss', 'Frame loss rate against the offered load', '% lost', '% of the line rate',
+        lossy.map((f) => ({ key: 'loss' + f.frame_bytes, label: f.frame_bytes + '-byte frames', kind: 'stream' })),
+        unionXY(lossy.map((f) => f.frame_loss.filter((t) => num(t.line_fraction) !== null && num(t.sent))
+          .map((t) => [Math.round(t.line_fraction * 1000) / 10, (100 * (t.sent - (t.received || 0))) / t.sent])))));
+    }
+    for (const f of frames) {
+      const t = f.throughput;
+      rows.push({ frame: f.frame_bytes, skipped: !!f.skipped, line_percent: t ? t.line_fraction * 100 : null,
+        frames_per_second: t ? num(t.frames_per_second) : null, payload_bps: t ? num(t.payload_bits_per_second) : null,
+        rtt_p50_ms: f.latency_rtt ? num(f.latency_rtt.p50_ms) : null, back_to_back: num(f.back_to_back_frames) });
+    }
+    return { kind: 'rfc2544', xy, table: rows, error: r.error || '', out_of_time: !!r.out_of_time };
+  }
+
+  // under-load: each phase's round-trip p50/p99 and its throughput up and down.
+  function underLoadView(doc) {
+    const u = doc.under_load, xy = [], rows = [];
+    const phases = (Array.isArray(u.phases) ? u.phases : []).filter((p) => p && typeof p.name === 'string');
+    if (phases.length) {
+      const x = phases.map((p, i) => i), names = phases.map((p) => p.name);
+      const rtt = (f) => phases.map((p) => (p.rtt ? num(p.rtt[f]) : null));
+      xy.push(xyPanel('ulLatency', 'Round trips per phase (ms)', 'ms', 'phase',
+        [{ key: 'p50', label: 'p50', kind: 'sum' }, { key: 'p99', label: 'p99', kind: 'rev' }], [x, rtt('p50_ms'), rtt('p99_ms')], names));
+      let max = 0;
+      for (const p of phases) max = Math.max(max, num(p.up_bits_per_second) || 0, num(p.down_bits_per_second) || 0);
+      const unit = chooseUnit(max);
+      const rate = (f) => phases.map((p) => (num(p[f]) !== null ? p[f] / unit.div : null));
+      xy.push(xyPanel('ulRate', 'Load throughput per phase (' + unit.label + ')', unit.label, 'phase',
+        [{ key: 'up', label: 'up', kind: 'sum' }, { key: 'down', label: 'down', kind: 'rev' }], [x, rate('up_bits_per_second'), rate('down_bits_per_second')], names));
+    }
+    for (const p of phases) {
+      rows.push({ phase: p.name, up_bps: num(p.up_bits_per_second), down_bps: num(p.down_bits_per_second),
+        p50_ms: p.rtt ? num(p.rtt.p50_ms) : null, p99_ms: p.rtt ? num(p.rtt.p99_ms) : null,
+        added_p50_ms: num(p.added_p50_ms), added_p99_ms: num(p.added_p99_ms) });
+    }
+    return { kind: 'under-load', xy, table: rows, error: u.error || '' };
+  }
+
+  // A measurement's report as panels and a table; null when it is none.
+  function measureView(doc) {
+    if (doc && doc.rfc2544 && typeof doc.rfc2544 === 'object') return rfc2544View(doc);
+    if (doc && doc.under_load && typeof doc.under_load === 'object') return underLoadView(doc);
+    return null;
+  }
+
+  // Progress event data -> what the page shows: the line, and how far along (0..1) when the
+  // time left is known (--max-time bounds rfc2544's, so its bar is the bound).
+  function progressOf(p) {
+    if (!p || typeof p !== 'object') return null;
+    const done = num(p.elapsed_s), left = num(p.left_s);
+    return { line: String(p.line || ''), fraction: done !== null && left !== null && done + left > 0 ? done / (done + left) : null,
+      test: p.test, frame: p.frame_bytes, rate_bps: num(p.rate_bps) };
+  }
+
   function build(recs) {
     const m = createModel();
     for (const r of recs) m.add(r);
@@ -266,6 +391,7 @@
       o.snd_cwnd = row.cwnd;
       o.rtt = row.rtt_us;
     }
+    if (row.latency && typeof row.latency === 'object') o.latency = row.latency; // from its interval document
     if (udp) {
       o.packets = num(row.packets) || 0;
       if (!row.sender) { // jitter and loss are the receiver's
@@ -314,6 +440,8 @@
         recv.lost_percent = recv.packets ? (100 * (recv.lost_packets || 0)) / recv.packets : 0;
       }
       const end = {};
+      // The stored -J end's streams: their latency histograms (the CDF).
+      if (detail.end && Array.isArray(detail.end.streams)) end.streams = detail.end.streams;
       if (sent.bits_per_second) end.sum_sent = sent;
       if (recv.bits_per_second || udp) end.sum_received = recv;
       recs.push({ event: 'end', data: end });
@@ -361,7 +489,7 @@
   }
 
   const api = { createModel, build, chooseUnit, chooseByteUnit, formatRate, MIN_INTERVAL_S,
-    historyRecords, fromHistory, overlay };
+    historyRecords, fromHistory, overlay, latencyCdf, measureView, measureOf, progressOf, MEASURES };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.LPChart = api;
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -21,6 +21,7 @@
     bandwidth: '', udpWin: '', udpLen: '',
     ttl: '', tos: '', dscp: '', bind: '', ipv6: false,
     reverse: false, bidir: false, omit: '', udp64: false, title: '',
+    lineRate: '', frames: '', trial: '', resolution: '', maxTime: '', rfcTests: '', ulTime: '', ulStreams: '',
   });
 
   const GROUPS = [['quick', 'Quick start'], ['app', 'Application'], ['transport', 'Transport'],
@@ -32,6 +33,16 @@
   const udpClient = (s) => isClient(s) && s.proto === 'udp';
   const always = () => true;
 
+  // The measurement modes run a subcommand (src/cli/rfc2544.c, under_load.c) with options of
+  // its own: the fields live in each (the rest of the form is the client's or the server's).
+  // The subcommand's parser checks them (POST /api/check); the page checks only their shape.
+  const MEASURE_FIELDS = Object.freeze({
+    rfc2544: ['host', 'port', 'dialect', 'lineRate', 'frames', 'trial', 'resolution', 'maxTime', 'rfcTests', 'ipv6'],
+    'under-load': ['host', 'port', 'ulStreams', 'ulTime', 'congestion', 'ipv6'],
+  });
+  const isMeasure = (s) => Object.prototype.hasOwnProperty.call(MEASURE_FIELDS, s.mode);
+  const inMode = (mode) => (s) => s.mode === mode;
+
   /* ---- the fields, grouped like JPerf's panes ----
    * opt: the option of the options document the field sets (its flag and range come from
    * there); range: 'narrow' when the option's narrower range applies wherever the field does
@@ -41,13 +52,21 @@
    * option names none in the document (else they are the option's "choices"); none: the
    * first entry's text, '' (the option not given), for an option without a default. */
   const FIELD_SPECS = [
-    { name: 'mode', group: 'quick', label: 'Mode', kind: 'radio', options: [['client', 'Client'], ['server', 'Server']], applies: always },
+    { name: 'mode', group: 'quick', label: 'Mode', kind: 'radio', options: [['client', 'Client'], ['server', 'Server'], ['rfc2544', 'RFC 2544'], ['under-load', 'Under load']], applies: always },
     { name: 'host', group: 'quick', label: 'Server address', kind: 'text', opt: 'client', applies: isClient, check: 'host', hint: 'host name or address (host%dev binds a device)' },
     { name: 'port', group: 'quick', label: 'Port', kind: 'text', opt: 'port', range: 'narrow', applies: isClient },
     { name: 'parallel', group: 'quick', label: 'Parallel streams', kind: 'text', opt: 'parallel', applies: isClient },
     { name: 'listenPort', group: 'quick', label: 'Listen port', kind: 'text', opt: 'port', applies: isServer, note: '(0 = any free port)' },
     { name: 'allow', group: 'quick', label: 'Client limit', kind: 'text', opt: 'allow', applies: isServer, check: 'allow', hint: 'hosts, addresses or CIDRs, comma-separated', zero: 'any client' },
     { name: 'maxConns', group: 'quick', label: 'Num connections', kind: 'text', opt: 'max-connections', applies: isServer, note: '(0 = serve forever)' },
+    { name: 'lineRate', group: 'quick', label: 'Line rate', kind: 'text', flag: '-b', check: 'units', applies: inMode('rfc2544'), hint: 'bits/s of frames on the wire, 100k..400G (k/m/g 1000-based), e.g. 100m' },
+    { name: 'frames', group: 'quick', label: 'Frame sizes', kind: 'text', flag: '--frames', check: 'list', applies: inMode('rfc2544'), placeholder: '64,128,256,512,1024,1280,1518', hint: 'Ethernet frames 64..9018 bytes, comma-separated' },
+    { name: 'trial', group: 'quick', label: 'Trial seconds', kind: 'text', flag: '--trial', check: 'number', applies: inMode('rfc2544'), placeholder: '2', hint: '0.5..600 (RFC 2544 asks for 60)' },
+    { name: 'resolution', group: 'quick', label: 'Resolution (%)', kind: 'text', flag: '--resolution', check: 'number', applies: inMode('rfc2544'), placeholder: '1', hint: 'the search stops within this % of the line rate, 0.1..50' },
+    { name: 'maxTime', group: 'quick', label: 'Max time (s)', kind: 'text', flag: '--max-time', check: 'number', applies: inMode('rfc2544'), placeholder: '3600', hint: 'no trial starts after this long, 1..86400' },
+    { name: 'rfcTests', group: 'quick', label: 'Tests', kind: 'text', flag: '--tests', check: 'list', applies: inMode('rfc2544'), placeholder: 'all', hint: 'throughput, latency, loss, back-to-back (latency needs throughput and dialect iperf2)' },
+    { name: 'ulStreams', group: 'quick', label: 'Load streams', kind: 'text', flag: '-P', check: 'number', applies: inMode('under-load'), placeholder: '8', hint: 'TCP streams loading the link, 1..128' },
+    { name: 'ulTime', group: 'quick', label: 'Seconds a phase', kind: 'text', flag: '-t', check: 'number', applies: inMode('under-load'), placeholder: '10', hint: '2..3600; four phases: idle, up, down, both' },
 
     { name: 'dialect', group: 'app', label: 'Dialect', kind: 'select', opt: 'dialect', applies: isClient, options: [['iperf3', 'iperf3'], ['iperf2', 'iperf2 (JPerf, boards)']] },
     { name: 'transmitUnit', group: 'app', label: 'Transmit', kind: 'radio', applies: isClient, options: [['seconds', 'Seconds'], ['bytes', 'Bytes']] },
@@ -85,6 +104,12 @@
     { name: 'udp64', group: 'lp', label: '64-bit UDP counters', kind: 'check', opt: 'udp-counters-64bit', applies: udpClient },
     { name: 'title', group: 'lp', label: 'Title', kind: 'text', opt: 'title', applies: isClient, hint: 'prefix of every output line' },
   ];
+
+  // In a measurement mode a field is live when the mode lists it, whatever it says otherwise.
+  for (const spec of FIELD_SPECS) {
+    const base = spec.applies;
+    if (spec.name !== 'mode') spec.applies = (s) => (isMeasure(s) ? MEASURE_FIELDS[s.mode].includes(spec.name) : base(s));
+  }
 
   const DIRECTIONS = ['reverse', 'bidir', 'dual', 'tradeoff']; // at most one (checks.c)
 
@@ -316,6 +341,9 @@
 
     function checkerOf(spec, o) {
       if (spec.kind === 'select' || spec.kind === 'radio') return oneOf(spec.options);
+      if (spec.check === 'number') return (t) => (Number.isFinite(parseNum(t)) ? '' : 'not a number');
+      if (spec.check === 'units') return (t) => (Number.isFinite(parseUnits(t, 1000)) ? '' : 'not a rate (e.g. 100m)');
+      if (spec.check === 'list') return (t) => (/^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$/.test(t) ? '' : 'a comma-separated list');
       if (spec.kind === 'check' || !o) return null;
       if (spec.check === 'host') return host(o);
       if (spec.check === 'allow') return allowList(o);
@@ -373,7 +401,8 @@
       const s = normalize(state), f = BY_NAME[name];
       if (name === 'transmit' && s.transmitUnit === 'bytes') return 'e.g. 100M';
       if (name === 'listenPort') return (doc.server_ports || []).join(' and ');
-      if (!f.opt) return '';
+      if (name === 'port' && isMeasure(s)) return s.mode === 'rfc2544' && s.dialect !== 'iperf2' ? '5201' : '5001';
+      if (!f.opt) return f.placeholder || '';
       const where = [s, Object.assign({}, s, { proto: 'udp' }), Object.assign({}, s, { proto: 'tcp' }),
         Object.assign({}, s, { mode: 'client' }), Object.assign({}, s, { mode: 'client', proto: 'udp' }),
         Object.assign({}, s, { mode: 'server' })].find((x) => f.applies(x)) || s;
@@ -394,6 +423,8 @@
         if (msg) errors[f.name] = msg;
       }
       const put = (n, msg) => { if (!errors[n]) errors[n] = msg; };
+      if (isMeasure(s) && s.host === '') put('host', "enter the server's address");
+      if (s.mode === 'rfc2544' && s.lineRate === '') put('lineRate', 'enter the line rate (e.g. 100m for Fast Ethernet)');
       if (isClient(s)) {
         if (s.host === '') put('host', "enter the server's address");
         if (s.transmitUnit === 'bytes' && s.transmit === '') put('transmit', 'enter the number of bytes to send');
@@ -419,6 +450,19 @@
         if (live(n) && s[n] !== '' && s[n] !== false) args.push(flag || BY_NAME[n].flag, s[n]);
       };
       const flag = (n) => { if (live(n) && s[n] === true) args.push(BY_NAME[n].flag); };
+      if (isMeasure(s)) { // linkperf rfc2544|under-load -c host ...: the subcommand's options
+        args.push(s.mode, BY_NAME.host.flag, s.host);
+        opt('port');
+        if (s.mode === 'rfc2544') {
+          opt('lineRate');
+          if (s.dialect === 'iperf2') args.push(BY_NAME.dialect.flag, 'iperf2');
+          ['frames', 'trial', 'resolution', 'maxTime', 'rfcTests'].forEach((n) => opt(n));
+        } else {
+          ['ulStreams', 'ulTime', 'congestion'].forEach((n) => opt(n));
+        }
+        flag('ipv6');
+        return args;
+      }
       if (isServer(s)) {
         args.push(flagOf('server'));
         opt('listenPort');
@@ -487,6 +531,12 @@
     // the protocol, -p on the mode). Returns '' when none.
     function fieldForOption(option, input) {
       const s = normalize(input);
+      if (isMeasure(s)) { // the subcommand's messages name its own spellings
+        const long = { '--client': '-c', '--port': '-p', '--bitrate': '-b', '--parallel': '-P', '--time': '-t', '--congestion': '-C' };
+        const flag = long[option] || option;
+        const hit = MEASURE_FIELDS[s.mode].map((n) => BY_NAME[n]).find((f) => f.flag === flag);
+        return hit ? hit.name : '';
+      }
       const f = canonical(option);
       if (f === flagOf('udp')) return 'proto';
       if (f === flagOf('server')) return 'mode';
@@ -508,9 +558,26 @@
       return hit ? hit[0] : v;
     }
 
+    // A measurement's command line (its subcommand first): its fields by their flags.
+    function parseMeasure(list) {
+      const s = defaults(), unknown = [];
+      s.mode = list[0];
+      const fields = MEASURE_FIELDS[s.mode].map((n) => BY_NAME[n]);
+      const long = { '--client': '-c', '--port': '-p', '--bitrate': '-b', '--parallel': '-P', '--time': '-t', '--congestion': '-C', '--version6': '-6' };
+      for (let i = 1; i < list.length; i++) {
+        const a = long[list[i]] || list[i];
+        const f = fields.find((x) => x.flag === a);
+        if (f && f.kind === 'check') s[f.name] = true;
+        else if (f && i + 1 < list.length) s[f.name] = list[++i];
+        else unknown.push(list[i]);
+      }
+      return { state: s, unknown };
+    }
+
     function parseArgs(input) {
       const list = (Array.isArray(input) ? input : []).map(String);
       if (list[0] === 'linkperf') list.shift();
+      if (Object.prototype.hasOwnProperty.call(MEASURE_FIELDS, list[0])) return parseMeasure(list);
       const s = defaults();
       const unknown = [], seen = [];
       // Split into [flag, value] pairs first: -b, -l and -w go to different fields by protocol.

@@ -177,6 +177,88 @@
     return { draw, drawOverlay, destroy, resize, shown, plots, isZoomed: () => zoomed, resetZoom: () => { zoomed = false; } };
   }
 
+  // Panels on an x axis of their own (chart.js xyPanel: a latency CDF, a measurement's
+  // results per frame size or per phase): not time, so no shared cursor or zoom with the
+  // time panels. Each box also carries data-values (labels, x and every series' values)
+  // for a test to read what is drawn.
+  function createXYSet(container) {
+    const plots = {}; // name -> {u, sig, box}
+
+    function width() {
+      return Math.max(240, container.clientWidth - 30);
+    }
+
+    function opts(p) {
+      const labels = p.labels;
+      const x = labels ? { time: false, range: () => [-0.5, labels.length - 0.5] } : { time: false };
+      const series = [{ label: p.xlabel, value: (u, v) => (v == null ? '–' : labels ? labels[v] || '' : fmt(v)) }];
+      // Categories (frame sizes, phases): bars, two series side by side; else lines.
+      const n = p.series.length;
+      p.series.forEach((s, i) => {
+        const color = colorOf(s, i);
+        series.push(labels && n <= 2
+          ? { label: s.label, stroke: color, fill: color + '99', width: 1, value: (u, v) => fmt(v),
+            paths: root.uPlot.paths.bars({ size: [n === 1 ? 0.5 : 0.35, 90], align: n === 1 ? 0 : i === 0 ? -1 : 1 }), points: { show: false } }
+          : { label: s.label, stroke: color, width: 2, spanGaps: true, dash: s.kind === 'rev' ? [6, 3] : undefined,
+            value: (u, v) => fmt(v), points: { show: true, size: 6 } });
+      });
+      const xAxis = labels ? { label: p.xlabel, splits: () => labels.map((l, i) => i), values: (u, vals) => vals.map((v) => labels[v] || '') }
+        : { label: p.xlabel };
+      return {
+        title: p.title, height: 220, width: width(), series,
+        axes: [xAxis, { label: p.unit }],
+        scales: { x, y: { range: (u, min, max) => [0, max > 0 ? max * 1.08 : 1] } },
+        legend: { show: true, live: false }, cursor: { drag: { x: false, y: false } },
+      };
+    }
+
+    function values(p) {
+      const out = { labels: p.labels, x: p.data[0], series: {} };
+      p.series.forEach((s, i) => { out.series[s.label] = p.data[i + 1]; });
+      return JSON.stringify(out);
+    }
+
+    function remove(name) {
+      const old = plots[name];
+      if (!old) return;
+      old.u.destroy();
+      old.box.remove();
+      delete plots[name];
+    }
+
+    // Draws the list (replacing what it had). Returns true when anything is drawn.
+    function draw(list) {
+      const want = new Set((list || []).filter((p) => p && p.series.length && p.data[0].length).map((p) => p.name));
+      for (const name of Object.keys(plots)) if (!want.has(name)) remove(name);
+      for (const p of list || []) {
+        if (!want.has(p.name)) continue;
+        const sig = p.signature + '/' + p.unit + '/' + (p.labels || []).join(',');
+        const old = plots[p.name];
+        if (old && old.sig === sig) old.u.setData(p.data);
+        else {
+          remove(p.name);
+          const box = document.createElement('div');
+          box.className = 'panel xy ' + p.name;
+          container.append(box);
+          plots[p.name] = { u: new root.uPlot(opts(p), p.data, box), sig, box };
+        }
+        tag(plots[p.name].box, p.data);
+        plots[p.name].box.dataset.values = values(p);
+      }
+      return want.size > 0;
+    }
+
+    function destroy() {
+      for (const name of Object.keys(plots)) remove(name);
+    }
+
+    if (typeof ResizeObserver !== 'undefined') {
+      new ResizeObserver(() => { for (const p of Object.values(plots)) p.u.setSize({ width: width(), height: p.u.height }); }).observe(container);
+    }
+
+    return { draw, destroy, shown: () => Object.values(plots).map((p) => p.u) };
+  }
+
   // The drawn panels as one PNG: each panel's title, its canvas (axes and lines) and its
   // legend as colored text, on white. Returns a Promise of a Blob.
   function toPng(us, heading) {
@@ -226,5 +308,5 @@
     return new Promise((resolve) => c.toBlob(resolve, 'image/png'));
   }
 
-  root.LPPlots = { PANELS, PALETTE, fmt, createChartSet, toPng };
+  root.LPPlots = { PANELS, PALETTE, fmt, createChartSet, createXYSet, toPng };
 })(window);
