@@ -419,7 +419,7 @@ static int usage(const char *why)
     }
     printf("Usage: linkperf rfc2544 -c host -b line-rate [-p port] [--dialect iperf3|iperf2]\n"
            "                        [--frames 64,128,...] [--trial s] [--resolution pct]\n"
-           "                        [--max-time s] [-J] [-4|-6]\n"
+           "                        [--max-time s] [-J] [-4|-6] [--no-history] [--db path]\n"
            "  RFC 2544 throughput, latency, frame loss rate and back-to-back from UDP tests.\n"
            "  -c host        a linkperf, iperf3 or iperf2 server, or the board agent\n"
            "  -b rate        the line rate in bits/s (k/m/g, 1000-based): frames on the wire,\n"
@@ -433,7 +433,8 @@ static int usage(const char *why)
            "  --max-time s   stop starting trials after this long, 1..86400 (default 3600)\n"
            "  --tests list   of throughput, latency, loss, back-to-back (default all; latency\n"
            "                 needs throughput)\n"
-           "  -J             the report as JSON\n");
+           "  -J             the report as JSON\n"
+           "  --no-history   do not record the run in the history (--db path: that file)\n");
     return 0;
 }
 
@@ -605,15 +606,21 @@ int lp_rfc2544_main(int argc, char **argv)
         return 1;
     }
     struct lp_subrun_ctl ctl;
+    struct lp_subrun_history hist;
     lp_subrun_cli_ctl(&cli, &ctl);
+    lp_subrun_history_begin(&hist, &a.to, "udp", argc, argv);
     struct rfc_state st = {.a = &a, .ctl = &ctl, .t0 = lp_subrun_now_s()};
     struct rfc_frame fr[RFC_MAX_FRAMES];
     measure(&st, fr);
     lp_cli_signals_free(cli.sig);
-    if (a.to.json)
-        lp_subrun_print_json(build_json(&a, fr, a.nframes, &st));
-    else
+    cJSON *doc = build_json(&a, fr, a.nframes, &st);
+    lp_subrun_history_end(&hist, doc, st.error, !st.error[0] && !st.stopped);
+    if (a.to.json) {
+        lp_subrun_print_json(doc);
+    } else {
+        cJSON_Delete(doc);
         print_text(&a, fr, a.nframes, &st);
+    }
     if (st.error[0]) {
         fprintf(stderr, "linkperf: rfc2544: %s\n", st.error);
         return 1;

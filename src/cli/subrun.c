@@ -128,9 +128,14 @@ static int take_shared(int argc, char *const argv[], int *i, struct lp_subrun_ta
         t->family = o[1] == '4' ? LP_FAMILY_INET : LP_FAMILY_INET6;
         return 1;
     }
+    if (!strcmp(o, "--no-history")) {
+        t->no_history = true;
+        return 1;
+    }
     bool host = !strcmp(o, "-c") || !strcmp(o, "--client");
     bool port = !strcmp(o, "-p") || !strcmp(o, "--port");
-    if (!host && !port)
+    bool db = !strcmp(o, "--db");
+    if (!host && !port && !db)
         return 0;
     if (*i + 1 >= argc) {
         snprintf(why, whylen, "option %s needs a value", o);
@@ -138,6 +143,14 @@ static int take_shared(int argc, char *const argv[], int *i, struct lp_subrun_ta
     }
     const char *v = argv[++*i];
     double d;
+    if (db) {
+        if (!*v || strlen(v) >= sizeof(t->db)) {
+            snprintf(why, whylen, "option --db: '%s' is not a file name", v);
+            return -1;
+        }
+        snprintf(t->db, sizeof(t->db), "%s", v);
+        return 1;
+    }
     if (host) {
         if (!*v || strlen(v) >= sizeof(t->host)) {
             snprintf(why, whylen, "option -c: '%s' is not a host name or address", v);

@@ -71,7 +71,7 @@ int lp_subrun_client(const struct lp_spec *sp, struct lp_subrun *r, struct lp_cl
                      const struct lp_subrun_ctl *ctl);
 
 /* The server a subcommand measures and how it reports: the options every one of them takes
- * (-c, -p, -4, -6, -J), parsed in one place. */
+ * (-c, -p, -4, -6, -J, --no-history, --db), parsed in one place. */
 struct lp_subrun_target {
     char host[LP_HOST_MAX];
     uint16_t port;
@@ -79,6 +79,8 @@ struct lp_subrun_target {
     enum lp_family family;
     enum lp_dialect dialect;   /* the control protocol the subcommand speaks to it */
     bool json;
+    bool no_history;           /* --no-history: the CLI records nothing */
+    char db[4096];             /* --db PATH: the history database ("" = the default) */
 };
 
 /* A subcommand's own option o with its value v: 0, -1 with why filled (a bad value), or
@@ -88,7 +90,7 @@ typedef int (*lp_subrun_take_fn)(void *args, const char *o, const char *v, char 
                                  size_t whylen);
 
 /* The loop of every subcommand's parser (argv[0] is the subcommand): -h/--help, the shared
- * options into t (-c, -p, -4, -6, -J), every other option with its value through take.
+ * options into t (-c, -p, -4, -6, -J, --no-history, --db), every other option with its value through take.
  * Returns 0, 1 for --help, -1 with why filled ("option -x needs a value", "unknown option",
  * take's message, no -c). */
 int lp_subrun_parse(int argc, char *const argv[], struct lp_subrun_target *t, lp_subrun_take_fn take,
@@ -106,5 +108,20 @@ void lp_subrun_aim(struct lp_spec *sp, const struct lp_subrun_target *t);
 struct cJSON;
 /* Prints a subcommand's -J document on stdout and frees it; -1 when it cannot be printed. */
 int lp_subrun_print_json(struct cJSON *doc);
+
+/* The CLI's record of a measurement in the run history (subrun_history.c), as the page
+ * keeps its own: one row whose result is the -J report. begin opens the history unless
+ * --no-history (a history that cannot be opened costs a warning, never the run); end
+ * stores the report (not consumed; NULL: none) and closes it. argv[0] is the subcommand. */
+struct lp_store;
+struct lp_subrun_history {
+    struct lp_store *store;
+    int64_t id;
+    double t0;
+};
+void lp_subrun_history_begin(struct lp_subrun_history *h, const struct lp_subrun_target *t, const char *proto,
+                             int argc, char *const argv[]);
+void lp_subrun_history_end(struct lp_subrun_history *h, const struct cJSON *doc, const char *error,
+                           bool complete);
 
 #endif

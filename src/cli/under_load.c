@@ -190,6 +190,7 @@ static int usage(const char *why)
         return 2;
     }
     printf("Usage: linkperf under-load -c host [-p port] [-P streams] [-t seconds] [-C algo] [-J] [-4|-6]\n"
+           "                           [--no-history] [--db path]\n"
            "  Latency under load: a 100-byte TCP round trip every 10 ms (iperf2 --bounceback)\n"
            "  while the link is idle, then loaded by N TCP streams up, down and both ways.\n"
            "  -c host     a linkperf or stock iperf 2.1 server (iperf2 protocol)\n"
@@ -198,7 +199,9 @@ static int usage(const char *why)
            "  -t s        seconds a phase, 2..3600 (default %.0f)\n"
            "  -C algo     the load streams' congestion control (bbr keeps queues short, cubic\n"
            "              fills them: the bufferbloat a bulk download causes)\n"
-           "  -J          the report as JSON\n", LP_MAX_STREAMS, UL_STREAMS_DEFAULT, UL_PHASE_DEFAULT_S);
+           "  -J          the report as JSON\n"
+           "  --no-history  do not record the run in the history (--db path: that file)\n",
+           LP_MAX_STREAMS, UL_STREAMS_DEFAULT, UL_PHASE_DEFAULT_S);
     return 0;
 }
 
@@ -320,16 +323,22 @@ int lp_under_load_main(int argc, char **argv)
         return 1;
     }
     struct lp_subrun_ctl ctl;
+    struct lp_subrun_history hist;
     struct ul_result r[UL_PHASES];
     unsigned done;
     lp_subrun_cli_ctl(&cli, &ctl);
+    lp_subrun_history_begin(&hist, &a.to, "tcp", argc, argv);
     /* Progress on stderr, so -J keeps stdout a document. */
     rc = measure(&a, &ctl, r, &done, why, sizeof(why));
     lp_cli_signals_free(cli.sig);
-    if (a.to.json)
-        lp_subrun_print_json(build_json(&a, r, done, rc < 0 ? why : NULL));
-    else
+    cJSON *doc = build_json(&a, r, done, rc < 0 ? why : NULL);
+    lp_subrun_history_end(&hist, doc, rc < 0 ? why : "", rc == 0 && done == UL_PHASES);
+    if (a.to.json) {
+        lp_subrun_print_json(doc);
+    } else {
+        cJSON_Delete(doc);
         print_text(&a, r, done);
+    }
     if (rc < 0) {
         fprintf(stderr, "linkperf: under-load: %s\n", why);
         return 1;

@@ -197,6 +197,9 @@ static int parse_measure(const struct measure *m, int argc, char *const argv[],
         return lp_cli_err_set(err, "%s: %s", m->name, why);
     if (to->json)
         return lp_cli_err_set(err, "option -J/--json: the page gets the report as JSON anyway");
+    if (to->db[0])
+        return lp_cli_err_set(err, "option --db: the page writes no files (its history is "
+                                   "the one linkperf ui was started with)");
     return 0;
 }
 

@@ -533,6 +533,23 @@ def sample_sockets(proc, port, want, timeout=4.0, settle=0.3):
 
 # --------------------------------------------------------------------------- JSON
 
+def history_runs(db):
+    """The runs a history database holds (oldest first), each a dict of its columns with
+    result_json parsed; [] when the file does not exist."""
+    import sqlite3
+    if not os.path.exists(db):
+        return []
+    con = sqlite3.connect(db)
+    try:
+        con.row_factory = sqlite3.Row
+        rows = [dict(r) for r in con.execute("SELECT * FROM runs ORDER BY id")]
+    finally:
+        con.close()
+    for r in rows:
+        r["result"] = json.loads(r["result_json"]) if r.get("result_json") else None
+    return rows
+
+
 def parse_json(text, what="output"):
     try:
         return json.loads(text)

@@ -64,10 +64,30 @@ def check_loopback(doc, r, frames):
 
 @suite.case
 def lp_server_loopback():
-    """linkperf -s, iperf3 dialect, 10 Mbit/s line: three frame sizes, all four tests."""
+    """linkperf -s, iperf3 dialect, 10 Mbit/s line: three frame sizes, all four tests. The run
+    is in the history (--db) as one complete row whose result is the -J report printed."""
     srv = lptest.start_server("linkperf")
-    doc, r = rfc2544(["-c", lptest.LOOP4, "-p", srv.port, "-b", "10m", "--frames", "64,512,1518", "--trial", "1"])
+    db = lptest.tmp_path("rfc2544-history.db")
+    doc, r = rfc2544(["-c", lptest.LOOP4, "-p", srv.port, "-b", "10m", "--frames", "64,512,1518", "--trial", "1",
+                      "--db", db])
     check_loopback(doc, r, [64, 512, 1518])
+    runs = lptest.history_runs(db)
+    eq(len(runs), 1, "history rows", r.describe())
+    row = runs[0]
+    eq((row["source"], row["proto"], row["dialect"], row["complete"]), ("cli", "udp", "iperf3", 1),
+       "the history row's source, protocol, dialect, completeness", r.describe())
+    check(row["command"].startswith("linkperf rfc2544 -c "), "command %r" % row["command"], r.describe())
+    eq(row["result"], lptest.parse_json(r.out), "the stored report is the -J report", r.describe())
+
+
+@suite.case
+def no_history():
+    """--no-history records nothing (the --db file is not even created)."""
+    srv = lptest.start_server("linkperf")
+    db = lptest.tmp_path("rfc2544-none.db")
+    doc, r = rfc2544(["-c", lptest.LOOP4, "-p", srv.port, "-b", "10m", "--frames", "512", "--trial", "0.5",
+                      "--tests", "throughput", "--no-history", "--db", db])
+    eq(lptest.history_runs(db), [], "history rows with --no-history", r.describe())
 
 
 @suite.case

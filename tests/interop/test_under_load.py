@@ -44,8 +44,13 @@ def lp_server_loopback():
     answered, load only where the phase says, and the server counted every load byte (its
     tests' totals are the client's)."""
     srv = i2lib.start_server("linkperf")
-    doc, r = run_under_load(["-c", lptest.LOOP4, "-p", srv.port, "-P", "2", "-t", "2"])
+    db = lptest.tmp_path("under-load-history.db")
+    doc, r = run_under_load(["-c", lptest.LOOP4, "-p", srv.port, "-P", "2", "-t", "2", "--db", db])
     check(srv.proc.alive(), "server died", srv.proc.tail())
+    runs = lptest.history_runs(db)
+    eq([(x["source"], x["proto"], x["complete"]) for x in runs], [("cli", "tcp", 1)],
+       "one complete history row", r.describe())
+    eq(runs[0]["result"], lptest.parse_json(r.out), "the stored report is the -J report", r.describe())
 
 
 @suite.case

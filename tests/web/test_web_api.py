@@ -852,6 +852,7 @@ def measurements():
             (["rfc2544", "-c", "127.0.0.1", "-b", "50m", "--frames", "12"], "--frames", "--frames"),
             (["rfc2544", "-c", "127.0.0.1", "-b", "50m", "--bogus", "1"], "unknown option", "--bogus"),
             (["rfc2544", "-c", "127.0.0.1", "-b", "50m", "-J"], "report as JSON", "-J/--json"),
+            (["under-load", "-c", "127.0.0.1", "--db", lptest.tmp_path("x.db")], "writes no files", "--db"),
             (["rfc2544", "--help"], "not a test", ""),
             (["under-load", "-c", "127.0.0.1", "-t", "1"], "out of range (2..3600", "-t"),
             (["under-load", "-P"], "needs a value", "-P")):
