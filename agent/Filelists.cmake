@@ -35,6 +35,7 @@ set(LPA_WIRE_SOURCES
 set(LPA_IPERF2_SOURCES
   ${LPA_DIR}/src/lpa_iperf2.c
   ${LPA_DIR}/src/lpa_iperf2_udp.c
+  ${LPA_DIR}/src/lpa_iperf2_bb.c
 )
 set(LPA_IPERF3_SOURCES
   ${LPA_DIR}/src/lpa_iperf3.c

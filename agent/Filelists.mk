@@ -32,7 +32,8 @@ LPA_WIRE_FILES = \
 	$(LPA_DIR)/../src/wire/iperf3_errors.c
 LPA_IPERF2_FILES = \
 	$(LPA_DIR)/src/lpa_iperf2.c \
-	$(LPA_DIR)/src/lpa_iperf2_udp.c
+	$(LPA_DIR)/src/lpa_iperf2_udp.c \
+	$(LPA_DIR)/src/lpa_iperf2_bb.c
 LPA_IPERF3_FILES = \
 	$(LPA_DIR)/src/lpa_iperf3.c \
 	$(LPA_DIR)/src/lpa_iperf3_client.c \

@@ -115,7 +115,8 @@ enum lpa_dir { LPA_DIR_RX = 0, LPA_DIR_TX = 1 };
   X(I3_REFUSED, "iperf3 server reported an error") \
   X(I3_EXPIRED, "iperf3 test without a time limit ended at the server's maximum duration") \
   X(EXPIRED, "the server's time limit ended the test") \
-  X(NO_PCB, "lwIP turned a connection away: no pcb or netconn (MEMP_NUM_TCP_PCB, MEMP_NUM_NETCONN)")
+  X(NO_PCB, "lwIP turned a connection away: no pcb or netconn (MEMP_NUM_TCP_PCB, MEMP_NUM_NETCONN)") \
+  X(I2_BOUNCEBACK, "bad iperf2 bounceback message")
 
 #define LPA_ERR_ENUM_(name, text) LPA_ERR_##name,
 enum lpa_error { LPA_ERR_NONE = 0, LPA_ERRORS(LPA_ERR_ENUM_) LPA_ERR_COUNT };

@@ -60,6 +60,27 @@
 #define LPA_IPERF2_BIDIR 1
 #endif
 
+/* iperf 2.1's --bounceback server (TCP request/response, wire/iperf2_bb.h): 1 echoes each
+ * message with its receive and send times (LPA_WALL_US), after the hold it asks for. Off by
+ * default: it costs code (agent/FOOTPRINT.md) and LPA_IPERF2_BB_MAX_LEN bytes of RAM per
+ * session. A message longer than LPA_IPERF2_BB_MAX_LEN (or shorter than 64 bytes) ends its
+ * session. */
+#ifndef LPA_IPERF2_BOUNCEBACK
+#define LPA_IPERF2_BOUNCEBACK 0
+#endif
+#if LPA_IPERF2_BOUNCEBACK < 0 || LPA_IPERF2_BOUNCEBACK > 1
+#error "LPA_IPERF2_BOUNCEBACK must be 0 or 1"
+#endif
+#ifndef LPA_IPERF2_BB_MAX_LEN
+#define LPA_IPERF2_BB_MAX_LEN 512
+#endif
+#if LPA_IPERF2_BB_MAX_LEN < 64 || LPA_IPERF2_BB_MAX_LEN > 65535
+#error "LPA_IPERF2_BB_MAX_LEN must be 64..65535"
+#endif
+#if LPA_IPERF2_BOUNCEBACK && !LPA_SERVER
+#error "LPA_IPERF2_BOUNCEBACK is a server: it needs LPA_SERVER"
+#endif
+
 /* A server's limit unless its duration_ms says otherwise (console: --server-max-duration SEC):
  * the longest an iperf2 test sends back (-d, -r, -R, --full-duplex: an iperf2 UDP request has
  * no handshake, so a spoofed one names any address, and its time goes up to 2^31 x 10 ms), the

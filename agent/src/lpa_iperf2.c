@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "lpa_iperf2.h"
+#if LPA_IPERF2_BOUNCEBACK
+#include "wire/iperf2_bb.h"
+#endif
 
 struct i2_state lpa_i2[LPA_MAX_SESSIONS];
 
@@ -225,6 +228,12 @@ static size_t tcp_header(struct lpa_session *s, const uint8_t *d, size_t n, lpa_
     if (t->hdr_seen == 4) {
       /* No header (or one this agent does not parse): the four bytes were data. */
       int need = lp_i2_tcp_header_len(lp_wire_get32(t->hdr));
+#if LPA_IPERF2_BOUNCEBACK
+      if (lp_i2_bb_is(t->hdr)) { /* no test header: this is the first message's start */
+        lpa_i2_bb_begin(s, now);
+        break;
+      }
+#endif
       if (need <= 0) {
         n += 4;
         t->phase = I2_RUN;
@@ -241,11 +250,27 @@ static void tcp_recv(struct lpa_session *s, struct lpa_conn *c, const uint8_t *d
   struct i2_state *t = I2(s);
   struct lpa_flow *rx = &t->rx;
   lpa_ms_t now = lpa_now_ms();
+#if LPA_IPERF2_BOUNCEBACK
+  size_t rest;
+  if (t->mode == I2_MODE_BOUNCEBACK) {
+    lpa_i2_bb_recv(s, d, n, now); /* its close too */
+    return;
+  }
+#endif
   if (n == 0) {
     tcp_eof(s, c, now);
     return;
   }
+#if LPA_IPERF2_BOUNCEBACK
+  rest = tcp_header(s, d, n, now);
+  if (t->mode == I2_MODE_BOUNCEBACK) { /* it began in these bytes: the rest are its own */
+    if (rest != 0) lpa_i2_bb_recv(s, d + (n - rest), rest, now);
+    return;
+  }
+  n = rest;
+#else
   n = tcp_header(s, d, n, now);
+#endif
   /* A client's connection carries the server's header ack: no flow receives there. A server's
    * receiving flow runs on c. */
   if (rx->conn == c && rx->state == LPA_FLOW_RUNNING) lpa_flow_rx(rx, n, now);
@@ -324,9 +349,20 @@ static void test_accept(struct lpa_session *s, struct lpa_conn *c) {
 
 /* ---- every session's handlers ---- */
 
+/* The TCP sender of a test: its flow, or a bounceback test's echo. */
+static void tcp_send_more(struct lpa_session *s, lpa_ms_t now) {
+#if LPA_IPERF2_BOUNCEBACK
+  if (I2(s)->mode == I2_MODE_BOUNCEBACK) {
+    lpa_i2_bb_pump(s, now);
+    return;
+  }
+#endif
+  tcp_pump(s, now);
+}
+
 static void test_sendable(struct lpa_session *s, struct lpa_conn *c) {
   (void)c;
-  tcp_pump(s, lpa_now_ms());
+  tcp_send_more(s, lpa_now_ms());
 }
 
 static void test_tick(struct lpa_session *s, lpa_ms_t now) {
@@ -341,7 +377,7 @@ static void test_tick(struct lpa_session *s, lpa_ms_t now) {
   } else
 #endif
   {
-    tcp_pump(s, now);
+    tcp_send_more(s, now);
   }
   if (t->kind == 0) return; /* ended */
   if (rx->state == LPA_FLOW_RUNNING && now - rx->last_ms > IDLE_TIMEOUT_MS) {

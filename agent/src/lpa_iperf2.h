@@ -23,12 +23,30 @@
 
 /* A server test and a client differ in t->server only; the listener has its own kind. */
 enum i2_kind { I2_LISTENER = 1, I2_TEST, I2_CLIENT };
-/* t->mode: lpa_mode's values, and a server's --full-duplex (TCP: both flows on one connection). */
+/* t->mode: lpa_mode's values, and a server's --full-duplex (TCP: both flows on one connection)
+ * and --bounceback (read directly, not through I2_MODE: a build without two-way tests has it). */
 #define I2_MODE_FULLDUPLEX 4u
+#define I2_MODE_BOUNCEBACK 5u
 /* t->phase: START until a client is connected (TCP) or a server has the header; BACK while the
  * flow back is being set up (a server connecting back, a client waiting for it); RUN. A test ends
  * only in RUN. */
 enum { I2_START = 0, I2_RUN, I2_BACK };
+
+#if LPA_IPERF2_BOUNCEBACK
+/* A --bounceback server test (t->mode I2_MODE_BOUNCEBACK): one message at a time, read whole,
+ * held, echoed. The client writes the next only after it has read the echo, so bytes that come
+ * while a message is held or being echoed are not a bounceback client's. */
+enum { I2_BB_READ = 0, I2_BB_HOLD, I2_BB_WRITE };
+struct i2_bb {
+  uint8_t state;     /* I2_BB_* */
+  uint16_t size;     /* bytes per message, from the first one's size field; 0 until it is in */
+  uint16_t have;     /* bytes of the current message read */
+  uint16_t sent;     /* bytes of its echo the stack has taken */
+  lpa_ms_t due;      /* a held echo goes out at this time */
+  uint32_t hold_ms;  /* the first message's hold, rounded up to the agent's clock */
+  uint8_t msg[LPA_IPERF2_BB_MAX_LEN];
+};
+#endif
 
 /* Small fields first: the ones every handler touches sit at offsets a Thumb load or store
  * reaches in 16 bits; the buffers go last. */
@@ -58,6 +76,9 @@ struct i2_state {
   lpa_ms_t tx_next;   /* UDP: next FIN or -R request; TCP: the flush gives up */
   struct lpa_flow tx, rx;      /* the flow this end sends, the one it receives */
   uint8_t hdr[I2_HDR_KEEP];
+#if LPA_IPERF2_BOUNCEBACK
+  struct i2_bb bb;
+#endif
 };
 
 extern struct i2_state lpa_i2[LPA_MAX_SESSIONS];
@@ -84,6 +105,15 @@ void lpa_i2_close_all(struct lpa_session *s);
 void lpa_i2_fail(struct lpa_session *s, uint8_t why); /* why: enum lpa_error */
 /* The handlers of every iperf2 session. */
 extern const struct lpa_proto_ops lpa_i2_test_ops;
+
+#if LPA_IPERF2_BOUNCEBACK
+/* A server's test whose flags word (t->hdr) is a bounceback message's: it echoes from now on. */
+void lpa_i2_bb_begin(struct lpa_session *s, lpa_ms_t now);
+/* Bytes of the test connection (n 0: the client closed). */
+void lpa_i2_bb_recv(struct lpa_session *s, const uint8_t *d, size_t n, lpa_ms_t now);
+/* A held echo that is due, an echo the stack had no room for: at each tick and when sendable. */
+void lpa_i2_bb_pump(struct lpa_session *s, lpa_ms_t now);
+#endif
 
 #if LPA_UDP
 /* A UDP client's start: its flows, the first datagrams at the next tick. */

@@ -44,7 +44,7 @@ TARGET_RATIO = 2.0            # the build is not the one the comparison is about
 GROUPS = [
     ("CORE", ["src/lpa_core.c", "src/lpa_flow.c"], lambda c: True),
     ("WIRE", ["../src/wire/iperf2.c", "../src/wire/iperf3_errors.c"], lambda c: True),
-    ("IPERF2", ["src/lpa_iperf2.c", "src/lpa_iperf2_udp.c"], lambda c: c["LPA_IPERF2"]),
+    ("IPERF2", ["src/lpa_iperf2.c", "src/lpa_iperf2_udp.c", "src/lpa_iperf2_bb.c"], lambda c: c["LPA_IPERF2"]),
     ("IPERF3", ["src/lpa_iperf3.c", "src/lpa_iperf3_client.c", "src/lpa_json.c"],
      lambda c: c["LPA_IPERF3"]),
     ("CONSOLE", ["src/lpa_cmd.c", "src/lpa_format.c"],
@@ -60,6 +60,9 @@ BACKENDS = {1: "raw", 2: "netconn", 3: "socket"}
 # which has no UDP. Issue 4's row left them out (LPA_IPERF2_BIDIR=0): not like for like.
 TARGET_LABEL = "raw, iperf2 TCP+UDP server+client"
 ONEWAY_LABEL = TARGET_LABEL + ", LPA_IPERF2_BIDIR=0"
+# The target row with iperf 2.1's --bounceback server (LPA_IPERF2_BOUNCEBACK=1, off by default
+# and so in the target row): its cost is this row's text less the target's.
+BOUNCEBACK_LABEL = TARGET_LABEL + ", bounceback"
 # While the goal is not met, the target row may not grow past what it measured last.
 TARGET_CEILING = 6698
 
@@ -70,6 +73,7 @@ def configurations():
         ("raw, iperf2 TCP server only", 1, 0, 0, 0, 1),
         (ONEWAY_LABEL, 1, 0, 1, 1, 1),
         (TARGET_LABEL, 1, 0, 1, 1, 1),
+        (BOUNCEBACK_LABEL, 1, 0, 1, 1, 1),
         ("raw, iperf2+iperf3", 1, 1, 1, 1, 1),
         ("netconn, iperf2", 2, 0, 1, 1, 1),
         ("netconn, iperf2+iperf3", 2, 1, 1, 1, 1),
@@ -84,6 +88,8 @@ def configurations():
                     "LPA_CONSOLE": console}
             if label == ONEWAY_LABEL:
                 opts["LPA_IPERF2_BIDIR"] = 0
+            if label == BOUNCEBACK_LABEL:
+                opts["LPA_IPERF2_BOUNCEBACK"] = 1
             rows.append((label + (", console+format" if console else ""), opts))
     return rows
 
