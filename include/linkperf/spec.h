@@ -65,6 +65,14 @@ struct lp_bounceback_spec {
     bool period_given;
     uint32_t hold_us;            /* --bounceback-hold (ms on the command line) */
     bool no_quickack;            /* --bounceback-no-quickack */
+    unsigned congest;            /* --bounceback-congest: this many ordinary TCP tests run
+                                  * beside the exchanges as the load (0 = none; 2.1.8's
+                                  * default 1) */
+    enum lp_dir congest_dir;     /* their direction: up (forward), down (reverse) or bidir
+                                  * (full duplex, 2.1.8's default) */
+    double txdelay_s;            /* --bounceback-txdelay: the client's exchanges start this
+                                  * long after connecting (the load does not wait, and runs
+                                  * that much longer) */
 };
 
 /* iperf2's --histograms (server): latency PDFs of equal bins, printed with each report of
@@ -166,6 +174,13 @@ struct lp_spec {
     unsigned max_conns;            /* serve this many tests, then return (0 = forever);
                                     * JPerf's "Num Connections", iperf2's server -P */
 };
+
+/* With --bounceback-congest, the load's connections come after the -P bounceback ones: iperf2
+ * transfer ids 1..streams exchange messages, the ones past them are the load. */
+static inline bool lp_spec_bb_stream(const struct lp_spec *sp, int id)
+{
+    return sp->iperf2.bb.on && (!sp->iperf2.bb.congest || id <= (int)sp->streams);
+}
 
 /* Fill a spec with iperf3's defaults for the given role. */
 void lp_spec_init(struct lp_spec *spec, enum lp_role role);

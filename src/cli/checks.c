@@ -147,6 +147,12 @@ static int check_iperf2_client(struct lp_cli_parse_state *st)
     }
     if (sp->iperf2.bb.on && check_bounceback(st) < 0)
         return -1;
+    /* 2.1.8 ignores them without --bounceback; linkperf says so. */
+    if (!sp->iperf2.bb.on && sp->iperf2.bb.congest)
+        return lp_cli_err_set(st->err, "option --bounceback-congest needs --bounceback (it is the load the "
+                                       "round trips are measured under)");
+    if (!sp->iperf2.bb.on && sp->iperf2.bb.txdelay_s > 0)
+        return lp_cli_err_set(st->err, "option --bounceback-txdelay needs --bounceback");
     if (lp_cli_seen(st, LP_CLI_K_NO_UDP_FIN) && sp->proto != LP_PROTO_UDP) {
         lp_cli_label(st, LP_CLI_K_NO_UDP_FIN, label, sizeof(label));
         lp_cli_label(st, LP_CLI_K_UDP, udp, sizeof(udp));

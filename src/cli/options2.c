@@ -223,8 +223,6 @@ static const struct lp_cli_opt iperf2_opts[] = {
     NO("suggest_win_size", 'W', CLIENT, "suggest the window size"),
     ROW_BOUNCEBACK("request a bounceback test"),
     ROW_BOUNCEBACK_MORE,
-    NO("bounceback-congest", 0, CLIENT, "request a concurrent full-duplex TCP stream"),
-    NO("bounceback-txdelay", 0, CLIENT, "delay the bounceback after the working load"),
     NO("burst-period", 0, CLIENT, "set the burst period in seconds"),
     NO("burst-size", 0, CLIENT, "set the burst size in bytes"),
     NO("connect-only", 0, CLIENT, "run a connect only test"),

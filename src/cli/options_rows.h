@@ -312,7 +312,30 @@
      .help = "bounceback: no TCP_QUICKACK on either end",                                   \
      .man = "Do not set TCP_QUICKACK after each write (the client) and before each hold "   \
             "(the server, which the message's flags tell); delayed ACKs then show in the "  \
-            "round trips."}
+            "round trips."},                                                               \
+    {.name = "bounceback-congest", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "up|down|bidir[,n]", \
+     .max = 32, CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,                 \
+     .set = lp_cli_set_bounceback_congest,                                                  \
+     .help = "bounceback: a concurrent full-duplex TCP test as the load",                   \
+     .man = "iperf 2.1.8's --bounceback-congest: beside the bounceback connection, n "      \
+            "(1..16, default 1) ordinary iperf2 TCP tests run for the same -t (plus "      \
+            "--bounceback-txdelay) as the load the round trips are measured under: bidir "  \
+            "(the default) is --full-duplex, up the client sending, down -R; with "         \
+            "TCP_QUICKACK and Nagle off like the exchanges, -l byte writes, no TOS. They "  \
+            "are the transfer ids after the bounceback ones, tagged (full-duplex) or "      \
+            "(reverse) and (qack), with 2.1.8's -e rows of such tests (not its [FD] sums; " \
+            "no [SUM] mixes them with the exchanges); -J lists them as streams beside the " \
+            "bounceback one. A stock iperf 2.1 or linkperf server serves them."},          \
+    {.name = "bounceback-txdelay", .arg = LP_CLI_ARG_NUM, .metavar = "s", .min = 0,        \
+     .max = 3600, CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,               \
+     FIELD(spec.iperf2.bb.txdelay_s), .store = LP_CLI_STORE_DOUBLE,                         \
+     .help = "bounceback: seconds to wait after connecting before the first exchange",      \
+     .man = "iperf 2.1.8's --bounceback-txdelay (seconds, fractions allowed): "            \
+            "the client waits this long after connecting before its first exchange, then "  \
+            "runs them for -t; nothing of it is on the wire. With --bounceback-congest "    \
+            "the load starts at once and runs -t plus the delay, so the exchanges see it "  \
+            "already going. The rows count from the start of the test, so the first ones " \
+            "carry no exchanges while the client waits."}
 
 #define ROW_TTL(letter_, help_)                                                             \
     {.name = "ttl", .letter = (letter_), .arg = LP_CLI_ARG_INT, .metavar = "#", .min = 1,   \

@@ -52,6 +52,7 @@ LP_CLI_SETTER(lp_cli_set_single_client);
 LP_CLI_SETTER(lp_cli_set_bounceback);
 LP_CLI_SETTER(lp_cli_set_bounceback_hold);
 LP_CLI_SETTER(lp_cli_set_bounceback_period);
+LP_CLI_SETTER(lp_cli_set_bounceback_congest);
 LP_CLI_SETTER(lp_cli_set_histograms);
 
 /* The letters -f takes (default spelling), for the options document. */

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static int bad_value(struct lp_cli_err *err, const struct lp_cli_opt *opt, const char *text,
                      const char *what)
@@ -210,6 +211,48 @@ LP_CLI_SETTER(lp_cli_set_bounceback_period)
     (void)opt, (void)err;
     cfg->spec.iperf2.bb.period_s = v->num > 1e-5 ? v->num : 0;
     cfg->spec.iperf2.bb.period_given = true;
+    return 0;
+}
+
+/* --bounceback-congest[=up|down|bidir[,n]]: 2.1.8's words (any case) and its count of load
+ * connections; 2.1.8 warns about an unknown word and runs bidir, here it is an error. */
+#define BB_CONGEST_MAX 16u
+
+static int congest_dir(const char *w, size_t n, enum lp_dir *dir)
+{
+    static const struct { const char *name; enum lp_dir dir; } words[] = {
+        {"up", LP_DIR_FORWARD}, {"down", LP_DIR_REVERSE}, {"bidir", LP_DIR_BIDIR}};
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strlen(words[i].name) == n && !strncasecmp(w, words[i].name, n)) {
+            *dir = words[i].dir;
+            return 0;
+        }
+    return -1;
+}
+
+LP_CLI_SETTER(lp_cli_set_bounceback_congest)
+{
+    char label[48];
+    lp_cli_options_label(opt, label, sizeof(label));
+    struct lp_bounceback_spec *bb = &cfg->spec.iperf2.bb;
+    bb->congest = 1;
+    bb->congest_dir = LP_DIR_BIDIR;
+    if (!v->text)
+        return 0;
+    const char *comma = strchr(v->text, ',');
+    size_t wl = comma ? (size_t)(comma - v->text) : strlen(v->text);
+    if (congest_dir(v->text, wl, &bb->congest_dir) < 0)
+        return lp_cli_err_set(err, "option %s: '%.*s' is not a direction (up, down or bidir)", label, (int)wl,
+                              v->text);
+    if (!comma)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(comma + 1, &end, 10);
+    if (end == comma + 1 || *end || errno || comma[1] == '-' || n < 1 || n > BB_CONGEST_MAX)
+        return lp_cli_err_set(err, "option %s: '%s' is not a count of load connections (1..%u)", label, comma + 1,
+                              BB_CONGEST_MAX);
+    bb->congest = (unsigned)n;
     return 0;
 }
 

@@ -253,7 +253,15 @@ bool lp_bounce_setup(struct lp_stream *s, const uint8_t *lead, size_t lead_len)
 void lp_bounce_start(struct lp_stream *s)
 {
     if (s->cfg.kind == LP_STREAM_TCP_BOUNCE) {
-        s->bb.next_ns = s->bb.first_ns = lp_now_ns();
+        /* --bounceback-txdelay: the first burst, and the -t the exchanges run, start after
+         * the delay (2.1.8 sleeps before its first write). */
+        s->bb.next_ns = s->bb.first_ns = lp_now_ns() + s->cfg.bb.delay_ns;
+        if (s->cfg.bb.delay_ns) {
+            s->bb.state = LP_BB_IDLE;
+            lp_stream_io_events(s, 0);
+            lp_timer_arm(&s->worker->loop, &s->pace_timer, s->bb.first_ns);
+            return;
+        }
         client_send(s);
         client_run(s);
     } else {

@@ -33,6 +33,7 @@ struct lp_bounce_config {
     bool tos_set;            /* client: the message carries tos */
     uint16_t tos;
     bool clock_synced;       /* client: --trip-times (the server may trust our clock) */
+    uint64_t delay_ns;       /* client: --bounceback-txdelay, before the first burst */
 };
 
 /* Worker state of a bounceback stream. */

@@ -357,9 +357,14 @@ static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn 
     if (udp && f->have_spec &&
         (sp->iperf2.no_udp_fin || (sp->dialect == LP_DIALECT_IPERF2 && sp->dir == LP_DIR_BIDIR)))
         TAG(" (no-udp-fin)");
-    if (f->have_spec && sp->iperf2.bb.on)
+    if (f->have_spec && lp_spec_bb_stream(sp, c->sid.id))
         TAG(" (bb%s len/hold=%u/%u)", sp->iperf2.bb.no_quickack ? "" : " w/quickack", (unsigned)lp_spec_blksize(sp),
             (unsigned)sp->iperf2.bb.hold_us);
+    else if (f->have_spec && sp->iperf2.bb.on) /* --bounceback-congest's load, as 2.1.8 tags it */
+        TAG("%s%s", sp->iperf2.bb.congest_dir == LP_DIR_BIDIR    ? " (full-duplex)"
+                    : sp->iperf2.bb.congest_dir == LP_DIR_REVERSE ? " (reverse)"
+                                                                  : "",
+            sp->iperf2.bb.no_quickack ? "" : " (qack)");
     if (f->opts.enhanced && c->sid.socket > 0)
         TAG(" (sock=%d)", c->sid.socket);
     if (f->opts.enhanced && c->peer_version[0])

@@ -54,9 +54,10 @@ static bool latency_shown(const struct lp_fmt_text2 *f, bool has_latency)
 
 /* -e widens sender rows; receivers get latency columns (latency_shown). Read counts and
  * their histogram, which 2.1.8 adds for receivers, are measured by no record. */
-static unsigned layout_of(const struct lp_fmt_text2 *f, bool udp, bool sender, bool lat)
+static unsigned layout_of(const struct lp_fmt_text2 *f, bool udp, const struct lp_stream_id *sid, bool lat)
 {
-    if (!udp && sender && f->role == LP_ROLE_CLIENT && f->have_spec && f->spec.iperf2.bb.on)
+    bool sender = sid->sender;
+    if (!udp && sender && f->role == LP_ROLE_CLIENT && f->have_spec && lp_spec_bb_stream(&f->spec, sid->id))
         return LP_T2_BB;
     if (udp && !sender)
         return lat ? LP_T2_UDP_RX_LAT : LP_T2_UDP_RX;
@@ -215,6 +216,10 @@ static bool sum_wanted(const struct lp_fmt_text2 *f, unsigned rows)
      * (n > 1) the [SUM]s cover every stream of both ways. */
     if (rows <= 1 || (f->have_spec && f->spec.iperf2.tradeoff))
         return false;
+    /* --bounceback-congest: 2.1.8 sums neither the exchanges with their load nor the load's
+     * two ways (its [FD] rows are not printed here). */
+    if (f->have_spec && f->spec.iperf2.bb.congest)
+        return false;
     if (f->have_spec && f->role == LP_ROLE_CLIENT && f->spec.streams <= 1) {
         if (f->spec.iperf2.dual)
             return false;
@@ -275,7 +280,7 @@ static void hist_line(struct lp_fmt_text2 *f, unsigned lay, const char *id, doub
 
 static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp, double a, double b)
 {
-    unsigned lay = layout_of(f, udp, s->sid.sender, latency_shown(f, s->has_latency));
+    unsigned lay = layout_of(f, udp, &s->sid, latency_shown(f, s->has_latency));
     char id[LP_TEXT2_ID_MAX], h[HALF], tail[160] = "";
 
     idstr_of(f, id, sizeof(id), &s->sid);
@@ -374,7 +379,7 @@ void lp_text2_interval(struct lp_fmt_text2 *f, const struct lp_rec_interval *iv)
 static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, const struct lp_total *t,
                       const struct lp_text2_stream *st, bool udp)
 {
-    unsigned lay = layout_of(f, udp, se->sid.sender, latency_shown(f, t->has_latency));
+    unsigned lay = layout_of(f, udp, &se->sid, latency_shown(f, t->has_latency));
     char id[LP_TEXT2_ID_MAX], h[HALF], tail[160] = "";
 
     idstr_of(f, id, sizeof(id), &se->sid);

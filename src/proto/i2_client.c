@@ -24,6 +24,7 @@
 #include "proto/i2_udp.h"
 #include "proto/i3_common.h"
 #include "wire/iperf2.h"
+#include "wire/iperf2_bb.h"
 
 #define I2C_MAX_FLOWS (2 * LP_MAX_STREAMS + LP_MAX_STREAMS)
 #define I2C_RX_SLOP_NS (2ull * LP_NS_PER_S)     /* a receiving side waits this much longer */
@@ -36,6 +37,8 @@ struct i2flow {
     struct i2client *c;
     unsigned rs;
     bool sends, done, leg;
+    bool load;                      /* --bounceback-congest: an ordinary test beside the exchanges */
+    enum lp_dir dir;                /* its connection's direction */
     struct lp_handler eof_h;        /* TCP sender after its half-close: reads until the EOF */
     bool eof_wait;
     struct lp_i2_fin fin;           /* UDP sender */
@@ -51,6 +54,7 @@ struct i2client {
     struct lp_engine eng;
     bool eng_ok;
     struct lp_spec spec;
+    struct lp_spec load;            /* --bounceback-congest: what its connections ask for */
     struct lp_run run;
     struct lp_addr server;
     bool udp;
@@ -251,7 +255,7 @@ static void sender_ended(struct i2flow *f)
     lp_run_stream_ended(&c->run, rs_of(f));
     if (!c->udp) {
         shutdown(ds->h.fd, SHUT_WR);
-        if (c->spec.dir == LP_DIR_BIDIR)
+        if (f->dir == LP_DIR_BIDIR)
             return; /* full duplex: the receiving half sees the server's EOF */
         f->eof_h.fd = ds->h.fd;
         f->eof_h.fn = on_eof_io;
@@ -279,19 +283,26 @@ static void sender_ended(struct i2flow *f)
 /* A --bounceback stream ends itself once its last burst is over (2.1.8 finishes the burst
  * it is in); it is cut only if its server stops answering for LP_BB_END_GRACE_NS after -t. */
 
+static void stop_senders(struct i2client *c, bool load_only)
+{
+    for (unsigned i = 0; i < c->nflows; i++) {
+        struct i2flow *f = c->flows[i];
+        if (f->sends && !f->done && (f->load || !load_only))
+            lp_stream_detach(rs_of(f)->ds);
+    }
+}
+
+/* The load of --bounceback-congest stops at its -t, as any test; the exchanges get grace. */
 static void on_end_timer(struct lp_timer *t)
 {
     struct i2client *c = lp_container_of(t, struct i2client, end_timer);
     if (c->spec.iperf2.bb.on && !c->bb_grace) {
         c->bb_grace = true;
+        stop_senders(c, true);
         lp_timer_arm(&c->eng.loop, &c->end_timer, lp_now_ns() + LP_BB_END_GRACE_NS);
         return;
     }
-    for (unsigned i = 0; i < c->nflows; i++) {
-        struct i2flow *f = c->flows[i];
-        if (f->sends && !f->done)
-            lp_stream_detach(rs_of(f)->ds);
-    }
+    stop_senders(c, false);
 }
 
 /* ---- receivers ---- */
@@ -355,7 +366,7 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
         return;
     if (ev == LP_SEV_ERROR && f->sends && !f->done) {
         int e = atomic_load(&rs->ds->error);
-        if (c->spec.iperf2.bb.on && e == -EPROTO)
+        if (c->spec.iperf2.bb.on && !f->load && e == -EPROTO)
             fail(c, e, "the server answered with something that is not a bounceback message (it needs "
                        "an iperf 2.1 or linkperf server)");
         else
@@ -364,7 +375,7 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
     }
     /* A bounceback client ends itself; the server closing first is its refusal (an iperf2
      * 2.0 server, a permit key, a limit) or its end. */
-    if (ev == LP_SEV_EOF && c->spec.iperf2.bb.on && !f->done) {
+    if (ev == LP_SEV_EOF && c->spec.iperf2.bb.on && !f->load && !f->done) {
         fail(c, -ECONNRESET, "the server closed the connection in a bounceback exchange (iperf 2.1 and "
                              "linkperf servers serve --bounceback)");
         return;
@@ -381,8 +392,11 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
 
 /* ---- streams ---- */
 
+/* A flow of the bounceback exchanges, of the --bounceback-congest load, or of any other test. */
+enum i2c_kind { I2C_PLAIN, I2C_LOAD };
+
 static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reverse, bool initiator, bool leg,
-                               int id)
+                               int id, enum i2c_kind kind)
 {
     if (c->nflows >= I2C_MAX_FLOWS) {
         close(fd);
@@ -400,6 +414,7 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
     f->rs = (unsigned)(rs - c->run.streams);
     f->sends = sends;
     f->leg = leg;
+    f->load = kind == I2C_LOAD;
     /* --trip-times over TCP: we send bursts; on our own connection (-R, full duplex) a 2.1
      * server sends its 80-byte header and then bursts too. (-d/-r legs are plain.) */
     bool trip = c->spec.iperf2.trip_times && !c->udp && !leg;
@@ -415,8 +430,10 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
                                .trip_bursts = trip_tx || trip_rx,
                                .skip_lead = trip_rx ? LP_I2_TRIP_TCP_HDR_LEN : 0,
                                .trip_start_sec = c->trip_sec, .trip_start_usec = c->trip_usec};
-    if (c->spec.iperf2.bb.on)
+    if (c->spec.iperf2.bb.on && !f->load) {
         lp_run_bounce_role(&c->spec, true, (uint64_t)(c->spec.duration_s * 1e9), &role);
+        role.bb.delay_ns = (uint64_t)(c->spec.iperf2.bb.txdelay_s * 1e9);
+    }
     if (lp_run_setup_stream(&c->run, rs, &role) < 0) {
         free(f);
         return NULL;
@@ -430,9 +447,8 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
     return f;
 }
 
-static void header_for(const struct i2client *c, struct lp_i2_header *h)
+static void header_for(const struct i2client *c, const struct lp_spec *sp, struct lp_i2_header *h)
 {
-    const struct lp_spec *sp = &c->spec;
     memset(h, 0, sizeof(*h));
     if (sp->iperf2.dual)
         h->flags = LP_I2_VERSION1 | LP_I2_RUN_NOW;
@@ -461,6 +477,12 @@ static void header_for(const struct i2client *c, struct lp_i2_header *h)
         h->amount = lp_i2_amount_from_seconds(sp->duration_s > 0 ? sp->duration_s : LP_MAX_DURATION_S);
     h->tos = sp->tos > 0 ? (uint16_t)sp->tos : 0;
     h->rate_bps = sp->rate_bps;
+    /* The load of --bounceback-congest asks for the exchanges' quickack (2.1.8 copies it),
+     * and sends -l only when the user set one (100 is the bounceback default). */
+    if (sp == &c->load) {
+        h->upper |= sp->iperf2.bb.no_quickack ? 0 : LP_I2_UP_TCPQUICKACK;
+        h->buflen = sp->blksize == LP_I2_BB_DEFAULT ? 0 : sp->blksize;
+    }
 }
 
 static void emit_connecting(struct i2client *c, int fd)
@@ -478,30 +500,33 @@ static void emit_connecting(struct i2client *c, int fd)
 
 /* A connection's flows: the one its direction names and, with --full-duplex, a receiving
  * one on a dup of the socket (one flow per direction, as the run counts them). */
-static int add_flows(struct i2client *c, int fd)
+static int add_flows(struct i2client *c, int fd, enum lp_dir dir, int id, enum i2c_kind kind)
 {
-    enum lp_dir dir = c->spec.dir;
-    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false, 0);
+    struct i2flow *f = add_flow(c, fd, dir != LP_DIR_REVERSE, dir == LP_DIR_REVERSE, true, false, id, kind);
     if (!f)
         return -ENOMEM;
+    f->dir = dir;
     if (dir == LP_DIR_BIDIR) {
         int dfd = dup(fd);
-        if (dfd < 0 || !add_flow(c, dfd, false, true, true, false, rs_of(f)->conn.sid.id))
+        struct i2flow *rx = dfd < 0 ? NULL : add_flow(c, dfd, false, true, true, false, rs_of(f)->conn.sid.id, kind);
+        if (!rx)
             return -ENOMEM;
+        rx->dir = dir;
     }
     return 0;
 }
 
-static int open_tcp(struct i2client *c, unsigned n)
+/* A TCP connection of sp's test (the client's own, or its --bounceback-congest load's). */
+static int open_tcp(struct i2client *c, const struct lp_spec *sp, unsigned n, int id, enum i2c_kind kind)
 {
-    int fd = lp_client_tcp_stream(&c->spec, &c->server, n);
+    int fd = lp_client_tcp_stream(sp, &c->server, n);
     if (fd < 0)
         return fd;
     /* --bounceback has no test header: its messages say what the server needs. */
-    if (!c->spec.iperf2.compat && !c->spec.iperf2.bb.on) {
+    if (!sp->iperf2.compat && (!sp->iperf2.bb.on || kind == I2C_LOAD)) {
         uint8_t hdr[LP_I2_TRIP_TCP_HDR_LEN + 2 + LP_I2_KEY_MAX];
         struct lp_i2_header h;
-        header_for(c, &h);
+        header_for(c, sp, &h);
         /* --permit-key: 2.1.8's keyed header, the key right after it (the CLI bounds it). */
         const char *key = c->spec.iperf2.permit_key;
         size_t kl = strnlen(key, sizeof(c->spec.iperf2.permit_key));
@@ -518,10 +543,10 @@ static int open_tcp(struct i2client *c, unsigned n)
         }
     }
     DBG(c, "TCP stream %u connected%s", n + 1,
-        c->spec.iperf2.compat    ? " (no header: -C)"
-        : c->spec.iperf2.bb.on ? " (bounceback: no header)"
-                                 : ", header sent");
-    return add_flows(c, fd);
+        sp->iperf2.compat                        ? " (no header: -C)"
+        : sp->iperf2.bb.on && kind != I2C_LOAD ? " (bounceback: no header)"
+                                                 : ", header sent");
+    return add_flows(c, fd, sp->dir, id, kind);
 }
 
 static int open_udp(struct i2client *c, unsigned n)
@@ -537,7 +562,7 @@ static int open_udp(struct i2client *c, unsigned n)
         else
             setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof(ttl));
     }
-    return add_flows(c, fd);
+    return add_flows(c, fd, c->spec.dir, 0, I2C_PLAIN);
 }
 
 /* -R over UDP: the server learns of us from our header datagram; repeat it until data flows. */
@@ -573,7 +598,7 @@ static void on_hello(struct lp_timer *t)
 
 static void accept_leg(struct i2client *c, int fd)
 {
-    struct i2flow *f = add_flow(c, fd, false, true, false, true, 0);
+    struct i2flow *f = add_flow(c, fd, false, true, false, true, 0, I2C_PLAIN);
     if (!f)
         return;
     c->legs_got++;
@@ -617,7 +642,7 @@ static void on_listener(struct lp_handler *h, uint32_t events)
     lp_loop_del(&c->eng.loop, &c->lis_h);
     int fd = c->lis_fd;
     c->lis_fd = -1;
-    struct i2flow *f = add_flow(c, fd, false, true, false, true, 0);
+    struct i2flow *f = add_flow(c, fd, false, true, false, true, 0, I2C_PLAIN);
     if (!f)
         return;
     c->legs_got++;
@@ -757,6 +782,30 @@ static int open_input(struct i2client *c)
     return 0;
 }
 
+/* --bounceback-congest: 2.1.8's load, connected before the exchanges so they start under
+ * it: ordinary TCP tests (full duplex, forward or -R), the bounceback's quickack and nodelay,
+ * no TOS, running -t plus --bounceback-txdelay (the exchanges start that much later). Their
+ * transfer ids follow the bounceback ones. */
+static int open_load(struct i2client *c)
+{
+    const struct lp_bounceback_spec *bb = &c->spec.iperf2.bb;
+    if (!bb->on || !bb->congest)
+        return 0;
+    c->load = c->spec;
+    c->load.iperf2.bb.on = false;
+    c->load.dir = bb->congest_dir;
+    c->load.tos = -1;
+    c->load.streams = 1;
+    c->load.duration_s = c->spec.duration_s + bb->txdelay_s;
+    c->load.iperf2.bb.no_quickack = bb->no_quickack;
+    for (unsigned i = 0; i < bb->congest; i++) {
+        int rc = open_tcp(c, &c->load, c->spec.streams + i, (int)(c->spec.streams + i + 1), I2C_LOAD);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int setup(struct i2client *c)
 {
     char err[300];
@@ -778,7 +827,7 @@ static int setup(struct i2client *c)
     }
     if (c->udp) {
         struct lp_i2_header h;
-        header_for(c, &h);
+        header_for(c, &c->spec, &h);
         /* -C: zeros where the header would be (a 2.1 server reads digits as flags). */
         if (c->spec.iperf2.compat)
             memset(c->tmpl, 0, sizeof(c->tmpl));
@@ -798,8 +847,14 @@ static int setup(struct i2client *c)
         emit_connecting(c, probe);
         close(probe);
     }
+    rc = open_load(c);
+    if (rc < 0) {
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server %s port %u: %s",
+                        c->spec.host, (unsigned)c->spec.port, strerror(-rc));
+        return rc;
+    }
     for (unsigned i = 0; i < c->spec.streams; i++) {
-        rc = c->udp ? open_udp(c, i) : open_tcp(c, i);
+        rc = c->udp ? open_udp(c, i) : open_tcp(c, &c->spec, i, (int)i + 1, I2C_PLAIN);
         if (rc < 0) {
             lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server %s port %u: %s",
                             c->spec.host, (unsigned)c->spec.port, strerror(-rc));
@@ -822,11 +877,14 @@ int i2c_run(struct i2client *c)
         atomic_store(&c->run.budget.remaining, (int64_t)(c->spec.bytes * c->spec.streams));
     lp_run_begin(&c->run);
     uint64_t now = lp_now_ns();
+    /* --bounceback-txdelay: the exchanges and the load end that much later. */
+    double delay = c->spec.iperf2.bb.on ? c->spec.iperf2.bb.txdelay_s : 0;
     if (c->spec.duration_s > 0 && !c->spec.bytes)
-        lp_timer_arm(&c->eng.loop, &c->end_timer, now + (uint64_t)(c->spec.duration_s * 1e9));
-    bool receives = c->spec.dir != LP_DIR_FORWARD;
+        lp_timer_arm(&c->eng.loop, &c->end_timer, now + (uint64_t)((c->spec.duration_s + delay) * 1e9));
+    bool receives = c->spec.dir != LP_DIR_FORWARD ||
+                    (c->spec.iperf2.bb.congest && c->spec.iperf2.bb.congest_dir != LP_DIR_FORWARD);
     if (receives) {
-        double secs = c->spec.duration_s > 0 ? c->spec.duration_s : 10;
+        double secs = (c->spec.duration_s > 0 ? c->spec.duration_s : 10) + delay;
         lp_timer_arm(&c->eng.loop, &c->guard_timer, now + (uint64_t)(secs * 1e9) + I2C_RX_SLOP_NS + LP_NS_PER_S);
     }
     if (c->udp && c->spec.dir == LP_DIR_REVERSE) {

@@ -34,6 +34,7 @@
 #define LP_I2_UP_REVERSE 0x0400u
 #define LP_I2_UP_FULLDUPLEX 0x0800u
 #define LP_I2_UP_PERIODICBURST 0x2000u
+#define LP_I2_UP_TCPQUICKACK 0x8000u     /* TCP_QUICKACK (2.1.8 sends it with the --bounceback-congest load) */
 
 #define LP_I2_V1_LEN 24u                 /* flags .. mAmount */
 #define LP_I2_EXT_LEN 36u                /* 2.1.x extension block */

@@ -74,6 +74,10 @@ CHECK(udp_histograms, c->spec.iperf2.hist.on && c->spec.iperf2.hist.bin_width ==
 CHECK(bounceback_hold, c->spec.iperf2.bb.hold_us == 1500 && c->spec.iperf2.bb.burst == 10)
 CHECK(bounceback_period, c->spec.iperf2.bb.period_s == 0 && c->spec.iperf2.bb.burst == 1)
 CHECK(bounceback_no_quickack, c->spec.iperf2.bb.no_quickack && c->spec.blksize == 64)
+CHECK(bounceback_congest, c->spec.iperf2.bb.congest == 3 && c->spec.iperf2.bb.congest_dir == LP_DIR_REVERSE &&
+                              c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(bounceback_txdelay, c->spec.iperf2.bb.txdelay_s == 0.5 && c->spec.iperf2.bb.congest == 1 &&
+                              c->spec.iperf2.bb.congest_dir == LP_DIR_BIDIR)
 CHECK(trip_times, c->spec.iperf2.trip_times)
 CHECK(ttl, c->spec.iperf2.mcast_ttl == 32)
 CHECK(permit_key, strcmp(c->spec.iperf2.permit_key, "secretkey") == 0)
@@ -317,6 +321,14 @@ static const struct opt_case cases[] = {
      {{{"-c", "h", "--bounceback-period", "-1"}, "option --bounceback-period: -1 is out of range (0..3600)"}}},
     {"bounceback-no-quickack", {"-c", "h", "--bounceback", "--bounceback-no-quickack", "-l", "64"},
      check_bounceback_no_quickack, {{{"-s", "--bounceback-no-quickack"}, "option --bounceback-no-quickack only applies to a client"}}},
+    {"bounceback-congest", {"-c", "h", "--bounceback", "--bounceback-congest=DOWN,3"}, check_bounceback_congest,
+     {{{"-c", "h", "--bounceback", "--bounceback-congest=sideways"}, "option --bounceback-congest: 'sideways' is not a direction (up, down or bidir)"},
+      {{"-c", "h", "--bounceback", "--bounceback-congest=up,0"}, "option --bounceback-congest: '0' is not a count of load connections (1..16)"},
+      {{"-c", "h", "--bounceback-congest"}, "option --bounceback-congest needs --bounceback (it is the load the round trips are measured under)"},
+      {{"-s", "--bounceback-congest"}, "option --bounceback-congest only applies to a client"}}},
+    {"bounceback-txdelay", {"-c", "h", "--bounceback", "--bounceback-congest", "--bounceback-txdelay", "0.5"}, check_bounceback_txdelay,
+     {{{"-c", "h", "--bounceback", "--bounceback-txdelay", "3601"}, "option --bounceback-txdelay: 3601 is out of range (0..3600)"},
+      {{"-c", "h", "--bounceback-txdelay", "1"}, "option --bounceback-txdelay needs --bounceback"}}},
     {"trip-times", {"-c", "h", "--trip-times"}, check_trip_times,
      {{{"-c", "h", "--trip-times", "-F", "x"}, "options --trip-times and -F/--file_input cannot be "
                                                "used together"},
@@ -324,10 +336,6 @@ static const struct opt_case cases[] = {
                                           "used together"}}},
     NOT_SUPPORTED("peer-detect", "-X/--peer-detect", "-c", "h", "-X"),
     NOT_SUPPORTED("suggest_win_size", "-W/--suggest_win_size", "-c", "h", "-W"),
-    NOT_SUPPORTED("bounceback-congest", "--bounceback-congest", "-c", "h",
-                  "--bounceback-congest"),
-    NOT_SUPPORTED("bounceback-txdelay", "--bounceback-txdelay", "-c", "h",
-                  "--bounceback-txdelay", "1"),
     NOT_SUPPORTED("burst-period", "--burst-period", "-c", "h", "--burst-period", "1"),
     NOT_SUPPORTED("burst-size", "--burst-size", "-c", "h", "--burst-size", "1M"),
     NOT_SUPPORTED("connect-only", "--connect-only", "-c", "h", "--connect-only"),
