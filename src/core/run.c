@@ -452,22 +452,30 @@ static struct lp_totals_counts counts_of(const struct lp_stream_counters *c)
     return k;
 }
 
-/* The interval's percentiles from the stream's histogram; its counts become the last ones. */
-static void hist_cut(struct lp_run_stream *rs, struct lp_latency_stat *st)
+/* The stream's histogram readings (one allocation, at its first cut). false: none (no
+ * histogram, or out of memory: no percentiles, the rest of the numbers stand). */
+static bool hist_ready(struct lp_run_stream *rs)
 {
-    const struct lp_hist *h = rs->ds->lat_batch.hist;
-    if (!h)
-        return;
+    if (!rs->ds->lat_batch.hist)
+        return false;
     if (!rs->hist_last) {
         uint32_t *a = calloc(4 * (size_t)LP_HIST_BUCKETS, sizeof(*a));
         if (!a)
-            return; /* no percentiles, the rest of the numbers stand */
+            return false;
         rs->hist_block = rs->hist_last = a;
         rs->hist_base = a + LP_HIST_BUCKETS;
         rs->hist_final = a + 2 * LP_HIST_BUCKETS;
         rs->hist_now = a + 3 * LP_HIST_BUCKETS;
     }
-    lp_hist_read(h, rs->hist_now);
+    return true;
+}
+
+/* The interval's percentiles from the histogram read into hist_now (with the count, by
+ * sample_stream); its counts become the last ones. */
+static void hist_cut(struct lp_run_stream *rs, struct lp_latency_stat *st)
+{
+    if (!rs->ds->lat_batch.hist || !rs->hist_last)
+        return;
     lp_hist_percentiles(rs->hist_now, rs->hist_last, st);
     /* The interval record carries its distribution (iperf2 --histograms prints one per
      * interval): now minus last. Swapping the two keeps both until the next cut. */
@@ -500,8 +508,11 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, const stru
     struct lp_stream_counters c;
     struct lp_latency_snap ls = {0};
     bool lat = rs->ds->cfg.latency;
-    if (lat)
-        lp_latency_read(&rs->ds->lat, &ls); /* first: a bounceback stream's bytes follow it */
+    /* First: a bounceback stream's bytes follow it; the histogram of the same samples. */
+    if (lat && hist_ready(rs))
+        lp_latency_read_hist(&rs->ds->lat, rs->ds->lat_batch.hist, rs->hist_now, &ls);
+    else if (lat)
+        lp_latency_read(&rs->ds->lat, &ls);
     lp_stream_read(rs->ds, &c);
     bounce_bytes(rs, &c, &ls);
     bool udp = r->spec.proto == LP_PROTO_UDP;

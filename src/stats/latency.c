@@ -35,9 +35,6 @@ void lp_latency_publish(struct lp_latency *l, struct lp_latency_batch *b)
 {
     if (b->n == 0)
         return;
-    for (unsigned i = 0; i < b->npend; i++)
-        lp_hist_add_at(b->hist, b->pend[i]);
-    b->npend = 0;
     if (b->min_ns < atomic_load_explicit(&l->min_ns, memory_order_relaxed))
         atomic_store_explicit(&l->min_ns, b->min_ns, memory_order_relaxed);
     if (b->max_ns > atomic_load_explicit(&l->max_ns, memory_order_relaxed))
@@ -54,11 +51,15 @@ void lp_latency_publish(struct lp_latency *l, struct lp_latency_batch *b)
                                                   memory_order_relaxed))
         ;
     /* Single writer for these: plain load + store keeps locked instructions off the path;
-     * the sequence lets the control thread read count and sums of the same batches (a
-     * final reading while a burst still runs once had one sample's sum too many). */
+     * the sequence lets the control thread read count, sums and histogram of the same
+     * batches (a final reading while a burst still runs once had one sample's sum too many;
+     * an interval's histogram once had one sample more than its count). */
     uint64_t seq = atomic_load_explicit(&l->seq, memory_order_relaxed);
     atomic_store_explicit(&l->seq, seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
+    for (unsigned i = 0; i < b->npend; i++)
+        lp_hist_add_at(b->hist, b->pend[i]);
+    b->npend = 0;
     double sum = bitsd(atomic_load_explicit(&l->sum_bits, memory_order_relaxed)) + b->sum_ns;
     double sumsq = bitsd(atomic_load_explicit(&l->sumsq_bits, memory_order_relaxed)) + b->sumsq_ns2;
     atomic_store_explicit(&l->sum_bits, dbits(sum), memory_order_relaxed);
@@ -71,13 +72,21 @@ void lp_latency_publish(struct lp_latency *l, struct lp_latency_batch *b)
 
 void lp_latency_read(const struct lp_latency *l, struct lp_latency_snap *s)
 {
+    lp_latency_read_hist(l, NULL, NULL, s);
+}
+
+void lp_latency_read_hist(const struct lp_latency *l, const struct lp_hist *h, uint32_t *buckets,
+                          struct lp_latency_snap *s)
+{
     uint64_t before, after;
     do {
         while ((before = atomic_load_explicit(&l->seq, memory_order_acquire)) & 1u)
-            sched_yield(); /* a publish is a few stores long, unless its thread lost the CPU */
+            sched_yield(); /* a publish is a few dozen stores, unless its thread lost the CPU */
         s->count = atomic_load_explicit(&l->count, memory_order_relaxed);
         s->sum_ns = bitsd(atomic_load_explicit(&l->sum_bits, memory_order_relaxed));
         s->sumsq_ns2 = bitsd(atomic_load_explicit(&l->sumsq_bits, memory_order_relaxed));
+        if (h && buckets)
+            lp_hist_read(h, buckets);
         atomic_thread_fence(memory_order_acquire);
         after = atomic_load_explicit(&l->seq, memory_order_relaxed);
     } while (before != after);

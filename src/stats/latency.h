@@ -75,10 +75,14 @@ static inline void lp_latency_batch_add(struct lp_latency_batch *b, int64_t ns)
 }
 
 /* Worker (the single writer of count/sum/min/max): add a batch, then reset it. The
- * histogram and extremes go first, then count and sums together (a sequence lock), so a
- * reading has the sums of the samples it counts and the extremes and histogram of each. */
+ * extremes go first, then histogram, count and sums together (a sequence lock), so a
+ * reading has the sums and histogram of the samples it counts and the extremes of each. */
 void lp_latency_publish(struct lp_latency *l, struct lp_latency_batch *b);
 void lp_latency_read(const struct lp_latency *l, struct lp_latency_snap *s);
+/* The same, with the histogram h (the batch's) read into buckets (LP_HIST_BUCKETS) from the
+ * same batches as the count. */
+void lp_latency_read_hist(const struct lp_latency *l, const struct lp_hist *h, uint32_t *buckets,
+                          struct lp_latency_snap *s);
 /* Control thread: the interval's min and max (INT64_MAX/INT64_MIN when it had no sample),
  * and start a new interval. */
 void lp_latency_take_interval(struct lp_latency *l, int64_t *min_ns, int64_t *max_ns);
