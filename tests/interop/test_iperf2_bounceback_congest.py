@@ -79,7 +79,15 @@ def check_congest(ctext, stext, ways, delta, ctx, exact=True):
     final = bb_final(ctext, bb[0], ctx)
     cf, sf = finals(ctext), finals(stext)
     sbb = server_id(stext, bb[1])
-    eq(sf[(sbb, False)]["bytes"], final["bytes"], "server's bounceback bytes = client's", ctx, stext)
+    if exact:
+        eq(sf[(sbb, False)]["bytes"], final["bytes"], "server's bounceback bytes = client's", ctx, stext)
+    else:
+        # A stock 2.1.8 client may write one more message at -t and close without counting it
+        # (CI: the server 4200, the client 4000): the server counted what moved, at most that
+        # one exchange more, in whole messages.
+        extra = sf[(sbb, False)]["bytes"] - final["bytes"]
+        check(extra in (0, 100, 200), "server's bounceback bytes %d, the client's %d (at most one "
+              "exchange of 100 bytes more)" % (sf[(sbb, False)]["bytes"], final["bytes"]), ctx, stext)
     for cid, port in load:
         sid = server_id(stext, port)
         check(sid is not None, "the server saw no load connection from port %d" % port, stext)
