@@ -317,23 +317,26 @@ def open_fds(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
 
+_FLOOD_PORT = [20000]  # the next source port a flood sends from (the namespace's own)
+
+
 def flood(net, src, dst, n=100):
     """n iperf2 UDP first datagrams (seq 1, amount -t 10) from src, each from its own port,
-    then silence: what anyone can send."""
+    then silence: what anyone can send. Every datagram of a case comes from a port no other
+    of its datagrams used: a port drawn again (bind to 0 is random, within a wave or in a later
+    wave from the same address while the first test still runs) would carry a second datagram
+    into that test, which then is a client's test (120 s), not a first datagram."""
     dg = i2.udp_datagram(1, amount=i2.secs_amount(10))
+    first = _FLOOD_PORT[0]
+    _FLOOD_PORT[0] += n
     r = net.py(r"""
 import socket, sys
-# All stay open until the last is sent: a port closed and drawn again would carry a second
-# datagram into the same test, which then is a client's test (120 s), not a first datagram.
-held = []
 for i in range(int(sys.argv[5])):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((sys.argv[3], 0))
+    s.bind((sys.argv[3], int(sys.argv[6]) + i))
     s.sendto(bytes.fromhex(sys.argv[4]), (sys.argv[1], int(sys.argv[2])))
-    held.append(s)
-for s in held:
     s.close()
-""", dst, PORT, src, dg.hex(), n, timeout=30)
+""", dst, PORT, src, dg.hex(), n, first, timeout=30)
     check(r.rc == 0, "the datagram script failed", r.describe())
 
 
