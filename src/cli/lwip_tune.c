@@ -15,12 +15,10 @@
  * The costs are lwIP 2.1's structures on a 32-bit target. */
 #include "cli/lwip_tune.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/values.h"
 /* the CPU model's cycle estimates: one table for lwip-tune and the agent's host programs */
 #include "../../agent/port/lpa_cpu_costs.h"
 
@@ -40,12 +38,14 @@
 static uint32_t align4(uint32_t v) { return (v + 3u) & ~3u; }
 static uint32_t div_up(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
 
-/* The RAM a window of wnd_segs segments needs, with everything sized from it. */
-static void size_for(const struct lp_lwip_link *l, uint32_t wnd_segs, struct lp_lwip_plan *p)
+/* The RAM a receive window of wnd bytes and a send buffer of snd bytes need, with everything
+ * sized from them (the advice sizes both as the same whole number of segments). */
+static void size_for(const struct lp_lwip_link *l, uint32_t wnd, uint32_t snd, struct lp_lwip_plan *p)
 {
+    uint32_t wnd_segs = div_up(wnd, l->mss);
     p->wnd_segs = wnd_segs;
-    p->tcp_wnd = wnd_segs * l->mss;
-    p->tcp_snd_buf = p->tcp_wnd;
+    p->tcp_wnd = wnd;
+    p->tcp_snd_buf = snd;
     /* lwIP's own default: four pbufs per MSS worth of send buffer (small writes). */
     p->tcp_snd_queuelen = div_up(4ull * p->tcp_snd_buf, l->mss);
     /* Segments are also what an out-of-order window is queued in. */
@@ -120,7 +120,7 @@ int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
         p->lwip_capped = true;
     }
     uint32_t want = segs < MIN_WND_SEGS ? MIN_WND_SEGS : (uint32_t)segs;
-    size_for(l, want, p);
+    size_for(l, want * l->mss, want * l->mss, p);
     if (!l->ram_bytes || p->ram_total <= l->ram_bytes)
         return 0;
     /* The budget is short. Next to the full ring, the largest window that fits (at least 2
@@ -130,7 +130,7 @@ int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
     struct lp_lwip_plan fit = *p;
     uint64_t keep_ram = 0;
     for (uint32_t n = want; n >= 2; n--) {
-        size_for(l, n, &fit);
+        size_for(l, n * l->mss, n * l->mss, &fit);
         if (fit.ram_total <= l->ram_bytes) {
             p->keep_wnd_segs = n;
             p->keep_cap_bps = window_cap(l, p, n);
@@ -141,7 +141,7 @@ int lp_lwip_tune(const struct lp_lwip_link *l, struct lp_lwip_plan *p)
     for (uint32_t n = want; n > p->keep_wnd_segs && n >= 2; n--) {
         fit = *p;
         cut_ring(p, n, &fit);
-        size_for(l, n, &fit);
+        size_for(l, n * l->mss, n * l->mss, &fit);
         if (fit.ram_total <= l->ram_bytes) {
             p->fit_wnd_segs = n;
             p->fit_rx_desc = fit.eth_rx_desc;
@@ -169,7 +169,7 @@ int lp_lwip_tune_fit(const struct lp_lwip_link *l, const struct lp_lwip_plan *p,
     *q = *p;
     q->eth_rx_desc = p->fit_rx_desc;
     q->eth_tx_desc = p->fit_tx_desc;
-    size_for(l, p->fit_wnd_segs, q);
+    size_for(l, p->fit_wnd_segs * l->mss, p->fit_wnd_segs * l->mss, q);
     q->ram_short = false;
     q->lwip_capped = false;
     q->fitted = true;
@@ -186,6 +186,72 @@ static void rate_str(char *b, size_t n, double bps)
         snprintf(b, n, "%.3g Mbit/s", bps / 1e6);
     else
         snprintf(b, n, "%.3g kbit/s", bps / 1e3);
+}
+
+/* The lwipopts.h lines of plan p: TCP_WND and TCP_SND_BUF with the reason each has that value,
+ * everything sized from them with lwIP's rule or the model's. */
+static void print_defines(FILE *o, const struct lp_lwip_link *l, const struct lp_lwip_plan *p, const char *wnd_why,
+                          const char *snd_why)
+{
+    fprintf(o, "#define TCP_MSS                %6u /* 1500-byte Ethernet MTU less 40 bytes of IPv4 + TCP headers */\n",
+            (unsigned)l->mss);
+    if (p->tcp_wnd % l->mss == 0)
+        fprintf(o, "#define TCP_WND                %6u /* %u %s */\n", (unsigned)p->tcp_wnd,
+                (unsigned)(p->tcp_wnd / l->mss), wnd_why);
+    else
+        fprintf(o, "#define TCP_WND                %6u /* %.2f %s */\n", (unsigned)p->tcp_wnd,
+                (double)p->tcp_wnd / l->mss, wnd_why);
+    if (p->wnd_scale) {
+        fprintf(o, "#define LWIP_WND_SCALE              1 /* a window over 65535 bytes needs RFC 7323 scaling */\n");
+        fprintf(o, "#define TCP_RCV_SCALE          %6u /* TCP_WND >> %u fits the 16-bit header field */\n",
+                p->rcv_scale, p->rcv_scale);
+    }
+    fprintf(o, "#define TCP_SND_BUF            %6u /* %s */\n", (unsigned)p->tcp_snd_buf, snd_why);
+    fprintf(o, "#define TCP_SND_QUEUELEN       %6u /* lwIP's rule: 4 x TCP_SND_BUF / TCP_MSS pbufs */\n",
+            (unsigned)p->tcp_snd_queuelen);
+    fprintf(o, "#define MEMP_NUM_TCP_SEG       %6u /* TCP_SND_QUEUELEN + a window of out-of-order segments */\n",
+            (unsigned)p->memp_num_tcp_seg);
+    if (p->tcp_snd_lowat)
+        fprintf(o, "#define TCP_SNDLOWAT           %6u /* lwIP's default (half the send buffer) passes its 16-bit limit */\n",
+                (unsigned)p->tcp_snd_lowat);
+    fprintf(o, "#define MEMP_NUM_PBUF          %6u /* a pbuf header per queued pbuf of zero-copy (static) writes */\n",
+            (unsigned)p->memp_num_pbuf);
+    fprintf(o, "#define PBUF_POOL_BUFSIZE      %6u /* one frame: MSS + 40 + 14, 4-byte aligned */\n",
+            (unsigned)p->pbuf_pool_bufsize);
+    fprintf(o, "#define PBUF_POOL_SIZE         %6u /* a window not yet read + one per RX descriptor + 4 */\n",
+            (unsigned)p->pbuf_pool_size);
+    fprintf(o, "#define MEM_SIZE               %6u /* unacknowledged send data + per-segment overhead + 1 frame */\n",
+            (unsigned)p->mem_size);
+}
+
+/* The DMA descriptor counts are the Ethernet driver's, not lwIP's: a value pasted into
+ * lwipopts.h is silently ignored (STM32Cube's driver reads its HAL configuration, and falls
+ * back to 4 without it). So they are printed as advice, under the names and in the files
+ * where the common HALs keep them. */
+static void print_descriptors(FILE *o, const struct lp_lwip_plan *p, const char *rx_why)
+{
+    unsigned rx = p->eth_rx_desc, tx = p->eth_tx_desc;
+    fprintf(o, "\n/* Ethernet DMA descriptors are not lwipopts.h values: the Ethernet driver reads them\n"
+               " * where its HAL keeps them (in lwipopts.h they are ignored).\n"
+               " *   RX %u: %s\n"
+               " *   TX %u: half the RX ring, at least 4\n"
+               " *   STM32Cube (HAL ETH driver, F4/F7/H7...), in stm32xxxx_hal_conf.h:\n"
+               " *       #define ETH_RX_DESC_CNT %uU\n"
+               " *       #define ETH_TX_DESC_CNT %uU\n"
+               " *     (the legacy F4/F7 driver: ETH_RXBUFNB %uU, ETH_TXBUFNB %uU there)\n"
+               " *   Xilinx standalone lwIP BSP (Zynq, xemacpsif): n_rx_descriptors %u, n_tx_descriptors %u\n"
+               " *     (the BSP settings xlwipconfig.h's XLWIP_CONFIG_N_RX_DESC / _N_TX_DESC come from)\n"
+               " *   NXP MCUXpresso (enet_ethernetif): ENET_RXBD_NUM %u, ENET_TXBD_NUM %u */\n",
+            rx, rx_why, tx, rx, tx, rx, tx, rx, tx, rx, tx);
+}
+
+/* Where the RAM goes. */
+static void print_ram(FILE *o, const struct lp_lwip_plan *p)
+{
+    fprintf(o, "\n/* RAM: pbuf pool %llu + heap %llu + segments and pbuf headers %llu + DMA descriptors %llu = %llu bytes",
+            (unsigned long long)p->ram_pool, (unsigned long long)p->ram_heap, (unsigned long long)p->ram_segs,
+            (unsigned long long)p->ram_desc, (unsigned long long)p->ram_total);
+    fprintf(o, "\n * (a driver with its own DMA buffers adds %u bytes per descriptor) */\n", 1536u);
 }
 
 void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_lwip_plan *p)
@@ -225,51 +291,19 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
                 : p->cpu_tx_cap_bps <= p->cpu_cap_bps    ? "the send buffer (as the window) covers its pace"
                                                          : "below the wire's, above the window's pace");
     }
-    fprintf(o, "#define TCP_MSS                %6u /* 1500-byte Ethernet MTU less 40 bytes of IPv4 + TCP headers */\n",
-            (unsigned)l->mss);
-    if (p->fitted)
-        fprintf(o, "#define TCP_WND                %6u /* %u x MSS: the largest window the RAM budget holds */\n",
-                (unsigned)p->tcp_wnd, (unsigned)p->wnd_segs);
-    else
-        fprintf(o, "#define TCP_WND                %6u /* %u x MSS: the BDP + 25%% (delayed ACKs, the reading task) */\n",
-                (unsigned)p->tcp_wnd, (unsigned)p->wnd_segs);
-    if (p->wnd_scale) {
-        fprintf(o, "#define LWIP_WND_SCALE              1 /* a window over 65535 bytes needs RFC 7323 scaling */\n");
-        fprintf(o, "#define TCP_RCV_SCALE          %6u /* TCP_WND >> %u fits the 16-bit header field */\n",
-                p->rcv_scale, p->rcv_scale);
-    }
-    fprintf(o, "#define TCP_SND_BUF            %6u /* as the window, so the board can fill the link too */\n",
-            (unsigned)p->tcp_snd_buf);
-    fprintf(o, "#define TCP_SND_QUEUELEN       %6u /* lwIP's rule: 4 x TCP_SND_BUF / TCP_MSS pbufs */\n",
-            (unsigned)p->tcp_snd_queuelen);
-    fprintf(o, "#define MEMP_NUM_TCP_SEG       %6u /* TCP_SND_QUEUELEN + a window of out-of-order segments */\n",
-            (unsigned)p->memp_num_tcp_seg);
-    if (p->tcp_snd_lowat)
-        fprintf(o, "#define TCP_SNDLOWAT           %6u /* lwIP's default (half the send buffer) passes its 16-bit limit */\n",
-                (unsigned)p->tcp_snd_lowat);
-    fprintf(o, "#define MEMP_NUM_PBUF          %6u /* a pbuf header per queued pbuf of zero-copy (static) writes */\n",
-            (unsigned)p->memp_num_pbuf);
-    fprintf(o, "#define PBUF_POOL_BUFSIZE      %6u /* one frame: MSS + 40 + 14, 4-byte aligned */\n",
-            (unsigned)p->pbuf_pool_bufsize);
-    fprintf(o, "#define PBUF_POOL_SIZE         %6u /* a window not yet read + one per RX descriptor + 4 */\n",
-            (unsigned)p->pbuf_pool_size);
-    fprintf(o, "#define MEM_SIZE               %6u /* unacknowledged send data + per-segment overhead + 1 frame */\n",
-            (unsigned)p->mem_size);
-    if (p->fitted && p->eth_rx_desc < p->need_rx_desc)
-        fprintf(o, "#define ETH_RX_DESC_CNT        %6u /* the window + 1: more frames than that are never in flight */\n",
-                (unsigned)p->eth_rx_desc);
-    else
-        fprintf(o, "#define ETH_RX_DESC_CNT        %6u /* frames arriving in 1 ms of task latency at line rate, + 1 */\n",
-                (unsigned)p->eth_rx_desc);
-    fprintf(o, "#define ETH_TX_DESC_CNT        %6u /* half the RX ring, at least 4 */\n", (unsigned)p->eth_tx_desc);
+    print_defines(o, l, p,
+                  p->fitted ? "x MSS: the largest window the RAM budget holds"
+                            : "x MSS: the BDP + 25% (delayed ACKs, the reading task)",
+                  "as the window, so the board can fill the link too");
+    print_descriptors(o, p,
+                      p->fitted && p->eth_rx_desc < p->need_rx_desc
+                          ? "the window + 1: more frames than that are never in flight"
+                          : "frames arriving in 1 ms of task latency at line rate, + 1");
     if (p->lwip_capped)
         fprintf(o, "\n/* NOTE: this link needs a larger window than lwIP can queue (TCP_SND_QUEUELEN is\n"
                    " * 16 bits): %u segments at most, so TCP tops out near window / RTT. */\n",
                 (unsigned)MAX_WND_SEGS);
-    fprintf(o, "\n/* RAM: pbuf pool %llu + heap %llu + segments and pbuf headers %llu + DMA descriptors %llu = %llu bytes",
-            (unsigned long long)p->ram_pool, (unsigned long long)p->ram_heap, (unsigned long long)p->ram_segs,
-            (unsigned long long)p->ram_desc, (unsigned long long)p->ram_total);
-    fprintf(o, "\n * (a driver with its own DMA buffers adds %u bytes per descriptor) */\n", 1536u);
+    print_ram(o, p);
     if (p->fitted) {
         rate_str(cap, sizeof(cap), p->fit_cap_bps);
         fprintf(o, "\n/* WARNING: this window is smaller than the link needs (%u x MSS): it caps TCP at\n"
@@ -312,130 +346,87 @@ void lp_lwip_tune_print(FILE *o, const struct lp_lwip_link *l, const struct lp_l
             (unsigned)p->fit_wnd_segs, (unsigned long long)p->fit_ram_total, cap);
 }
 
-/* "2ms", "500us", "0.002" or "0.002s". */
-static int parse_time(const char *s, double *out)
+int lp_lwip_tune_given(const struct lp_lwip_link *l, uint32_t wnd, uint32_t snd, struct lp_lwip_given *g)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno)
+    memset(g, 0, sizeof(*g));
+    struct lp_lwip_link unbudgeted = *l;
+    unbudgeted.ram_bytes = 0; /* the advice is what the link needs, whatever RAM there is */
+    if (lp_lwip_tune(&unbudgeted, &g->need) < 0)
         return -1;
-    if (strcmp(end, "ms") == 0)
-        v /= 1e3;
-    else if (strcmp(end, "us") == 0)
-        v /= 1e6;
-    else if (*end && strcmp(end, "s") != 0)
+    g->wnd_default = wnd == 0;
+    g->snd_default = snd == 0;
+    if (g->wnd_default)
+        wnd = LP_LWIP_DEFAULT_WND_SEGS * l->mss;
+    if (g->snd_default)
+        snd = LP_LWIP_DEFAULT_SND_SEGS * l->mss;
+    if (wnd < l->mss || wnd > LP_LWIP_WND_MAX || snd < 2 * l->mss || snd > lp_lwip_snd_buf_max(l->mss))
         return -1;
-    *out = v;
+    g->plan = g->need; /* the ring and the CPU's estimates are the link's */
+    g->plan.lwip_capped = false;
+    size_for(l, wnd, snd, &g->plan);
+    double rx = (double)wnd * 8.0 / l->rtt_s, tx = (double)snd * 8.0 / l->rtt_s;
+    g->rx_window_bps = rx;
+    g->tx_window_bps = tx;
+    double wire = g->need.wire_goodput_bps;
+    g->rx_cap_bps = rx < wire ? rx : wire;
+    g->tx_cap_bps = tx < wire ? tx : wire;
+    if (g->need.cpu_cap_bps > 0 && g->need.cpu_cap_bps < g->rx_cap_bps) {
+        g->rx_cap_bps = g->need.cpu_cap_bps;
+        g->rx_by_cpu = true;
+    }
+    if (g->need.cpu_tx_cap_bps > 0 && g->need.cpu_tx_cap_bps < g->tx_cap_bps) {
+        g->tx_cap_bps = g->need.cpu_tx_cap_bps;
+        g->tx_by_cpu = true;
+    }
     return 0;
 }
 
-static int usage(const char *why)
+/* One direction's line: the cap and what sets it, then what filling the link takes. */
+static void print_direction(FILE *o, const char *who, const char *name, double cap, double window_bps, bool by_cpu,
+                            double wire, uint32_t need, uint32_t mss)
 {
-    /* A bad command line gets one line naming the problem, like every other option. */
-    if (why) {
-        fprintf(stderr, "linkperf: lwip-tune: %s (see linkperf lwip-tune --help)\n", why);
-        return 2;
-    }
-    fprintf(stdout,
-            "Usage: linkperf lwip-tune --rate R --rtt T [--ram N [--fit]] [--mss N]\n"
-            "                          [--cpu-mhz F [--cpu-api raw|netconn|socket]]\n"
-            "  --rate R   link rate in bits/s with k/m/g (1000-based): 100M, 1G (100k..100G)\n"
-            "  --rtt T    round-trip time: 2ms, 500us, 0.002 (s) (up to 10 s)\n"
-            "  --ram N    RAM lwIP may use for pools, heap and descriptors: 64K, 128K (1024-based)\n"
-            "  --mss N    TCP_MSS, 536..1460 (default 1460)\n"
-            "  --cpu-mhz F  the board's clock, 1..10000: a CPU slower than the link gets the window\n"
-            "             its own pace needs (cycles per segment: the API's estimate)\n"
-            "  --cpu-api A  raw, netconn or socket (default raw)\n"
-            "  --fit      when --ram cannot hold the window: print the largest that fits instead\n"
-            "             (the RX ring cut to what that window needs, where that wins window)\n"
-            "Prints lwipopts.h values with the reasoning, and warns when the RAM cannot hold\n"
-            "the window the link needs.\n");
-    return 0;
+    char c[32], w[32], g[32];
+    rate_str(c, sizeof(c), cap);
+    rate_str(w, sizeof(w), window_bps);
+    rate_str(g, sizeof(g), wire);
+    if (by_cpu)
+        fprintf(o, " * %s: at most %s, the CPU's pace\n *   (%s / RTT would allow %s)\n", who, c, name, w);
+    else if (window_bps > wire)
+        fprintf(o, " * %s: at most %s, the wire's TCP goodput\n *   (%s / RTT would allow %s)\n", who, c, name, w);
+    else
+        fprintf(o, " * %s: at most %s = %s / RTT,\n"
+                   " *   %.0f %% of the wire's %s of TCP goodput; filling it takes %s = %u (%u x MSS)\n",
+                who, c, name, cap / wire * 100.0, g, name, (unsigned)need, (unsigned)(need / mss));
 }
 
-int lp_lwip_tune_main(int argc, char **argv)
+void lp_lwip_tune_print_given(FILE *o, const struct lp_lwip_link *l, const struct lp_lwip_given *g)
 {
-    struct lp_lwip_link l = {.mss = 1460};
-    bool have_rate = false, have_rtt = false, fit = false;
-    char why[160];
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            return usage(NULL);
-        if (strcmp(a, "--fit") == 0) {
-            fit = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            snprintf(why, sizeof(why), "option %s needs a value", a);
-            return usage(why);
-        }
-        const char *v = argv[++i];
-        double d;
-        if (strcmp(a, "--rate") == 0) {
-            if (lp_cli_value_units(v, 1000, &d) < 0 || d < 1e5 || d > 1e11) {
-                snprintf(why, sizeof(why), "option --rate: '%s' is not a rate in 100k..100G (bits/s)", v);
-                return usage(why);
-            }
-            l.rate_bps = d;
-            have_rate = true;
-        } else if (strcmp(a, "--rtt") == 0) {
-            if (parse_time(v, &d) < 0 || !(d > 0) || d > 10) {
-                snprintf(why, sizeof(why), "option --rtt: '%s' is not a time in (0, 10 s] (2ms, 500us, 0.002)", v);
-                return usage(why);
-            }
-            l.rtt_s = d;
-            have_rtt = true;
-        } else if (strcmp(a, "--ram") == 0) {
-            if (lp_cli_value_units(v, 1024, &d) < 0 || d < 1024 || d > 1073741824.0) {
-                snprintf(why, sizeof(why), "option --ram: '%s' is not a size in 1K..1G (bytes)", v);
-                return usage(why);
-            }
-            l.ram_bytes = (uint64_t)d;
-        } else if (strcmp(a, "--cpu-mhz") == 0) {
-            if (lp_cli_value_units(v, 1000, &d) < 0 || !(d >= 1 && d <= 10000)) {
-                snprintf(why, sizeof(why), "option --cpu-mhz: '%s' is not a clock in 1..10000 (MHz)", v);
-                return usage(why);
-            }
-            l.cpu_hz = d * 1e6;
-        } else if (strcmp(a, "--cpu-api") == 0) {
-            if (!lpa_cpu_costs_find(v)) {
-                snprintf(why, sizeof(why), "option --cpu-api: '%s' is not raw, netconn or socket", v);
-                return usage(why);
-            }
-            l.cpu_api = v;
-        } else if (strcmp(a, "--mss") == 0) {
-            if (lp_cli_value_int(v, false, &d) < 0 || d < 536 || d > 1460) {
-                snprintf(why, sizeof(why), "option --mss: '%s' is out of range (536..1460)", v);
-                return usage(why);
-            }
-            l.mss = (uint32_t)d;
-        } else {
-            snprintf(why, sizeof(why), "unknown option '%s'", a);
-            return usage(why);
-        }
-    }
-    if (!have_rate || !have_rtt)
-        return usage("--rate and --rtt are required");
-    struct lp_lwip_plan p;
-    if (lp_lwip_tune(&l, &p) < 0)
-        return usage("the link is out of range");
-    if (fit && !l.ram_bytes)
-        return usage("--fit needs --ram");
-    if (l.cpu_api && !(l.cpu_hz > 0))
-        return usage("--cpu-api needs --cpu-mhz");
-    if (fit && p.ram_short) {
-        struct lp_lwip_plan q;
-        if (lp_lwip_tune_fit(&l, &p, &q) < 0) {
-            lp_lwip_tune_print(stdout, &l, &p);
-            fprintf(stderr, "linkperf: lwip-tune: not even a 2-segment window fits in --ram\n");
-            return 1;
-        }
-        lp_lwip_tune_print(stdout, &l, &q);
-        return 0;
-    }
-    lp_lwip_tune_print(stdout, &l, &p);
-    return 0;
+    const struct lp_lwip_plan *p = &g->plan;
+    char rate[32];
+    rate_str(rate, sizeof(rate), l->rate_bps);
+    fprintf(o, "/* What TCP_WND %u and TCP_SND_BUF %u deliver on a %s link with a %.3f ms round trip, MSS %u",
+            (unsigned)p->tcp_wnd, (unsigned)p->tcp_snd_buf, rate, l->rtt_s * 1e3, (unsigned)l->mss);
+    if (l->ram_bytes)
+        fprintf(o, ", RAM budget %llu bytes", (unsigned long long)l->ram_bytes);
+    fprintf(o, " (linkperf lwip-tune) */\n\n");
+    bool cpu_bound = g->need.cpu_cap_bps > 0 && g->need.cpu_cap_bps < g->need.wire_goodput_bps;
+    fprintf(o, "/* bandwidth-delay product: %.0f bytes%s; an upper bound for each direction, one TCP stream:\n",
+            g->need.bdp_bytes, cpu_bound ? " (at the CPU's pace)" : "");
+    print_direction(o, "the board receiving (the PC sends)", "TCP_WND", g->rx_cap_bps, g->rx_window_bps, g->rx_by_cpu,
+                    g->need.wire_goodput_bps, g->need.tcp_wnd, l->mss);
+    print_direction(o, "the board sending", "TCP_SND_BUF", g->tx_cap_bps, g->tx_window_bps, g->tx_by_cpu,
+                    g->need.wire_goodput_bps, g->need.tcp_snd_buf, l->mss);
+    fprintf(o, " * What this configuration needs, by lwIP's rules and the model of --help: */\n\n");
+    print_defines(o, l, p, g->wnd_default ? "x MSS: lwIP's default (not given)" : "x MSS: as given",
+                  g->snd_default ? "lwIP's default, 2 x MSS (not given)" : "as given");
+    print_descriptors(o, p, "frames arriving in 1 ms of task latency at line rate, + 1");
+    print_ram(o, p);
+    if (!l->ram_bytes)
+        return;
+    if (p->ram_total <= l->ram_bytes)
+        fprintf(o, "\n/* It fits the RAM budget of %llu bytes (%llu to spare). */\n", (unsigned long long)l->ram_bytes,
+                (unsigned long long)(l->ram_bytes - p->ram_total));
+    else
+        fprintf(o, "\n/* WARNING: it needs %llu bytes more than the RAM budget of %llu bytes. */\n",
+                (unsigned long long)(p->ram_total - l->ram_bytes), (unsigned long long)l->ram_bytes);
 }

@@ -56,6 +56,27 @@ int lp_lwip_tune_fit(const struct lp_lwip_link *link, const struct lp_lwip_plan 
                      struct lp_lwip_plan *fitted);
 /* Print plan as lwipopts.h lines with the reasoning. */
 void lp_lwip_tune_print(FILE *out, const struct lp_lwip_link *link, const struct lp_lwip_plan *plan);
+/* What a given configuration delivers (lwip-tune --window / --snd-buf): each direction's cap,
+ * one TCP stream: window (send buffer) / RTT, at most the wire's goodput and the CPU's pace. */
+struct lp_lwip_given {
+    struct lp_lwip_plan plan;           /* the pools and heap the given TCP_WND / TCP_SND_BUF need */
+    struct lp_lwip_plan need;           /* the advice for the link without a RAM budget */
+    double rx_window_bps, tx_window_bps; /* TCP_WND / RTT and TCP_SND_BUF / RTT */
+    double rx_cap_bps, tx_cap_bps;      /* the board receiving / sending: at most this */
+    bool rx_by_cpu, tx_by_cpu;          /* the CPU's pace sets the cap */
+    bool wnd_default, snd_default;      /* not given: lwIP 2.1's default */
+};
+/* lwIP 2.1's opt.h defaults, in segments, for the value not given. */
+#define LP_LWIP_DEFAULT_WND_SEGS 4u
+#define LP_LWIP_DEFAULT_SND_SEGS 2u
+/* The largest window lwIP can scale (TCP_RCV_SCALE 14), and the largest send buffer its 16-bit
+ * TCP_SND_QUEUELEN (4 pbufs per MSS) can queue. */
+#define LP_LWIP_WND_MAX (0xFFFFu << 14)
+static inline uint32_t lp_lwip_snd_buf_max(uint32_t mss) { return 0xFFFFu / 4u * mss; }
+/* Fill g for window wnd and send buffer snd in bytes (0: lwIP's default). Returns 0, or -1 if
+ * the link or a value is out of range (window mss..LP_LWIP_WND_MAX, send buffer 2 x mss..max). */
+int lp_lwip_tune_given(const struct lp_lwip_link *link, uint32_t wnd, uint32_t snd, struct lp_lwip_given *g);
+void lp_lwip_tune_print_given(FILE *out, const struct lp_lwip_link *link, const struct lp_lwip_given *g);
 /* The subcommand: argv[0] is "lwip-tune". Returns the exit status (2 on bad options). */
 int lp_lwip_tune_main(int argc, char **argv);
 

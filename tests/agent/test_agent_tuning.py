@@ -124,6 +124,14 @@ def tuning(direction):
     cap = mbit(fit_text, r"caps TCP at\s*\*?\s*about ([\d.]+) ([GMk])bit/s", "cap")
     check(cap < 0.2 * ceiling, "the fitting window is not small enough to show anything "
           "(cap %.2f, ceiling %.2f Mbit/s)" % (cap, ceiling), fit_text)
+    # The --window mode asked about the fitting configuration's own TCP_WND / TCP_SND_BUF must
+    # state the cap the --fit advice gave, for the direction under test.
+    fit_vals = dict(re.findall(r"^#define (TCP_WND|TCP_SND_BUF)\s+(\d+)", fit_text, re.M))
+    given_text = advisor("--window", fit_vals["TCP_WND"], "--snd-buf", fit_vals["TCP_SND_BUF"])
+    who = "board receiving \\(the PC sends\\)" if direction == "up" else "board sending"
+    given_cap = mbit(given_text, who + r": at most ([\d.]+) ([GMk])bit/s", "--window cap")
+    check(abs(given_cap - cap) <= 0.011 * cap, "--window states %.2f Mbit/s for the fitting "
+          "configuration, --fit said %.2f" % (given_cap, cap), given_text)
     small, big = measure_both(direction)
     print("      %s: advisor's cap %.2f Mbit/s, measured %.2f; its recommendation: ceiling "
           "%.2f, measured %.2f (%.1fx, at the same time)" % (

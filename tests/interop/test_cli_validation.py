@@ -68,6 +68,15 @@ SERVER_CASES = [
     ("lwip_tune_bad_ram", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--ram", "12"], ["--ram"]),
     ("lwip_tune_missing_rtt", ["lwip-tune", "--rate", "100M"], ["--rtt"]),
     ("lwip_tune_unknown", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--wnd", "4"], ["--wnd"]),
+    ("lwip_tune_rtt_no_unit", ["lwip-tune", "--rate", "100M", "--rtt", "2"], ["--rtt", "needs a unit", "2ms"]),
+    ("lwip_tune_bad_window", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--window", "8segs"],
+     ["--window", "8segs"]),
+    ("lwip_tune_window_below_mss", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--window", "1000"],
+     ["--window", "out of range"]),
+    ("lwip_tune_snd_buf_below_2mss", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--snd-buf", "1mss"],
+     ["--snd-buf", "out of range"]),
+    ("lwip_tune_window_fit", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--ram", "64K", "--fit",
+                              "--window", "8mss"], ["--fit", "--window"]),
     ("lwip_tune_fit_no_ram", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--fit"], ["--fit", "--ram"]),
     ("lwip_tune_bad_cpu_mhz", ["lwip-tune", "--rate", "100M", "--rtt", "2ms", "--cpu-mhz", "0"],
      ["--cpu-mhz", "1..10000"]),
@@ -181,8 +190,22 @@ def lwip_tune_prints_lwipopts():
     eq(r.rc, 0, "exit status", r.describe())
     vals = {k: int(v) for k, v in re.findall(r"^#define (\w+)\s+(\d+)", r.out, re.M)}
     for k in ("TCP_MSS", "TCP_WND", "TCP_SND_BUF", "TCP_SND_QUEUELEN", "MEMP_NUM_TCP_SEG",
-              "PBUF_POOL_SIZE", "MEM_SIZE", "ETH_RX_DESC_CNT", "ETH_TX_DESC_CNT"):
+              "PBUF_POOL_SIZE", "MEM_SIZE"):
         check(k in vals, "no %s line" % k, r.describe())
+    # The DMA descriptors are the driver's: not lwipopts.h lines, but advice in a comment under
+    # the names the HALs use (STM32Cube's in its hal_conf.h), the same counts for each.
+    check("ETH_RX_DESC_CNT" not in vals, "a descriptor count as a lwipopts.h line", r.describe())
+    desc = dict(re.findall(r"^ \*\s+#define (ETH_[RT]X_DESC_CNT) (\d+)U$", r.out, re.M))
+    eq(sorted(desc), ["ETH_RX_DESC_CNT", "ETH_TX_DESC_CNT"], "STM32Cube descriptor lines", r.describe())
+    rx, tx = int(desc["ETH_RX_DESC_CNT"]), int(desc["ETH_TX_DESC_CNT"])
+    for name_rx, name_tx in (("n_rx_descriptors", "n_tx_descriptors"), ("ENET_RXBD_NUM", "ENET_TXBD_NUM")):
+        m = re.search(r"%s (\d+), %s (\d+)" % (name_rx, name_tx), r.out)
+        check(m and (int(m.group(1)), int(m.group(2))) == (rx, tx), "no %s line with %d/%d" % (name_rx, rx, tx),
+              r.describe())
+    # 100 Mbit/s: a 1538-byte frame every 123 us, 1 ms of task latency = 9 frames, + 1
+    eq(rx, 10, "RX descriptors", r.describe())
+    check(vals["PBUF_POOL_SIZE"] >= vals["TCP_WND"] // vals["TCP_MSS"] + rx, "pool below window + ring",
+          r.describe())
     eq(vals["TCP_WND"] % vals["TCP_MSS"], 0, "TCP_WND in whole segments", r.describe())
     check(vals["TCP_WND"] >= 25000, "TCP_WND %d below the BDP" % vals["TCP_WND"], r.describe())
     check(vals["MEMP_NUM_TCP_SEG"] >= vals["TCP_SND_QUEUELEN"], "segments < queue", r.describe())
@@ -192,6 +215,36 @@ def lwip_tune_prints_lwipopts():
     fit = int(m.group(1))
     check(fit < vals["TCP_WND"], "the window that fits is not smaller", r.describe())
     check(abs(float(m.group(2)) - fit * 8 / 0.002 / 1e6) < 0.2, "cap is not window/RTT", r.describe())
+
+
+
+@suite.case
+def lwip_tune_window_delivers():
+    """linkperf lwip-tune --rate 100M --rtt 2ms --window 8mss --snd-buf 64K: the board receives at
+    most 8 x 1460 x 8 / 2 ms = 46.7 Mbit/s (window / RTT), sends at most the wire's goodput
+    (64K covers the 25000-byte BDP), and the pools printed are the given window's"""
+    import re
+    r = run([LINKPERF, "lwip-tune", "--rate", "100M", "--rtt", "2ms", "--window", "8mss", "--snd-buf", "64K",
+             "--ram", "64K"], timeout=10)
+    eq(r.rc, 0, "exit status", r.describe())
+    text = r.out.replace("\n *  ", "")
+    vals = {k: int(v) for k, v in re.findall(r"^#define (\w+)\s+(\d+)", r.out, re.M)}
+    eq(vals["TCP_WND"], 8 * 1460, "TCP_WND as given", r.describe())
+    eq(vals["TCP_SND_BUF"], 65536, "TCP_SND_BUF as given", r.describe())
+    eq(vals["TCP_SND_QUEUELEN"], -(-4 * 65536 // 1460), "lwIP's queue rule", r.describe())
+    m = re.search(r"board receiving \(the PC sends\): at most ([\d.]+) Mbit/s = TCP_WND / RTT", text)
+    check(m, "no receive cap", r.describe())
+    check(abs(float(m.group(1)) - 8 * 1460 * 8 / 0.002 / 1e6) < 0.1, "receive cap is not window/RTT", r.describe())
+    m = re.search(r"board sending: at most ([\d.]+) Mbit/s, the wire's TCP goodput", text)
+    check(m, "no send cap at the wire's goodput", r.describe())
+    check(abs(float(m.group(1)) - 100 * 1460 / 1538) < 0.1, "send cap is not the goodput", r.describe())
+    m = re.search(r"RAM: .* = (\d+) bytes", r.out)
+    check(m, "no RAM line", r.describe())
+    ram = int(m.group(1))
+    if ram <= 65536:
+        check("fits the RAM budget" in r.out, "no fits line for %d bytes" % ram, r.describe())
+    else:
+        check("needs %d bytes more" % (ram - 65536) in r.out, "no RAM warning for %d bytes" % ram, r.describe())
 
 
 if __name__ == "__main__":

@@ -213,6 +213,49 @@ static void out_of_range(void **state)
         assert_int_equal(lp_lwip_tune(&bad[i], &p), -1);
 }
 
+/* --window 8mss on 100 Mbit/s, 2 ms: the board receives at most 8 x 1460 x 8 / 2 ms; the send
+ * buffer not given is lwIP's 2 x MSS; the pools follow the given window, not the advice. */
+static void given_window_caps_and_needs(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 100e6, .rtt_s = 0.002, .mss = 1460};
+    struct lp_lwip_given g;
+    assert_int_equal(lp_lwip_tune_given(&l, 8 * 1460, 0, &g), 0);
+    assert_true(fabs(g.rx_cap_bps - 8 * 1460 * 8 / 0.002) < 1.0);
+    assert_true(g.snd_default && !g.wnd_default);
+    assert_int_equal(g.plan.tcp_snd_buf, 2 * 1460);
+    assert_true(fabs(g.tx_cap_bps - 2 * 1460 * 8 / 0.002) < 1.0);
+    assert_int_equal(g.plan.tcp_wnd, 8 * 1460);
+    assert_int_equal(g.plan.pbuf_pool_size, 8 + g.plan.eth_rx_desc + 4);
+    assert_int_equal(g.plan.tcp_snd_queuelen, 8);
+    assert_int_equal(g.need.tcp_wnd, 22 * 1460); /* what filling the link takes */
+    /* a window past the BDP: the wire's goodput is the cap */
+    assert_int_equal(lp_lwip_tune_given(&l, 64 * 1024, 64 * 1024, &g), 0);
+    assert_true(fabs(g.rx_cap_bps - g.need.wire_goodput_bps) < 1.0);
+    assert_true(g.plan.wnd_scale);
+    /* the same window as the advice needs the same RAM */
+    struct lp_lwip_plan p;
+    assert_int_equal(lp_lwip_tune(&l, &p), 0);
+    assert_int_equal(lp_lwip_tune_given(&l, p.tcp_wnd, p.tcp_snd_buf, &g), 0);
+    assert_int_equal(g.plan.ram_total, p.ram_total);
+    /* out of lwIP's range */
+    assert_int_equal(lp_lwip_tune_given(&l, 1000, 0, &g), -1);
+    assert_int_equal(lp_lwip_tune_given(&l, 0, 1460, &g), -1);
+    assert_int_equal(lp_lwip_tune_given(&l, 0, lp_lwip_snd_buf_max(1460) + 1, &g), -1);
+}
+
+/* A CPU slower than the window allows is the cap, each way with its own estimate. */
+static void given_window_cpu_bound(void **state)
+{
+    (void)state;
+    struct lp_lwip_link l = {.rate_bps = 100e6, .rtt_s = 0.002, .mss = 1460, .cpu_hz = 48e6, .cpu_api = "socket"};
+    struct lp_lwip_given g;
+    assert_int_equal(lp_lwip_tune_given(&l, 64 * 1024, 64 * 1024, &g), 0);
+    assert_true(g.rx_by_cpu && g.tx_by_cpu);
+    assert_true(fabs(g.rx_cap_bps - g.need.cpu_cap_bps) < 1.0);
+    assert_true(fabs(g.tx_cap_bps - g.need.cpu_tx_cap_bps) < 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,7 +263,8 @@ int main(void)
         cmocka_unit_test(ram_budget_too_small),   cmocka_unit_test(lwip_sanity_rules_hold),
         cmocka_unit_test(out_of_range), cmocka_unit_test(fit_plan_fits),
         cmocka_unit_test(ram_trades_ring_for_window),
-        cmocka_unit_test(cpu_budget_sizes_window),
+        cmocka_unit_test(cpu_budget_sizes_window), cmocka_unit_test(given_window_caps_and_needs),
+        cmocka_unit_test(given_window_cpu_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
