@@ -16,6 +16,7 @@
 
 static void on_interval(struct lp_timer *t);
 static void on_omit_end(struct lp_timer *t);
+static void end_omit(struct lp_run *r, uint64_t now);
 
 void lp_run_init(struct lp_run *r, struct lp_engine *e, const struct lp_spec *spec, unsigned id)
 {
@@ -648,6 +649,16 @@ static void on_interval(struct lp_timer *t)
     struct lp_sched_tick tk;
     lp_sched_tick(sched_origin(r), iv, r->sched_next, now, r->end_deadline_ns, r->omitting,
                   streams_end_ns(r) != 0, &tk);
+    if (tk.cut && r->omitting &&
+        lp_sched_at(sched_origin(r), iv, tk.end_k) >= lp_sched_omit_end(r->run_ns, r->spec.omit_s)) {
+        /* This row ends the omit period: end it here, at the same instant. Left to the omit
+         * timer, firing just after, it cut a sliver row of its own ("1.00-1.00 sec ...
+         * (omitted)"). */
+        cut(r, now, tk.end_k);
+        lp_timer_cancel(&r->eng->loop, &r->omit_timer);
+        end_omit(r, now);
+        return;
+    }
     if (tk.cut)
         cut(r, now, tk.end_k);
     r->sched_next = tk.next_k;
@@ -660,7 +671,13 @@ static void on_omit_end(struct lp_timer *t)
     uint64_t now = lp_now_ns();
     if (r->finished)
         return;
-    cut(r, now, 0);
+    cut(r, now, 0); /* the omitted part of a row the omit end falls inside (-i 0.3 -O 1) */
+    end_omit(r, now);
+}
+
+/* From now on the test counts: every stream's counts start again, and the schedule too. */
+static void end_omit(struct lp_run *r, uint64_t now)
+{
     r->omitting = false;
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
