@@ -52,6 +52,44 @@ int lp_sock_resolve(const char *host, uint16_t port, enum lp_family family, int 
     return 0;
 }
 
+/* The algorithms this host lets every user set (a root user may also load others). */
+static void allowed_congestion(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_allowed_congestion_control", "r");
+    buf[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+int lp_sock_check_spec(int fd, int family, const struct lp_spec *spec, int socktype, char *why, size_t whylen)
+{
+    const char *what = NULL;
+    int own = fd < 0 ? socket(family, socktype | SOCK_CLOEXEC, 0) : fd;
+    if (own < 0)
+        return 0; /* no socket to try on: the real one will say */
+    int err = lp_sock_apply_spec(own, spec, socktype, &what);
+    if (fd < 0)
+        close(own);
+    if (err == 0)
+        return 0;
+    if (what && strcmp(what, "-C/--congestion") == 0) {
+        /* iperf3's words, with what would work: ENOENT is an algorithm this kernel has not
+         * got, EPERM one it has but only lets root set */
+        char allowed[256];
+        allowed_congestion(allowed, sizeof(allowed));
+        snprintf(why, whylen, "unable to set TCP_CONGESTION: congestion control algorithm '%s' %s%s%s%s",
+                 spec->congestion, err == -EPERM ? "needs root on this host" : "not supported on this host",
+                 allowed[0] ? " (allowed: " : "", allowed, allowed[0] ? ")" : "");
+    } else {
+        snprintf(why, whylen, "unable to set %s: %s", what ? what : "a socket option", strerror(-err));
+    }
+    return err;
+}
+
 int lp_sock_set_nonblock(int fd, bool on)
 {
     int fl = fcntl(fd, F_GETFL);

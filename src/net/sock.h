@@ -33,6 +33,10 @@ int lp_sock_connect(const struct lp_addr *addr, const struct lp_addr *bind, int 
 /* Apply -w, -M, -N, -C, -S, --bind-dev, --dont-fragment, --snd-timeout to a data socket.
  * Returns 0 or a negative errno; *what names the option that failed. */
 int lp_sock_apply_spec(int fd, const struct lp_spec *spec, int socktype, const char **what);
+/* The same on a socket fd the caller already has (fd >= 0) or a throwaway one of family, so a
+ * client can refuse a -C or --bind-dev this host will not take before it starts a test:
+ * returns 0, or a negative errno with why filled ("unable to set TCP_CONGESTION: ..."). */
+int lp_sock_check_spec(int fd, int family, const struct lp_spec *spec, int socktype, char *why, size_t whylen);
 
 int lp_sock_set_nonblock(int fd, bool on);
 

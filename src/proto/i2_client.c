@@ -842,10 +842,15 @@ static int setup(struct i2client *c)
     /* iperf2 shows the socket buffer it got before connecting. */
     int probe = socket(c->server.ss.ss_family, (c->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
     if (probe >= 0) {
-        const char *what;
-        lp_sock_apply_spec(probe, &c->spec, c->udp ? SOCK_DGRAM : SOCK_STREAM, &what);
-        emit_connecting(c, probe);
+        /* and a -C or --bind-dev this host refuses fails here, named */
+        rc = lp_sock_check_spec(probe, 0, &c->spec, c->udp ? SOCK_DGRAM : SOCK_STREAM, err, sizeof(err));
+        if (rc == 0)
+            emit_connecting(c, probe);
         close(probe);
+        if (rc < 0) {
+            lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "%s", err);
+            return rc;
+        }
     }
     rc = open_load(c);
     if (rc < 0) {

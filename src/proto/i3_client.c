@@ -568,6 +568,12 @@ static int connect_control(struct i3client *c)
             return LP_ERESOLVE;
         }
     }
+    /* A -C or --bind-dev this host refuses fails here, named, before a test starts on the server. */
+    int socktype = c->spec.proto == LP_PROTO_UDP ? SOCK_DGRAM : SOCK_STREAM;
+    if ((rc = lp_sock_check_spec(-1, c->server.ss.ss_family, &c->spec, socktype, err, sizeof(err))) < 0) {
+        lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "%s", err);
+        return rc;
+    }
     int fd = lp_sock_connect(&c->server, use_bind ? &b : NULL, SOCK_STREAM, NULL, c->spec.connect_timeout_ms);
     if (fd < 0) {
         lp_engine_error(&c->eng, LP_ROLE_CLIENT, 1, 0, true, "unable to connect to server %s port %u: %s",
