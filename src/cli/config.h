@@ -29,6 +29,8 @@ struct lp_cli_scratch {
     char c_arg[LP_ALLOW_MAX];        /* iperf2 -c as given */
     double pps;                      /* iperf2 -b Npps (0 = a rate was given) */
     bool dialect_given;              /* --dialect */
+    bool dash_d;                     /* iperf3 spelling: -d as a letter, which is iperf3's
+                                      * --debug, not iperf2's dual test: main says so */
 };
 
 /* iperf3 authentication (src/auth): paths and names only; main.c loads the keys. Kept out

@@ -45,6 +45,10 @@ static void section(struct lp_cli_buf *b, const struct lp_cli_table *t, enum lp_
 static const char usage3[] =
     "Usage: linkperf [-s|-c host] [options]\n"
     "       linkperf demo [options]\n"
+    "       linkperf ui [--listen host:port]      the browser GUI (linkperf ui --help)\n"
+    "       linkperf rfc2544 -c host [options]    RFC 2544 throughput, latency, loss, back-to-back\n"
+    "       linkperf under-load -c host [options] latency idle and under TCP load\n"
+    "       linkperf lwip-tune --rate R --rtt T   lwipopts.h values for an lwIP board's link\n"
     "       linkperf [-h|--help] [-v|--version] [--man]\n\n";
 static const char units3[] =
     "\n[KMG] indicates options that take a K/M/G/T suffix: 1000-based for "
@@ -94,5 +98,43 @@ char *lp_cli_help_text(const struct lp_cli_table *t)
         col += strlen(name);
     }
     lp_cli_buf_puts(&b, t->iperf2 ? tail2 : tail3);
+    return lp_cli_buf_take(&b);
+}
+
+/* iperf3's "Optional features available" line, in its words where it has them, each from
+ * the row that provides it: a row this build does not support is not a feature. Then what
+ * only linkperf has. */
+char *lp_cli_features_text(const struct lp_cli_table *t)
+{
+    static const struct {
+        const char *option, *feature;
+    } iperf3_words[] = {
+        {"affinity", "CPU affinity setting"},
+        {"flowlabel", "IPv6 flow label"},
+        {"sctp", "SCTP"},
+        {"congestion", "TCP congestion algorithm setting"},
+        {"zerocopy", "sendfile / zerocopy"},
+        {"fq-rate", "socket pacing"},
+        {"username", "authentication"},
+        {"bind-dev", "bind to device"},
+        {"dont-fragment", "support IPv4 don't fragment"},
+    };
+    struct lp_cli_buf b = {0};
+    const char *sep = "";
+
+    lp_cli_buf_puts(&b, "Optional features available: ");
+    for (size_t i = 0; i < sizeof(iperf3_words) / sizeof(iperf3_words[0]); i++) {
+        const struct lp_cli_opt *o = lp_cli_options_long(t, iperf3_words[i].option, strlen(iperf3_words[i].option));
+        if (!o || (o->flags & LP_CLI_F_UNSUPPORTED))
+            continue;
+        lp_cli_buf_printf(&b, "%s%s", sep, iperf3_words[i].feature);
+        sep = ", ";
+    }
+    lp_cli_buf_printf(&b, "%siperf2 protocol 2.1.8 (JPerf)", sep);
+#ifdef __linux__ /* the data path's Linux fast paths (src/core/stream.c) */
+    lp_cli_buf_puts(&b, ", UDP GSO/GRO, batched datagrams (sendmmsg/recvmmsg), TCP_INFO");
+#endif
+    lp_cli_buf_puts(&b, ", bounceback latency, latency histograms, RFC 2544, latency under load, web UI (linkperf "
+                        "ui), run history, lwip-tune\n");
     return lp_cli_buf_take(&b);
 }

@@ -48,7 +48,7 @@ static int print_version(bool iperf2)
     printf("%s (iperf3 3.12 protocol and options)\n", LP_VERSION_STR);
     if (uname(&u) == 0)
         printf("%s %s %s %s %s\n", u.sysname, u.nodename, u.release, u.version, u.machine);
-    return LP_CLI_EXIT_OK;
+    return print_generated(lp_cli_features_text(lp_cli_options_iperf3()));
 }
 
 /* A stop by signal is a normal end (iperf3 3.19+ exits 0 too): partial results printed. */
@@ -303,6 +303,10 @@ int main(int argc, char **argv)
     }
     if (check_input_file(&cfg) < 0)
         return LP_CLI_EXIT_USAGE;
+    /* -d keeps iperf3's meaning (a drop-in), but an iperf2 user meant a dual test. */
+    if (cfg.parse.dash_d && cfg.action == LP_CLI_ACTION_RUN)
+        fprintf(stderr, "linkperf: note: -d is iperf3's --debug; iperf2's dual test is --bidir here "
+                        "(or -d with --iperf2)\n");
     table = cfg.iperf2 ? lp_cli_options_iperf2() : lp_cli_options_iperf3();
     switch (cfg.action) {
     case LP_CLI_ACTION_HELP:

@@ -242,6 +242,35 @@ static int apply(struct lp_cli_parse_state *st, const struct lp_cli_opt *o, cons
     return o->set ? o->set(st->cfg, o, &v, st->err) : store(st, o, &v);
 }
 
+/* An option this spelling lacks. The likeliest reason is a habit from the other one (iperf2's
+ * -y C, -e or -r in the iperf3 spelling, iperf3's -J with --iperf2), so when the other table
+ * has it, say where it lives and how to get there. */
+static int unknown(struct lp_cli_parse_state *st, char letter, const char *name, size_t len)
+{
+    const struct lp_cli_table *other = st->t->iperf2 ? lp_cli_options_iperf3() : lp_cli_options_iperf2();
+    const struct lp_cli_opt *o = letter ? lp_cli_options_short(other, letter) : lp_cli_options_long(other, name, len);
+    char shown[80];
+
+    if (letter)
+        snprintf(shown, sizeof(shown), "-%c", letter);
+    else
+        snprintf(shown, sizeof(shown), "--%.*s", (int)(len > 60 ? 60 : len), name);
+    if (!o || (o->flags & LP_CLI_F_UNSUPPORTED))
+        return lp_cli_err_set(st->err, "unknown option %s (see %s)", shown, st->t->help_hint);
+    char both[80];
+    if (o->letter)
+        snprintf(both, sizeof(both), "-%c/--%s", o->letter, o->name);
+    else
+        snprintf(both, sizeof(both), "--%s", o->name);
+    if (st->t->iperf2)
+        return lp_cli_err_set(st->err, "unknown option %s in iperf2's spelling: %s is iperf3's (run linkperf "
+                              "without --iperf2) (see %s)", shown, both, st->t->help_hint);
+    /* iperf2's CSV has its own switch in this spelling */
+    const char *here = o->key == LP_CLI_K_CSV ? "; for its CSV here: --csv" : "";
+    return lp_cli_err_set(st->err, "unknown option %s in iperf3's spelling: %s is iperf2's (add --iperf2 or run "
+                          "linkperf2%s) (see %s)", shown, both, here, st->t->help_hint);
+}
+
 static int long_option(struct lp_cli_parse_state *st, int argc, char *const argv[], int *i)
 {
     const char *name = argv[*i] + 2;
@@ -252,9 +281,9 @@ static int long_option(struct lp_cli_parse_state *st, int argc, char *const argv
 
     o = lp_cli_options_prefix(st->t, name, len, &ambiguous);
     if (!o)
-        return lp_cli_err_set(st->err, "%s option --%.*s (see %s)",
-                              ambiguous ? "ambiguous" : "unknown", (int)len, name,
-                              st->t->help_hint);
+        return ambiguous ? lp_cli_err_set(st->err, "ambiguous option --%.*s (see %s)", (int)len, name,
+                                          st->t->help_hint)
+                         : unknown(st, 0, name, len);
     if (o->flags & LP_CLI_F_UNSUPPORTED)
         return apply(st, o, NULL);
     if (o->arg == LP_CLI_ARG_NONE) {
@@ -280,8 +309,9 @@ static int short_options(struct lp_cli_parse_state *st, int argc, char *const ar
     for (j = 1; a[j]; j++) {
         const struct lp_cli_opt *o = lp_cli_options_short(st->t, a[j]);
         if (!o)
-            return lp_cli_err_set(st->err, "unknown option -%c (see %s)", a[j],
-                                  st->t->help_hint);
+            return unknown(st, a[j], NULL, 0);
+        if (a[j] == 'd' && !st->t->iperf2)
+            st->cfg->parse.dash_d = true;
         if (o->arg == LP_CLI_ARG_NONE || o->arg == LP_CLI_ARG_OPTIONAL ||
             (o->flags & LP_CLI_F_UNSUPPORTED)) {
             if (apply(st, o, NULL) < 0)

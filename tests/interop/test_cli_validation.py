@@ -56,6 +56,12 @@ CASES = [
     ("two_end_conditions", ["-n", "5M", "-t", "3"], ["-t", "-n"]),
     ("unsupported_iperf3_option", ["-F", "x"], ["-F", "file"]),
     ("unknown_option", ["--bogus"], ["--bogus"]),
+    # iperf2 habits in the iperf3 spelling: the hint names where the option lives
+    ("iperf2_csv_hint", ["-y", "C"], ["-y", "iperf2's", "--iperf2", "linkperf2", "--csv"]),
+    ("iperf2_enhanced_hint", ["-e"], ["-e/--enhanced", "iperf2's", "--iperf2"]),
+    ("iperf2_tradeoff_hint", ["-r"], ["-r/--tradeoff", "iperf2's", "--iperf2"]),
+    ("iperf2_long_hint", ["--reportstyle", "C"], ["--reportstyle", "iperf2's", "--csv"]),
+    ("iperf3_json_hint_in_iperf2", ["--iperf2", "-J"], ["-J/--json", "iperf3's", "without --iperf2"]),
 ]
 
 SERVER_CASES = [
@@ -216,6 +222,64 @@ def lwip_tune_prints_lwipopts():
     check(fit < vals["TCP_WND"], "the window that fits is not smaller", r.describe())
     check(abs(float(m.group(2)) - fit * 8 / 0.002 / 1e6) < 0.2, "cap is not window/RTT", r.describe())
 
+
+
+@suite.case
+def dash_d_note():
+    """-d keeps iperf3's meaning (--debug) but says once on stderr that iperf2's dual test is
+    --bidir here; --debug, and -d with --iperf2 (the dual test), print no such note"""
+    lst = Listener()
+    try:
+        port = str(lst.port)
+        note = "iperf2's dual test is --bidir here"
+        for argv, want in ((["-d"], True), (["--debug"], False), (["--iperf2", "-d"], False)):
+            r = run([LINKPERF, "-c", LOOP4, "-p", port, "-t", "1"] + argv, timeout=20)
+            eq(r.err.count(note), 1 if want else 0, "the -d note for %s" % argv, r.describe())
+    finally:
+        lst.close()
+
+
+@suite.case
+def unknown_congestion_named_before_connecting():
+    """-C nosuchcc (iperf2: -Z): exit 1 with TCP_CONGESTION, the name and what this host allows,
+    before any connection (iperf3's words; linkperf used to say "unable to connect stream: No
+    such file or directory" after the server had started the test)"""
+    lst = Listener()
+    try:
+        port = str(lst.port)
+        for argv in (["-C", "nosuchcc"], ["--iperf2", "-Z", "nosuchcc"]):
+            r = run([LINKPERF, "-c", LOOP4, "-p", port, "-t", "1"] + argv, timeout=20)
+            eq(r.rc, 1, "exit status for %s" % argv, r.describe())
+            for w in ("unable to set TCP_CONGESTION", "'nosuchcc'", "allowed: "):
+                check(w in r.err, "no '%s' in the error for %s" % (w, argv), r.describe())
+        eq(lst.count, 0, "connections made", "")
+    finally:
+        lst.close()
+
+
+@suite.case
+def version_lists_features():
+    """linkperf -v: iperf3's three lines, the third "Optional features available: ..." in
+    iperf3's words, listing a feature exactly when --help does not list its option among the
+    unsupported ones (CPU affinity -A, SCTP: not; -C, -Z, --fq-rate: yes); linkperf2 -v
+    stays 2.1.8's one line on stderr (JPerf reads it)"""
+    r = run([LINKPERF, "-v"], timeout=10)
+    eq(r.rc, 0, "exit status", r.describe())
+    lines = r.out.splitlines()
+    eq(len(lines), 3, "lines of -v", r.describe())
+    check(lines[2].startswith("Optional features available: "), "no features line", r.describe())
+    feats = lines[2].split(": ", 1)[1].split(", ")
+    h = run([LINKPERF, "--help"], timeout=10)
+    unsupported = h.out.split("options that linkperf does not support:", 1)[1].split("\n\n")[0].split()
+    for opt, feat in (("-A", "CPU affinity setting"), ("--sctp", "SCTP"), ("-L", "IPv6 flow label"),
+                      ("-C", "TCP congestion algorithm setting"), ("-Z", "sendfile / zerocopy"),
+                      ("--fq-rate", "socket pacing"), ("--bind-dev", "bind to device")):
+        eq(feat in feats, opt not in unsupported, "%s listed as a feature" % feat, lines[2])
+    for feat in ("iperf2 protocol 2.1.8 (JPerf)", "web UI (linkperf ui)", "RFC 2544"):
+        check(feat in feats, "%s not listed" % feat, lines[2])
+    r2 = run([LINKPERF + "2", "-v"], timeout=10)
+    eq((r2.out, len(r2.err.splitlines())), ("", 1), "linkperf2 -v: one line on stderr", r2.describe())
+    check(r2.err.startswith("iperf version 2.1.8 "), "linkperf2 -v line", r2.describe())
 
 
 @suite.case

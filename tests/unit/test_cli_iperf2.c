@@ -92,9 +92,14 @@ static void test_spelling_selection(void **state)
     OK2(&c, "--iperf2", "-s");                        /* redundant under linkperf2 */
     assert_true(c.iperf2);
     ERR3("unexpected argument '--iperf2'", "-c", "h", "--", "--iperf2");
-    ERR3("unknown option -y (see linkperf --help)", "-c", "h", "-y", "C");
-    ERR2("unknown option -J (see linkperf --iperf2 --help)", "-c", "h", "-J");
-    ERR2("unknown option --json (see linkperf --iperf2 --help)", "-c", "h", "--json");
+    /* each spelling's unknown option names the other spelling's, when it has it */
+    ERR3("unknown option -y in iperf3's spelling: -y/--reportstyle is iperf2's (add --iperf2 or run linkperf2; "
+         "for its CSV here: --csv) (see linkperf --help)", "-c", "h", "-y", "C");
+    ERR2("unknown option -J in iperf2's spelling: -J/--json is iperf3's (run linkperf without --iperf2) "
+         "(see linkperf --iperf2 --help)", "-c", "h", "-J");
+    ERR2("unknown option --json in iperf2's spelling: -J/--json is iperf3's (run linkperf without --iperf2) "
+         "(see linkperf --iperf2 --help)", "-c", "h", "--json");
+    ERR2("unknown option --nosuch (see linkperf --iperf2 --help)", "-c", "h", "--nosuch");
     ERR2("give -s (server) or -c host (client); see linkperf --iperf2 --help", "-u");
     ERR3("demo runs iperf3 tests; it cannot be combined with the iperf2 spelling", "demo",
          "--iperf2");

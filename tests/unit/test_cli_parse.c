@@ -221,10 +221,17 @@ static void test_argv_grammar(void **state)
     assert_string_equal(c.fmt.timestamp_format, "");
     PARSE_OK(&c, "-c", "h", "-d");
     assert_int_equal(c.debug, 4);
+    assert_true(c.parse.dash_d); /* main notes that iperf2's dual test is --bidir here */
+    PARSE_OK(&c, "-c", "h", "--debug");
+    assert_false(c.parse.dash_d);
     PARSE_OK(&c, "-c", "h", "--");
     PARSE_ERR("ambiguous option --re (see linkperf --help)", "-c", "h", "--re");
     PARSE_ERR("unknown option --foo (see linkperf --help)", "-c", "h", "--foo");
-    PARSE_ERR("unknown option -y (see linkperf --help)", "-c", "h", "-y");
+    PARSE_ERR("unknown option -y in iperf3's spelling: -y/--reportstyle is iperf2's (add --iperf2 or run linkperf2; "
+              "for its CSV here: --csv) (see linkperf --help)", "-c", "h", "-y");
+    PARSE_ERR("unknown option -e in iperf3's spelling: -e/--enhanced is iperf2's (add --iperf2 or run linkperf2) "
+              "(see linkperf --help)", "-c", "h", "-e");
+    PARSE_ERR("unknown option -q (see linkperf --help)", "-c", "h", "-q");
     PARSE_ERR("unexpected argument 'extra'", "-c", "h", "extra");
     PARSE_ERR("unexpected argument 'x'", "-c", "h", "--", "x");
     PARSE_ERR("unexpected argument '-'", "-c", "h", "-");
