@@ -49,6 +49,7 @@ static const char usage3[] =
     "       linkperf rfc2544 -c host [options]    RFC 2544 throughput, latency, loss, back-to-back\n"
     "       linkperf under-load -c host [options] latency idle and under TCP load\n"
     "       linkperf lwip-tune --rate R --rtt T   lwipopts.h values for an lwIP board's link\n"
+    "       linkperf history [list|show|export|delete|info]  the runs linkperf recorded\n"
     "       linkperf [-h|--help] [-v|--version] [--man]\n\n";
 static const char units3[] =
     "\n[KMG] indicates options that take a K/M/G/T suffix: 1000-based for "

@@ -17,6 +17,7 @@
 #include "store/store.h"
 #include "web/web.h"
 #include "cli/help.h"
+#include "cli/history.h"
 #include "cli/output.h"
 #include "cli/parse.h"
 #include "cli/proc.h"
@@ -102,12 +103,14 @@ static struct lp_store *open_history(const struct lp_cli_config *cfg, struct lp_
     char err[LP_CLI_PATH_MAX + 128];
     struct lp_store *st;
 
-    if (cfg->no_history || cfg->action != LP_CLI_ACTION_RUN)
+    if (cfg->no_history || lp_store_env_off() || cfg->action != LP_CLI_ACTION_RUN)
         return NULL;
     st = lp_store_open(cfg->db, err, sizeof(err));
     if (!st)
         lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s (not recording this test)\n",
                              err);
+    else if (lp_cli_history_notice(st, err, sizeof(err)))
+        lp_cli_output_printf(out, LP_OUT_STDERR, "%s", err);
     return st;
 }
 
@@ -297,6 +300,8 @@ int main(int argc, char **argv)
         return lp_under_load_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "rfc2544") == 0)
         return lp_rfc2544_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "history") == 0)
+        return lp_cli_history_main(argc - 1, argv + 1);
     if (lp_cli_parse(argc, argv, &cfg, &perr) < 0) {
         fprintf(stderr, "linkperf: %s\n", perr.msg);
         return LP_CLI_EXIT_USAGE;

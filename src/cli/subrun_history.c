@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cmdline.h"
+#include "cli/history.h"
 #include "store/store.h"
 
 void lp_subrun_history_begin(struct lp_subrun_history *h, const struct lp_subrun_target *t, const char *proto,
@@ -16,13 +17,15 @@ void lp_subrun_history_begin(struct lp_subrun_history *h, const struct lp_subrun
     char err[4096 + 128];
 
     *h = (struct lp_subrun_history){.t0 = lp_subrun_now_s()};
-    if (t->no_history)
+    if (t->no_history || lp_store_env_off())
         return;
     h->store = lp_store_open(t->db, err, sizeof(err));
     if (!h->store) {
         fprintf(stderr, "linkperf: %s (not recording this run)\n", err);
         return;
     }
+    if (lp_cli_history_notice(h->store, err, sizeof(err)))
+        fputs(err, stderr);
     char *cmd = lp_cli_command_line(argc, argv);
     struct lp_store_report row = {"cli", cmd ? cmd : "linkperf", t->host, proto,
                                   t->dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3", t->port};

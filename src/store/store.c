@@ -23,6 +23,10 @@
  * the disk with their runs). Checked every PRUNE_EVERY inserts. */
 #define RUNS_KEPT 20000
 #define PRUNE_EVERY 64
+/* And bytes kept: rows alone do not bound a file whose runs each hold their intervals (one
+ * -i 0.1 day is 864 000 rows). LINKPERF_HISTORY_MAX overrides it (64K..1T, K/M/G: 1024). */
+#define BYTES_KEPT_DEFAULT (64ull << 20)
+#define BYTES_KEPT_MIN (64ull << 10)
 
 
 static const char schema[] =
@@ -88,6 +92,36 @@ static int make_parents(char *path)
     return 0;
 }
 
+bool lp_store_env_off(void)
+{
+    const char *v = getenv("LINKPERF_NO_HISTORY");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+/* LINKPERF_HISTORY_MAX as bytes; 0 when unset or not a size in range (the default then). */
+static uint64_t env_max_bytes(void)
+{
+    const char *v = getenv("LINKPERF_HISTORY_MAX");
+    char *end;
+    if (!v || !v[0])
+        return 0;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (errno || end == v || *end || n > (1ull << 40) >> shift)
+        return 0;
+    n <<= shift;
+    return n >= BYTES_KEPT_MIN && n <= (1ull << 40) ? n : 0;
+}
+
 struct lp_store *lp_store_open(const char *path, char *err, size_t errlen)
 {
     char buf[LP_STORE_PATH_MAX];
@@ -115,6 +149,12 @@ struct lp_store *lp_store_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     pthread_mutex_init(&s->mu, NULL);
+    struct stat sb;
+    s->created = stat(buf, &sb) < 0 && errno == ENOENT;
+    snprintf(s->path, sizeof(s->path), "%s", buf);
+    s->max_bytes = env_max_bytes();
+    if (!s->max_bytes)
+        s->max_bytes = BYTES_KEPT_DEFAULT;
     if (sqlite3_open_v2(buf, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                                          SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK)
         goto fail;
@@ -125,8 +165,14 @@ struct lp_store *lp_store_open(const char *path, char *err, size_t errlen)
      * file: a recording needs the right edges of four B-trees and the page's queries scan
      * more than any cache holds, so 512 KiB (SQLite's default: 2 MB), and a long run's
      * memory is flat once its first half megabyte of rows is written. */
-    if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                            " PRAGMA foreign_keys=ON; PRAGMA cache_size=-512;", NULL, NULL,
+    /* A new file gives the pages of deleted runs back to the disk (a file made before
+     * keeps them free for new runs); auto_vacuum must be chosen before the first table. */
+    if ((s->created && sqlite3_exec(s->db, "PRAGMA auto_vacuum=INCREMENTAL;", NULL, NULL, &msg) != SQLITE_OK) ||
+        sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                            " PRAGMA foreign_keys=ON; PRAGMA cache_size=-512;"
+                            /* the WAL cut back to 1 MiB after each checkpoint: SQLite
+                             * leaves it at its largest (3.5 MB after an afternoon) */
+                            " PRAGMA journal_size_limit=1048576;", NULL, NULL,
                      &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, "PRAGMA user_version=1;", NULL, NULL, &msg) != SQLITE_OK)
@@ -318,6 +364,7 @@ static void row_insert(struct lp_store_tap *t, struct tap_test *tt, const struct
     if (tt->run_id > RUNS_KEPT && tt->run_id % PRUNE_EVERY == 0)
         exec_bind(t->s->db, "DELETE FROM runs WHERE id <= ?1", "i",
                   (int64_t)(tt->run_id - RUNS_KEPT));
+    lp_store_keep_size(t->s, tt->run_id);
 }
 
 static void row_start(struct lp_store_tap *t, struct tap_test *tt, const struct lp_rec_start *st)
@@ -431,6 +478,8 @@ int64_t lp_store_report_begin(struct lp_store *s, const struct lp_store_report *
                   wall_ms(), r->source, r->command, r->host, (int64_t)r->port, r->proto,
                   r->dialect) == SQLITE_DONE)
         id = sqlite3_last_insert_rowid(s->db);
+    if (id)
+        lp_store_keep_size(s, id);
     pthread_mutex_unlock(&s->mu);
     return id;
 }

@@ -22,6 +22,14 @@ int lp_store_default_path(char *buf, size_t len);
  * NULL or "". NULL with a message in err. */
 struct lp_store *lp_store_open(const char *path, char *err, size_t errlen);
 void lp_store_close(struct lp_store *s);
+/* Whether this open created the file (the CLI then says once where it records), and its path. */
+bool lp_store_created(const struct lp_store *s);
+const char *lp_store_path(const struct lp_store *s);
+/* LINKPERF_NO_HISTORY set (and not "0"): record nothing, as --no-history. */
+bool lp_store_env_off(void);
+/* The bytes the runs take, the cap they are kept under (oldest runs go first; 64 MiB, or
+ * LINKPERF_HISTORY_MAX), and how many runs there are (-1 on error). */
+void lp_store_size(struct lp_store *s, uint64_t *used, uint64_t *max, int64_t *runs);
 
 /* A tee in front of a sink: every record goes to next (if any), and each test's records
  * into the store. source says who ran it ("cli", "ui"); command is the linkperf command

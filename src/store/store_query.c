@@ -357,6 +357,72 @@ char *lp_store_intervals_csv(struct lp_store *s, int64_t id)
     return t.s;
 }
 
+static int64_t query_int(sqlite3 *db, const char *sql, int64_t bind)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_bind_parameter_count(st) > 0)
+        sqlite3_bind_int64(st, 1, bind);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The pages in use: the file less its free pages (which new rows reuse). */
+static uint64_t used_bytes(sqlite3 *db)
+{
+    int64_t pages = query_int(db, "PRAGMA page_count", 0), free_pages = query_int(db, "PRAGMA freelist_count", 0),
+            size = query_int(db, "PRAGMA page_size", 0);
+    return pages > 0 && free_pages >= 0 && size > 0 && pages >= free_pages ? (uint64_t)(pages - free_pages) * (uint64_t)size
+                                                                           : 0;
+}
+
+void lp_store_keep_size(struct lp_store *s, int64_t keep_id)
+{
+    bool deleted = false;
+    /* An eighth of the other runs at a time, oldest first, until the rest fits. */
+    for (int round = 0; round < 64 && used_bytes(s->db) > s->max_bytes; round++) {
+        int64_t others = query_int(s->db, "SELECT count(*) FROM runs WHERE id != ?1", keep_id);
+        if (others <= 0)
+            break;
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(s->db, "DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE id != ?1"
+                                      " ORDER BY id LIMIT ?2)", -1, &st, NULL) != SQLITE_OK)
+            break;
+        sqlite3_bind_int64(st, 1, keep_id);
+        sqlite3_bind_int64(st, 2, others / 8 > 0 ? others / 8 : 1);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            break;
+        deleted = true;
+    }
+    if (deleted) /* a file made with auto_vacuum gives the pages back (else: a no-op) */
+        sqlite3_exec(s->db, "PRAGMA incremental_vacuum;", NULL, NULL, NULL);
+}
+
+bool lp_store_created(const struct lp_store *s)
+{
+    return s->created;
+}
+
+const char *lp_store_path(const struct lp_store *s)
+{
+    return s->path;
+}
+
+void lp_store_size(struct lp_store *s, uint64_t *used, uint64_t *max, int64_t *runs)
+{
+    pthread_mutex_lock(&s->mu);
+    *used = used_bytes(s->db);
+    *max = s->max_bytes;
+    *runs = query_int(s->db, "SELECT count(*) FROM runs", 0);
+    pthread_mutex_unlock(&s->mu);
+}
+
 int lp_store_delete(struct lp_store *s, int64_t id)
 {
     sqlite3_stmt *st;

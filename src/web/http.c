@@ -712,7 +712,7 @@ struct lp_web *lp_web_start(const struct lp_web_opts *o, char *err, size_t errle
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    if (!o->no_history && (w->store = lp_store_open(o->db, err, errlen)) == NULL)
+    if (!o->no_history && !lp_store_env_off() && (w->store = lp_store_open(o->db, err, errlen)) == NULL)
         goto fail;
     w->bus = lp_bus_new();
     w->runs = w->bus ? lp_web_runs_new(w->bus, w->store) : NULL;
