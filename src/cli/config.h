@@ -46,6 +46,13 @@ struct lp_cli_auth {
 
 /* fmt.title is left NULL here: it would point into spec.title and break copying by value;
  * the output module points it at its own copy. */
+/* --test-tags: when a server's text lines start with their test's [test N]. */
+enum lp_cli_test_tags {
+    LP_CLI_TAGS_AUTO,   /* once the test overlaps another, to its end */
+    LP_CLI_TAGS_ALWAYS,
+    LP_CLI_TAGS_NEVER,
+};
+
 struct lp_cli_config {
     enum lp_cli_action action;
     bool role_given;                 /* -s or -c seen */
@@ -65,6 +72,7 @@ struct lp_cli_config {
     char db[LP_CLI_PATH_MAX];        /* --db: the history database ("" = the default path) */
     bool no_history;                 /* --no-history: record nothing */
     char web[128];                   /* server --web HOST:PORT: the page too ("" = no) */
+    enum lp_cli_test_tags test_tags; /* server --test-tags (iperf3 text look only) */
     struct lp_cli_auth auth;         /* iperf3 authentication (see above) */
     struct lp_cli_scratch parse;     /* parser scratch (see above) */
 };

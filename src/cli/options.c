@@ -156,6 +156,15 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "Exit after serving this many tests; 0 (the default) serves until stopped. This "
             "is JPerf's \"Num Connections\" and iperf2's server -P."},
     ROW_WEB,
+    {.name = "test-tags", .arg = LP_CLI_ARG_STRING, .metavar = "auto|always|never", .max = 6, SERVER,
+     .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_test_tags,
+     .help = "tag each test's lines with [test N] (default auto: while tests overlap)",
+     .man = "A linkperf server runs tests side by side, each printing iperf3's lines; with "
+            "auto (the default) a test's lines start with [test N] once another test runs at "
+            "the same time, and keep it to its end, so interleaved lines say whose they are; "
+            "a server serving one test at a time prints exactly iperf3's lines. always tags "
+            "every test's lines, never none. The text output only: CSV, -J and the output a "
+            "client gets with --get-server-output are never tagged."},
     {.name = "stop-after", .arg = LP_CLI_ARG_NUM, .metavar = "#", .min = 0.01, .max = 86400,
      SERVER, .flags = LP_CLI_F_LINKPERF | LP_CLI_F_ZERO_OK, .store = LP_CLI_STORE_DOUBLE,
      FIELD(stop_after_s), .help = "stop the server after # seconds (0 = never)",

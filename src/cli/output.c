@@ -20,6 +20,8 @@ struct test_out {
     struct lp_cli_output *o;
     unsigned test_id;
     bool capture_on;               /* server text/CSV: keep a copy for --get-server-output */
+    bool tagged;                   /* its lines start with [test N] (--test-tags) */
+    bool mid_line;                 /* the last write did not end a line */
     struct lp_out out;
     struct lp_fmt *f;              /* of o->look */
     struct lp_cli_buf capture;
@@ -34,6 +36,7 @@ struct lp_cli_output {
     bool forceflush;
     struct lp_fmt_opts fmt;
     char title[LP_TITLE_MAX];
+    enum lp_cli_test_tags tags;    /* iperf3 text look; NEVER for the others */
     struct test_out *tests;
 };
 
@@ -58,13 +61,46 @@ static void flush_all(struct lp_cli_output *o)
     }
 }
 
+/* A tagged test's text, each line after "[test N] " (the copy for its client stays as is). */
+static void emit_tagged(struct test_out *t, enum lp_out_channel ch, const char *s, size_t n)
+{
+    char tag[24];
+    int tn = snprintf(tag, sizeof(tag), "[test %u] ", t->test_id);
+    while (n) {
+        const char *nl = memchr(s, '\n', n);
+        size_t k = nl ? (size_t)(nl - s) + 1 : n;
+        if (!t->mid_line && tn > 0)
+            emit(t->o, ch, tag, (size_t)tn);
+        emit(t->o, ch, s, k);
+        t->mid_line = !nl;
+        s += k;
+        n -= k;
+    }
+}
+
 static void test_write(void *user, enum lp_out_channel ch, const char *s, size_t n)
 {
     struct test_out *t = user;
 
     if (t->capture_on)
         lp_cli_buf_append(&t->capture, s, n);
-    emit(t->o, ch, s, n);
+    if (t->tagged)
+        emit_tagged(t, ch, s, n);
+    else
+        emit(t->o, ch, s, n);
+}
+
+/* --test-tags auto: a server test is tagged from the moment another test runs beside it
+ * (the banner, test 0, belongs to none). Called with mu held, before the record prints. */
+static void update_tags(struct lp_cli_output *o)
+{
+    unsigned live = 0;
+    for (struct test_out *t = o->tests; t; t = t->next)
+        live += t->test_id != 0 && t->capture_on;
+    for (struct test_out *t = o->tests; t; t = t->next)
+        if (t->test_id != 0 && t->capture_on &&
+            (o->tags == LP_CLI_TAGS_ALWAYS || (o->tags == LP_CLI_TAGS_AUTO && live > 1)))
+            t->tagged = true;
 }
 
 static struct test_out *find(struct lp_cli_output *o, unsigned test_id, struct test_out ***link)
@@ -126,8 +162,8 @@ static void on_record(const struct lp_record *rec, void *user)
 
     pthread_mutex_lock(&o->mu);
     t = find(o, rec->test_id, &link);
-    if (!t)
-        t = test_new(o, rec);
+    if (!t && (t = test_new(o, rec)) != NULL && o->tags != LP_CLI_TAGS_NEVER)
+        update_tags(o);
     if (t) {
         bool done = rec->kind == LP_REC_DONE;
         lp_fmt_record(t->f, rec);
@@ -220,6 +256,9 @@ struct lp_cli_output *lp_cli_output_new(const struct lp_cli_config *cfg, char *e
     else
         o->look = cfg->iperf2 ? LP_FMT_TEXT2 : LP_FMT_TEXT;
     o->fmt = cfg->fmt;
+    /* The iperf2 look numbers its transfers across tests already ([  1], [  2]), and CSV and
+     * JSON are read by programs: only iperf3's text gets tags. */
+    o->tags = o->look == LP_FMT_TEXT ? cfg->test_tags : LP_CLI_TAGS_NEVER;
     snprintf(o->title, sizeof(o->title), "%s", cfg->spec.title);
     o->fmt.title = o->title[0] ? o->title : NULL;
     return o;

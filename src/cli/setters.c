@@ -241,6 +241,18 @@ LP_CLI_SETTER(lp_cli_set_dialect)
     return 0;
 }
 
+LP_CLI_SETTER(lp_cli_set_test_tags)
+{
+    (void)opt;
+    static const char *const names[] = {"auto", "always", "never"};
+    for (unsigned i = 0; i < 3; i++)
+        if (strcmp(v->text, names[i]) == 0) {
+            cfg->test_tags = (enum lp_cli_test_tags)i;
+            return 0;
+        }
+    return lp_cli_err_set(err, "option --test-tags: '%s' is not auto, always or never", v->text);
+}
+
 LP_CLI_SETTER(lp_cli_set_dual)
 {
     (void)opt, (void)v, (void)err;

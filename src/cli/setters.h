@@ -31,6 +31,7 @@ LP_CLI_SETTER(lp_cli_set_man);
 /* Default spelling, iperf2 capabilities (setters.c). */
 LP_CLI_SETTER(lp_cli_set_iperf2);
 LP_CLI_SETTER(lp_cli_set_dialect);
+LP_CLI_SETTER(lp_cli_set_test_tags);
 LP_CLI_SETTER(lp_cli_set_dual);
 LP_CLI_SETTER(lp_cli_set_tradeoff);
 LP_CLI_SETTER(lp_cli_set_allow);

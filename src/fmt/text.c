@@ -57,6 +57,10 @@ static void on_listening(struct lp_fmt_text *f, const struct lp_rec_listening *l
     }
     lp_text_line(f, DASHES);
     lp_text_line(f, "Server listening on %u (test #%u)", (unsigned)l->port, l->test_number);
+    /* iperf3's line names one port; a linkperf server without -p serves 5001 too. */
+    if (l->port2 && l->port2 != l->port)
+        lp_text_line(f, "Also listening on %u (both ports serve iperf3, iperf2 and JPerf clients, TCP and UDP)",
+                     (unsigned)l->port2);
     /* iperf2 --permit-key: which key (it may have been made up for the server), as 2.1.8. */
     if (l->permit_key && l->permit_key[0] && l->permit_key_timeout_s > 0)
         lp_text_line(f, "Permit key is '%.*s' (timeout in %.1f seconds)", LP_PERMIT_KEY_MAX, l->permit_key,

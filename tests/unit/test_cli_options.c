@@ -12,6 +12,7 @@
 static char long_ts[96];
 
 CHECK(port, c->spec.port == 5202)
+CHECK(test_tags, c->test_tags == LP_CLI_TAGS_NEVER)
 CHECK(format, c->fmt.unit == 'M')
 CHECK(interval, c->spec.report.interval_s == 0.5)
 CHECK(pidfile, strcmp(c->pidfile, "/tmp/lp.pid") == 0)
@@ -207,6 +208,9 @@ static const struct opt_case cases[] = {
      {{{"-s", "--max-tests", "0"}, "option --max-tests: 0 is out of range (1..1024)"},
       {{"-s", "--max-tests", "1025"}, "option --max-tests: 1025 is out of range (1..1024)"},
       {{"-c", "h", "--max-tests", "2"}, "option --max-tests only applies to a server"}}},
+    {"test-tags", {"-s", "--test-tags", "never"}, check_test_tags,
+     {{{"-s", "--test-tags", "often"}, "option --test-tags: 'often' is not auto, always or never"},
+      {{"-c", "h", "--test-tags", "always"}, "option --test-tags only applies to a server"}}},
     {"allow", {"-s", "--allow", "10.0.0.0/8, host.example,2001:db8::/32"}, check_allow,
      {{{"-s", "--allow", "10.0.0.0/33"},
        "option --allow: '10.0.0.0/33': prefix /33 is out of range for IPv4 (0..32)"},
