@@ -73,6 +73,7 @@ struct lp_cli_config {
     bool no_history;                 /* --no-history: record nothing */
     char web[128];                   /* server --web HOST:PORT: the page too ("" = no) */
     enum lp_cli_test_tags test_tags; /* server --test-tags (iperf3 text look only) */
+    char metrics[128];               /* server --metrics HOST:PORT ("" = none) */
     struct lp_cli_auth auth;         /* iperf3 authentication (see above) */
     struct lp_cli_scratch parse;     /* parser scratch (see above) */
 };

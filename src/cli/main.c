@@ -16,6 +16,7 @@
 #include "cli/cmdline.h"
 #include "store/store.h"
 #include "web/web.h"
+#include "web/metrics.h"
 #include "cli/help.h"
 #include "cli/history.h"
 #include "cli/output.h"
@@ -193,6 +194,7 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
     struct lp_server *s;
     struct sink_tee tee;
     struct lp_web *web = NULL;
+    struct lp_metrics *metrics = NULL;
     struct lp_i3auth_server *auth = NULL;
     char err[256] = "";
     int rc, web_id = -1;
@@ -209,6 +211,19 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
         return LP_CLI_EXIT_FAIL;
     }
     sink_of(out, tap, web ? &tee : NULL, &sink);
+    if (cfg->metrics[0]) {
+        if (!(metrics = lp_metrics_start(cfg->metrics, err, sizeof(err)))) {
+            lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s\n", err);
+            if (web)
+                lp_web_detach(web, web_id, -1);
+            lp_web_free(web);
+            lp_i3auth_server_free(auth);
+            return LP_CLI_EXIT_FAIL;
+        }
+        struct lp_sink next = sink;
+        lp_metrics_sink(metrics, &next, &sink);
+        lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: metrics at %s\n", lp_metrics_url(metrics));
+    }
     s = lp_server_new(&cfg->spec, &sink, err, sizeof(err));
     if (!s) {
         lp_cli_output_printf(out, LP_OUT_STDERR, "linkperf: %s\n",
@@ -216,6 +231,7 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
         if (web)
             lp_web_detach(web, web_id, -1);
         lp_web_free(web);
+        lp_metrics_free(metrics);
         lp_i3auth_server_free(auth);
         return LP_CLI_EXIT_FAIL;
     }
@@ -231,6 +247,7 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
             lp_web_free(web);
         }
         lp_server_free(s);
+        lp_metrics_free(metrics);
         lp_i3auth_server_free(auth);
         return LP_CLI_EXIT_FAIL;
     }
@@ -243,6 +260,7 @@ static int run_server(const struct lp_cli_config *cfg, struct lp_cli_output *out
         lp_web_free(web);
     }
     lp_server_free(s);
+    lp_metrics_free(metrics); /* after the server: its last records are counted */
     lp_i3auth_server_free(auth);
     return status_of(rc);
 }

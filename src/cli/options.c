@@ -156,6 +156,16 @@ static const struct lp_cli_opt iperf3_opts[] = {
      .man = "Exit after serving this many tests; 0 (the default) serves until stopped. This "
             "is JPerf's \"Num Connections\" and iperf2's server -P."},
     ROW_WEB,
+    {.name = "metrics", .metavar = "host:port", STR(metrics, 127), SERVER, .flags = LP_CLI_F_LINKPERF,
+     .help = "serve OpenMetrics (Prometheus) text on http://host:port/metrics",
+     .man = "Serve the server's tests as OpenMetrics text (what Prometheus scrapes) on "
+            "http://host:port/metrics: tests running, served, failed and refused (by reason), "
+            "payload bytes received and sent (running tests included), UDP datagrams and "
+            "losses, TCP retransmits, tests per client address (the first 32, the rest as "
+            "other), and for each running test its bytes, rate, UDP jitter and loss and TCP "
+            "retransmits; build information. Counters never go backwards. host is a numeric "
+            "address or localhost (127.0.0.1:9464, [::1]:9464); nothing else is served there "
+            "and nothing is read from a scraper."},
     {.name = "test-tags", .arg = LP_CLI_ARG_STRING, .metavar = "auto|always|never", .max = 6, SERVER,
      .flags = LP_CLI_F_LINKPERF, .set = lp_cli_set_test_tags,
      .help = "tag each test's lines with [test N] (default auto: while tests overlap)",

@@ -2,6 +2,7 @@
  * routing, the security checks every request passes, the JSON API and the SSE stream. The
  * page's own logic is in ui/; runs and events in runs.c and bus.c. */
 #include "web/web.h"
+#include "web/listen.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -581,8 +582,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* ---- start / stop ---- */
 
-/* "HOST:PORT", "[V6]:PORT", "PORT" -> address (port 0: a free one). */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, char *host, size_t hostlen,
+int lp_web_parse_listen(const char *s, struct sockaddr_storage *ss, char *host, size_t hostlen,
                         int *port, char *err, size_t errlen)
 {
     const char *colon = strrchr(s, ':');
@@ -689,7 +689,7 @@ struct lp_web *lp_web_start(const struct lp_web_opts *o, char *err, size_t errle
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    if (parse_listen(o->listen ? o->listen : "127.0.0.1:8080", &ss, host, sizeof(host), &port,
+    if (lp_web_parse_listen(o->listen ? o->listen : "127.0.0.1:8080", &ss, host, sizeof(host), &port,
                      err, errlen) < 0)
         goto fail;
     loopback = lp_sock_is_loopback(&ss);

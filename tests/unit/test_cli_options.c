@@ -13,6 +13,7 @@ static char long_ts[96];
 
 CHECK(port, c->spec.port == 5202)
 CHECK(test_tags, c->test_tags == LP_CLI_TAGS_NEVER)
+CHECK(metrics, strcmp(c->metrics, "127.0.0.1:9464") == 0)
 CHECK(format, c->fmt.unit == 'M')
 CHECK(interval, c->spec.report.interval_s == 0.5)
 CHECK(pidfile, strcmp(c->pidfile, "/tmp/lp.pid") == 0)
@@ -208,6 +209,8 @@ static const struct opt_case cases[] = {
      {{{"-s", "--max-tests", "0"}, "option --max-tests: 0 is out of range (1..1024)"},
       {{"-s", "--max-tests", "1025"}, "option --max-tests: 1025 is out of range (1..1024)"},
       {{"-c", "h", "--max-tests", "2"}, "option --max-tests only applies to a server"}}},
+    {"metrics", {"-s", "--metrics", "127.0.0.1:9464"}, check_metrics,
+     {{{"-c", "h", "--metrics", "127.0.0.1:9464"}, "option --metrics only applies to a server"}}},
     {"test-tags", {"-s", "--test-tags", "never"}, check_test_tags,
      {{{"-s", "--test-tags", "often"}, "option --test-tags: 'often' is not auto, always or never"},
       {{"-c", "h", "--test-tags", "always"}, "option --test-tags only applies to a server"}}},
