@@ -103,6 +103,8 @@ struct lp_iperf2_spec {
                                   * starting, then exit when they end (0 = no limit) */
     struct lp_bounceback_spec bb;
     struct lp_histogram_spec hist; /* --histograms */
+    bool quickack;               /* server: the client's header asked for TCP_QUICKACK (2.1.8's
+                                  * --bounceback-congest load), shown as "(qack)" */
 };
 
 struct lp_spec {

@@ -71,6 +71,7 @@ struct rfc_frame {
     uint64_t b2b_frames;            /* longest burst that arrived whole */
     bool has_latency;
     struct lp_latency_stat rtt;
+    struct rfc_trial lat_trial;     /* the trial the round trips ran beside */
 };
 
 struct rfc_state {
@@ -257,16 +258,20 @@ static void back_to_back(struct rfc_state *st, struct rfc_frame *f)
 struct rfc_probe {
     struct lp_spec spec;
     struct lp_subrun r;
+    struct lp_client *client;   /* while it runs (atomic): a stop ends it with the trial */
 };
 
 static void *probe_thread(void *arg)
 {
     struct rfc_probe *p = arg;
-    lp_subrun_client(&p->spec, &p->r, NULL, NULL);
+    lp_subrun_client(&p->spec, &p->r, &p->client, NULL);
     return NULL;
 }
 
-/* Round trips beside a trial at the throughput rate (iperf2 servers answer --bounceback). */
+/* Round trips beside a trial at the throughput rate (iperf2 servers answer --bounceback). A
+ * probe that brought no round trip back is an error, not an empty column: the server does not
+ * answer --bounceback (iperf 2.0, the board agent without LPA_IPERF2_BOUNCEBACK) and the test
+ * asked for cannot be measured there. */
 static void latency(struct rfc_state *st, struct rfc_frame *f)
 {
     if (st->a->to.dialect != LP_DIALECT_IPERF2 || !f->done_tput || !may_run(st))
@@ -280,23 +285,41 @@ static void latency(struct rfc_state *st, struct rfc_frame *f)
     p.spec.blksize = 100;
     p.spec.nodelay = true;
     p.spec.iperf2.bb = (struct lp_bounceback_spec){.on = true, .burst = 1, .period_s = 0.01, .period_given = true};
-    pthread_t th;
-    if (pthread_create(&th, NULL, probe_thread, &p) != 0)
-        return;
-    struct lp_spec sp;
-    struct rfc_trial t;
     char what[160];
-    trial_spec(st->a, f, f->tput_fraction > 0 ? f->tput_fraction : st->a->resolution, &sp);
     snprintf(what, sizeof(what), "latency, %u-byte frames: at %.2f %% of the line rate", f->frame,
              f->tput_fraction * 100);
+    pthread_t th;
+    if (pthread_create(&th, NULL, probe_thread, &p) != 0) {
+        snprintf(st->error, sizeof(st->error), "%s: cannot start the --bounceback probe's thread", what);
+        return;
+    }
+    struct lp_spec sp;
+    struct rfc_trial *t = &f->lat_trial;
+    t->fraction = f->tput_fraction > 0 ? f->tput_fraction : st->a->resolution;
+    trial_spec(st->a, f, t->fraction, &sp);
     struct lp_subrun_progress pr = {.test = "latency", .frame_bytes = f->frame, .step = 1, .steps = 1,
                                     .line_fraction = f->tput_fraction, .line = what};
-    bool ok = run_trial(st, &sp, &t, &pr);
-    pthread_join(th, NULL);
-    if (ok && !p.r.failed && p.r.rtt.count) {
-        f->has_latency = true;
-        f->rtt = p.r.rtt;
+    bool ok = run_trial(st, &sp, t, &pr);
+    if (!ok) { /* stopped or failed: the probe has nothing left to measure beside */
+        struct lp_client *c = __atomic_load_n(&p.client, __ATOMIC_ACQUIRE);
+        if (c)
+            lp_client_stop(c);
     }
+    pthread_join(th, NULL);
+    if (!ok)
+        return;
+    if (p.r.error[0]) {
+        snprintf(st->error, sizeof(st->error), "%s: the --bounceback probe failed: %.200s", what, p.r.error);
+        return;
+    }
+    if (p.r.failed || !p.r.rtt.count) {
+        snprintf(st->error, sizeof(st->error), "%s: the --bounceback probe got no round trip back (the server "
+                 "must answer iperf 2.1's --bounceback: iperf 2.1 or later, linkperf -s, the board agent built "
+                 "with LPA_IPERF2_BOUNCEBACK=1)", what);
+        return;
+    }
+    f->has_latency = true;
+    f->rtt = p.r.rtt;
     f->done_lat = true;
 }
 
@@ -392,6 +415,10 @@ static cJSON *build_json(const struct rfc_args *a, const struct rfc_frame *fr, u
             cJSON_AddNumberToObject(l, "p90_ms", f->rtt.p90_ms);
             cJSON_AddNumberToObject(l, "p99_ms", f->rtt.p99_ms);
             cJSON_AddNumberToObject(l, "max_ms", f->rtt.max_ms);
+            /* Frames the trial beside the probe lost: the queue overflowed, and a probe's
+             * segment may have waited for TCP's retransmission. */
+            cJSON_AddNumberToObject(l, "trial_sent", (double)f->lat_trial.sent);
+            cJSON_AddNumberToObject(l, "trial_received", (double)f->lat_trial.received);
         }
         if (f->nloss) {
             cJSON *l = cJSON_AddArrayToObject(x, "frame_loss");

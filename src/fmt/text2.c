@@ -333,6 +333,24 @@ static bool tag_reverse(const struct lp_fmt_text2 *f, const struct lp_stream_con
            (sp->dialect == LP_DIALECT_IPERF3 && sp->dir == LP_DIR_BIDIR && c->sid.reverse);
 }
 
+/* --bounceback-txdelay: 2.1.8's line under the exchanges' connection, the delay in whole
+ * seconds rounded up (0.5 -> 1, 2.2 -> 3), its start that much after the current time. */
+static void txdelay_line(struct lp_fmt_text2 *f, const char *id, double delay_s)
+{
+    time_t now = f->start_time > 0 ? f->start_time : time(NULL);
+    long secs = (long)delay_s;
+    secs += secs < delay_s;
+    time_t at = now + secs;
+    struct tm tn, ta;
+    char when_now[64], when_at[32];
+    if (!localtime_r(&now, &tn) || !localtime_r(&at, &ta) ||
+        !strftime(when_now, sizeof(when_now), "%Y-%m-%d %H:%M:%S (%Z)", &tn) ||
+        !strftime(when_at, sizeof(when_at), "%Y-%m-%d %H:%M:%S", &ta))
+        return;
+    lp_text2_line(f, "%s Client traffic to start in %ld seconds at %s current time is %s", id, secs, when_at,
+                  when_now);
+}
+
 static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn *c)
 {
     const struct lp_spec *sp = &f->spec;
@@ -361,14 +379,18 @@ static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn 
         TAG(" (bb%s len/hold=%u/%u)", sp->iperf2.bb.no_quickack ? "" : " w/quickack", (unsigned)lp_spec_blksize(sp),
             (unsigned)sp->iperf2.bb.hold_us);
     else if (f->have_spec && sp->iperf2.bb.on) /* --bounceback-congest's load, as 2.1.8 tags it */
-        TAG("%s%s", sp->iperf2.bb.congest_dir == LP_DIR_BIDIR    ? " (full-duplex)"
-                    : sp->iperf2.bb.congest_dir == LP_DIR_REVERSE ? " (reverse)"
-                                                                  : "",
-            sp->iperf2.bb.no_quickack ? "" : " (qack)");
+        TAG("%s", sp->iperf2.bb.congest_dir == LP_DIR_BIDIR    ? " (full-duplex)"
+                  : sp->iperf2.bb.congest_dir == LP_DIR_REVERSE ? " (reverse)"
+                                                                : "");
     if (f->opts.enhanced && c->sid.socket > 0)
         TAG(" (sock=%d)", c->sid.socket);
     if (f->opts.enhanced && c->peer_version[0])
         TAG(" (peer %.15s)", c->peer_version);
+    /* A connection that asks for TCP_QUICKACK (the --bounceback-congest load: its client, or
+     * a server that read the flag in its header), after the sock and peer tags as 2.1.8. */
+    if (f->have_spec && ((sp->iperf2.bb.on && !lp_spec_bb_stream(sp, c->sid.id) && !sp->iperf2.bb.no_quickack) ||
+                         (f->role == LP_ROLE_SERVER && sp->iperf2.quickack)))
+        TAG(" (qack)");
     if (!udp && (c->icwnd_pkts || c->mss || c->irtt_us))
         TAG(" (icwnd/mss/irtt=%u/%u/%u)", c->icwnd_pkts, c->mss, c->irtt_us);
     if (f->opts.enhanced && f->start_time > 0) {
@@ -382,6 +404,8 @@ static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn 
     lp_text2_idstr(f, id, sizeof(id), lp_text2_id(&c->sid), f->role == LP_ROLE_SERVER && c->sid.initiator);
     lp_text2_line(f, "%s local %s port %u connected with %s port %u%s", id, c->local.host,
                   (unsigned)c->local.port, c->remote.host, (unsigned)c->remote.port, tags);
+    if (f->role == LP_ROLE_CLIENT && f->have_spec && lp_spec_bb_stream(sp, c->sid.id) && sp->iperf2.bb.txdelay_s > 0)
+        txdelay_line(f, id, sp->iperf2.bb.txdelay_s);
 }
 
 static bool same_connection(const struct lp_text2_stream *s, const struct lp_stream_conn *c)

@@ -592,6 +592,7 @@ static void spec_from_header(struct i2test *t, const struct lp_i2_header *h, boo
     sp->iperf2.tradeoff = (h->flags & LP_I2_VERSION1) && !(h->flags & LP_I2_RUN_NOW);
     sp->iperf2.listen_port = (uint16_t)h->mport;
     sp->iperf2.no_udp_fin = (h->upper & LP_I2_UP_NOUDPFIN) || (udp && v2);
+    sp->iperf2.quickack = h->has_ext && (h->upper & LP_I2_UP_TCPQUICKACK);
     /* The client frames its TCP data as bursts whenever it asked for trip-times; the
      * latency is shown only if its clock is near ours (see trip_clock_ok). */
     t->trip_framed = h->has_ext && (h->upper & LP_I2_UP_TRIPTIME);

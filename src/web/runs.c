@@ -18,40 +18,15 @@
 #include "cli/cmdline.h"
 #include "cli/config.h"
 #include "cli/parse.h"
-#include "cli/rfc2544.h"
-#include "cli/under_load.h"
 #include "fmt/fmt.h"
 #include "linkperf/engine.h"
 #include "store/store.h"
+#include "web/measure_runs.h"
 
 enum run_state { RUN_RUNNING, RUN_DONE, RUN_FAILED, RUN_STOPPED };
 static const char *const state_names[] = {"running", "done", "failed", "stopped"};
 
 struct run;
-
-/* The measurement subcommands a page may run: the CLI's own parser and search (cli/), run
- * with the page's progress and Stop instead of stderr and signals. proto: the history's. */
-struct measure {
-    const char *name, *proto;
-    int (*check)(int argc, char *const argv[], struct lp_subrun_target *to, char *why,
-                 size_t whylen);
-    int (*run)(int argc, char *const argv[], const struct lp_subrun_ctl *ctl, cJSON **doc,
-               char *why, size_t whylen);
-};
-/* A subcommand's message, room left for its name in front ("under-load: ") in an error. */
-#define MEASURE_WHY_MAX (LP_CLI_ERR_MAX - 16)
-static const struct measure measures[] = {
-    {"rfc2544", "udp", lp_rfc2544_check, lp_rfc2544_run},
-    {"under-load", "tcp", lp_under_load_check, lp_under_load_run},
-};
-
-static const struct measure *measure_of(const char *arg0)
-{
-    for (size_t i = 0; i < sizeof(measures) / sizeof(measures[0]); i++)
-        if (strcmp(arg0, measures[i].name) == 0)
-            return &measures[i];
-    return NULL;
-}
 
 /* The formatters of one test of a run (a server run has many). Owns them. */
 struct web_test {
@@ -75,7 +50,7 @@ struct run {
     char **argv;
     uint64_t started_ms;
     struct lp_cli_config cfg;
-    const struct measure *measure; /* a measurement subcommand's run, else NULL */
+    const struct lp_web_measure *measure; /* a measurement subcommand's run, else NULL */
     struct lp_subrun_target to;    /* ...and the server it measures */
     char title[LP_TITLE_MAX];
     struct lp_client *client;   /* under owner->mu; NULL once the run is over */
@@ -187,22 +162,6 @@ static int check_sizes(int argc, char *const argv[], struct lp_cli_err *err)
     return 0;
 }
 
-/* A measurement's command line, by its subcommand's parser (argv[0] is its name). */
-static int parse_measure(const struct measure *m, int argc, char *const argv[],
-                         struct lp_subrun_target *to, struct lp_cli_err *err)
-{
-    char why[MEASURE_WHY_MAX];
-
-    if (m->check(argc, argv, to, why, sizeof(why)) < 0)
-        return lp_cli_err_set(err, "%s: %s", m->name, why);
-    if (to->json)
-        return lp_cli_err_set(err, "option -J/--json: the page gets the report as JSON anyway");
-    if (to->db[0])
-        return lp_cli_err_set(err, "option --db: the page writes no files (its history is "
-                                   "the one linkperf ui was started with)");
-    return 0;
-}
-
 static int parse_args(int argc, char *const argv[], struct lp_cli_config *cfg,
                       struct lp_cli_err *err)
 {
@@ -246,7 +205,7 @@ static int parse_args(int argc, char *const argv[], struct lp_cli_config *cfg,
 /* Everything a page run is checked for: a test's or a server's command line (cfg), or a
  * measurement's (*m and to), and where it aims. */
 static int check_run(const struct lp_web_runs *w, int argc, char *const argv[],
-                     struct lp_cli_config *cfg, const struct measure **m,
+                     struct lp_cli_config *cfg, const struct lp_web_measure **m,
                      struct lp_subrun_target *to, struct lp_cli_err *err)
 {
     int rc;
@@ -254,8 +213,8 @@ static int check_run(const struct lp_web_runs *w, int argc, char *const argv[],
     *m = NULL;
     if (check_sizes(argc, argv, err) < 0)
         return -1;
-    *m = measure_of(argv[0]);
-    rc = *m ? parse_measure(*m, argc, argv, to, err) : parse_args(argc, argv, cfg, err);
+    *m = lp_web_measure_of(argv[0]);
+    rc = *m ? lp_web_measure_parse(*m, argc, argv, to, err) : parse_args(argc, argv, cfg, err);
     if (rc == 0 && w && w->restrict_targets && (*m || cfg->spec.role == LP_ROLE_CLIENT))
         rc = check_host(*m ? to->host : cfg->spec.host, err);
     return rc;
@@ -265,7 +224,7 @@ int lp_web_check_args(const struct lp_web_runs *w, int argc, char *const argv[],
                       struct lp_cli_err *err, char *option, size_t optlen)
 {
     struct lp_cli_config *cfg = malloc(sizeof(*cfg)); /* large: paths */
-    const struct measure *m;
+    const struct lp_web_measure *m;
     struct lp_subrun_target to;
     int rc;
 
@@ -282,12 +241,7 @@ int lp_web_check_args(const struct lp_web_runs *w, int argc, char *const argv[],
 
 static void publish(struct run *r, const char *event, cJSON *obj)
 {
-    char *json = cJSON_PrintUnformatted(obj);
-
-    if (json)
-        lp_bus_publish(r->owner->bus, event, json);
-    free(json);
-    cJSON_Delete(obj);
+    lp_web_publish(r->owner->bus, event, obj);
 }
 
 static cJSON *event_head(struct run *r, unsigned test_id)
@@ -439,35 +393,7 @@ static void engine_set(struct run *r, struct lp_client *c, struct lp_server *s)
     pthread_mutex_unlock(&r->owner->mu);
 }
 
-/* ---- measurement runs: the subcommand's progress and report as events ---- */
-
-static void measure_progress(void *user, const struct lp_subrun_progress *p)
-{
-    struct run *r = user;
-    char line[320];
-    cJSON *o = cJSON_CreateObject(), *pr = cJSON_AddObjectToObject(o, "progress");
-
-    lp_subrun_progress_text(r->measure->name, p, line, sizeof(line));
-    cJSON_AddNumberToObject(o, "id", r->id);
-    cJSON_AddStringToObject(pr, "test", p->test ? p->test : "");
-    cJSON_AddNumberToObject(pr, "frame_bytes", p->frame_bytes);
-    cJSON_AddNumberToObject(pr, "step", p->step);
-    cJSON_AddNumberToObject(pr, "steps", p->steps);
-    if (p->line_fraction >= 0)
-        cJSON_AddNumberToObject(pr, "line_fraction", p->line_fraction);
-    cJSON_AddNumberToObject(pr, "rate_bps", p->rate_bps);
-    cJSON_AddNumberToObject(pr, "frames", (double)p->frames);
-    cJSON_AddNumberToObject(pr, "elapsed_s", p->elapsed_s);
-    cJSON_AddNumberToObject(pr, "left_s", p->left_s > 0 ? p->left_s : 0);
-    cJSON_AddBoolToObject(pr, "left_bound", p->left_bound);
-    cJSON_AddStringToObject(pr, "line", line);
-    publish(r, "progress", o);
-    /* The text pane shows what the CLI prints on stderr. */
-    o = event_head(r, 0);
-    cJSON_AddStringToObject(o, "line", line);
-    cJSON_AddBoolToObject(o, "stderr", true);
-    publish(r, "text", o);
-}
+/* ---- measurement runs (measure_runs.c): the page's Stop ---- */
 
 static void measure_target(void *user, struct lp_client *c)
 {
@@ -485,37 +411,12 @@ static int measure_stopped(void *user)
     return stop;
 }
 
-/* The run of a measurement: its report is a "report" event and the history's result. */
 static int measure_main(struct run *r)
 {
-    struct lp_web_runs *w = r->owner;
-    struct lp_subrun_ctl ctl = {measure_progress, measure_target, measure_stopped, r};
-    char why[MEASURE_WHY_MAX] = "";
-    char *cmd = lp_cli_command_line(r->argc, r->argv), *text = NULL;
-    struct lp_store_report row = {"ui", cmd ? cmd : "linkperf", r->to.host, r->measure->proto,
-                                  r->to.dialect == LP_DIALECT_IPERF2 ? "iperf2" : "iperf3",
-                                  r->to.port};
-    int64_t hid = w->store ? lp_store_report_begin(w->store, &row) : 0;
-    double t0 = lp_subrun_now_s();
-    cJSON *doc = NULL, *o;
-    int rc = r->measure->run(r->argc, r->argv, &ctl, &doc, why, sizeof(why));
-
-    text = doc ? cJSON_Print(doc) : NULL; /* as the CLI's -J prints it */
-    if (doc) {
-        o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "id", r->id);
-        cJSON_AddItemToObject(o, "report", doc);
-        publish(r, "report", o);
-    }
-    if (w->store)
-        lp_store_report_end(w->store, hid, lp_subrun_now_s() - t0, text, why,
-                            rc == 0 && !measure_stopped(r));
-    free(text);
-    free(cmd);
-    if (rc < 0)
-        snprintf(r->error, sizeof(r->error), "%s: %s", r->measure->name,
-                 why[0] ? why : "failed");
-    return rc;
+    struct lp_web_measure_run mr = {r->measure, r->id, r->argc, r->argv, &r->to, r->owner->bus,
+                                    r->owner->store, measure_target, measure_stopped, r,
+                                    r->error, sizeof(r->error)};
+    return lp_web_measure_main(&mr);
 }
 
 static void *run_main(void *arg)

@@ -476,6 +476,15 @@ def parse_agent(lines):
     return out
 
 
+def bytes_span(row):
+    """(lo, hi): the bytes a parsed row's printed figure stands for. The agent prints three
+    significant digits ("9.77 KBytes"), half a unit of the last digit either way."""
+    m = _A_ROW.match(row["line"])
+    digits, unit = m.group(4), UNITS[m.group(5)]
+    half = 0.5 * 10 ** -len(digits.partition(".")[2]) * unit
+    return row["bytes"] - half, row["bytes"] + half
+
+
 def agent_finals(parsed, min_end=0.5):
     """Whole-test rows (from 0.00 to at least min_end s, the last such row of each id and
     kind): dict (id, peer) -> row. In iperf2's layout a first interval "0.00-1.00" looks like

@@ -5,8 +5,13 @@ client runs an ordinary TCP test (default full duplex) as the load. Accounting o
 exchanges move cnt x 2 x size bytes, counted the same at both ends, and each way of the load
 is counted the same by its sender and its receiver (up to the 60-byte test header a stock
 2.1.8 end counts as data and linkperf does not: iperf2lib.HDR). --bounceback-txdelay is checked by lower
-bounds on time (never tight: machines are loaded)."""
+bounds on time (never tight: machines are loaded). The lines 2.1.8 prints for them: the (qack)
+tag on the load's connection lines, the same connections at both ends (by client port) and in
+2.1.8's place among the tags; the 'Client traffic to start in N seconds' line under the
+exchanges' connection line, N the delay rounded up, as a stock client prints it for the same
+delay."""
 import json
+import re
 import time
 
 import iperf2lib as i2lib
@@ -40,6 +45,50 @@ def conn_ids(text):
         else:
             load.append((cid, c["lport"]))
     return bb, load
+
+
+# 2.1.8's tag order on a load's connection line: the direction (none for an up load), then
+# (sock=) and (peer) when printed, then (qack), before (icwnd/mss/irtt=).
+QACK_ORDER = re.compile(r"port \d+( \((full-duplex|reverse)\))?( \(sock=\d+\))?( \(peer [^)]*\))? \(qack\) "
+                        r"\(icwnd")
+# --bounceback-txdelay's line: "[  1] Client traffic to start in 1 seconds at 2026-12-07
+# 15:15:36 current time is 2026-12-07 15:15:35 (UTC)"
+START = re.compile(r"^\[\s*(\d+)\] Client traffic to start in (\d+) seconds at (\S+ \S+) current time is "
+                   r"(\S+ \S+) \(\w+\)$", re.M)
+
+
+def qack_by_port(text, client):
+    """{the client's port of each connection: its line has (qack)} of one end's text."""
+    return {c["lport" if client else "rport"]: "(qack)" in c["line"] for c in i2lib.parse(text)["conns"].values()}
+
+
+def check_qack(ctext, stext, ctx):
+    """Both ends tag the load's connections (qack), in 2.1.8's place, and not the exchanges'."""
+    bb, load = conn_ids(ctext)
+    cq, sq = qack_by_port(ctext, True), qack_by_port(stext, False)
+    eq(sq, cq, "(qack) on the same connections at both ends (by client port)", ctx, stext)
+    eq(cq[bb[1]], False, "the bounceback connection is not tagged (qack)", ctx)
+    for text in (ctext, stext):
+        for line in (c["line"] for c in i2lib.parse(text)["conns"].values() if "(qack)" in c["line"]):
+            check(QACK_ORDER.search(line), "(qack) not where 2.1.8 prints it: %s" % line, ctx, stext)
+    check(all(cq[p] for _, p in load), "a load connection without (qack)", ctx)
+
+
+def start_line(text, delay_s, ctx):
+    """The --bounceback-txdelay line: under the exchanges' connection line with its id, the
+    delay rounded up to whole seconds, the start that many seconds after the current time."""
+    m = START.search(text)
+    check(m, "no 'Client traffic to start' line", ctx)
+    bb, _ = conn_ids(text)
+    lines = text.splitlines()
+    at = lines.index(m.group(0))
+    eq(int(m.group(1)), bb[0], "the start line's id is the exchanges'", ctx)
+    check("(bb" in lines[at - 1], "the start line does not follow the exchanges' connection line", ctx)
+    want = -int(-delay_s // 1)
+    eq(int(m.group(2)), want, "the delay in whole seconds, rounded up", ctx)
+    t_at, t_now = (time.mktime(time.strptime(x, "%Y-%m-%d %H:%M:%S")) for x in (m.group(3), m.group(4)))
+    eq(t_at - t_now, want, "the start = the current time + the delay", ctx)
+    return int(m.group(2))
 
 
 def server_id(stext, client_port):
@@ -119,10 +168,10 @@ def lp_client_stock_server():
     ctx = r.describe()
     bb, load = conn_ids(r.out)
     eq(len(load), 1, "one load connection", ctx)
-    check("(full-duplex) (qack)" in i2lib.parse(r.out)["conns"][load[0][0]]["line"], "load not tagged", ctx)
     stext = server_text(srv, [bb[1], load[0][1]], 2, ctx)
     check("(full-duplex)" in stext and "(qack)" in stext, "the stock server saw no full-duplex quickack test",
           stext)
+    check_qack(r.out, stext, ctx)
     check_congest(r.out, stext, 2, i2lib.HDR, ctx)
 
 
@@ -137,6 +186,7 @@ def stock_client_lp_server():
     bb, load = conn_ids(r.out)
     check(bb and len(load) == 1, "stock client lines", ctx)
     stext = server_text(srv, [bb[1], load[0][1]], 2, ctx)
+    check_qack(r.out, stext, ctx)
     check_congest(r.out, stext, 2, -i2lib.HDR, ctx, exact=False)
 
 
@@ -162,6 +212,26 @@ def txdelay_and_up_load():
     for _, port in load:
         check(sf[(server_id(stext, port), False)]["end"] >= 1.9, "a load ran under -t plus the delay", stext)
     check(int(final["cnt"]) >= 10, "not a burst of exchanges after the delay", ctx)
+    check_qack(r.out, stext, ctx)
+    start_line(r.out, 1, ctx)
+
+
+@suite.case
+def txdelay_start_line():
+    """--bounceback-txdelay 1.5: a stock 2.1.8 client and linkperf's, each against a stock
+    server, print the same 'Client traffic to start in 2 seconds' line under the exchanges'
+    connection; linkperf's server tags the stock client's load (qack) as the client does."""
+    i2lib.require_iperf2()
+    args = ["--bounceback", "--bounceback-congest=up", "--bounceback-txdelay", "1.5", "-t", "1", "-f", "B"]
+    got = {}
+    for kind in ("iperf", "linkperf"):
+        srv = i2lib.start_server("iperf" if kind == "linkperf" else "linkperf", ["-f", "B"])
+        r = i2lib.run_client(kind, srv.port, args)
+        got[kind] = start_line(r.out, 1.5, r.describe())
+        bb, load = conn_ids(r.out)
+        stext = server_text(srv, [bb[1]] + [p for _, p in load], 1, r.describe())
+        check_qack(r.out, stext, r.describe())
+    eq(got["linkperf"], got["iperf"], "the delay both clients print", got)
 
 
 @suite.case

@@ -31,6 +31,15 @@
     box.dataset.series = String(data.length - 1);
   }
 
+  // A chart set's panels by name ({u, sig, box}): one destroyed and taken off the page.
+  function removePlot(plots, name) {
+    const old = plots[name];
+    if (!old) return;
+    old.u.destroy();
+    old.box.remove();
+    delete plots[name];
+  }
+
   let setCount = 0;
 
   // opts: panels (names to draw, default all), heights (name -> px), compact (small legend).
@@ -92,13 +101,7 @@
       return baseOpts(name, title + ' (' + p.unit + ')', height, series, p.unit, extra);
     }
 
-    function remove(name) {
-      const old = plots[name];
-      if (!old) return;
-      old.u.destroy();
-      old.box.remove();
-      delete plots[name];
-    }
+    function remove(name) { removePlot(plots, name); }
 
     function place(name, box) {
       const order = PANELS.map((x) => x[0]).concat(['overlay']);
@@ -218,13 +221,7 @@
       return JSON.stringify(out);
     }
 
-    function remove(name) {
-      const old = plots[name];
-      if (!old) return;
-      old.u.destroy();
-      old.box.remove();
-      delete plots[name];
-    }
+    function remove(name) { removePlot(plots, name); }
 
     // Draws the list (replacing what it had). Returns true when anything is drawn.
     function draw(list) {
