@@ -26,7 +26,8 @@ ctest = cd $(1) && $(4) ctest --output-on-failure -j $(TEST_JOBS) --output-junit
 	$(CTEST_SUMMARY) "$(3)" ctest-junit.xml; exit $$rc
 
 .PHONY: all build run check check-fast check-stress check-fresh check-unit check-asan \
-	check-clang check-footprint check-iperf3-new deps-build deps-fast deps-check demo clean man bench fuzz
+	check-clang check-footprint check-iperf3-new deps-build deps-fast deps-check demo clean man bench fuzz \
+	install uninstall deb
 
 # `make`: install what building needs, then build everything (build/linkperf, linkperf2, the
 # board agent's host programs). Runs nothing.
@@ -78,8 +79,10 @@ check-stress: deps-check
 	scripts/with-cpu-hog.sh $(MAKE) check
 
 # A newcomer's first steps in a minimal Debian 12 root built from Debian's packages
-# (scripts/check-fresh.sh): make run without root, a failed configure, make, make run and
-# make check-fast. Proves the install steps a green CI machine may hide.
+# (scripts/check-fresh.sh): make run without root, a failed configure, make, make run,
+# make check-fast and make deb; then the package in a second fresh root: apt-get install, the
+# installed commands and a loopback test, apt-get purge, nothing left
+# (packaging/check-deb-install.sh). Proves the install steps a green CI machine may hide.
 check-fresh: deps-check
 	scripts/check-fresh.sh
 
@@ -145,6 +148,38 @@ check-unit: deps-fast
 bench: deps-check build
 	bench/run.py --out docs/BENCHMARKS.md --json bench/results/$$(date -u +%F)-full.json \
 		$(if $(IPERF3_NEW),--iperf3-new $(IPERF3_NEW))
+
+# make install [PREFIX=/usr/local] [DESTDIR=] [ALIASES=1]: the binary, linkperf2, the man
+# page, bash and zsh completion and the systemd unit (not enabled) under $(DESTDIR)$(PREFIX).
+# ALIASES=1 adds iperf and iperf3 links to linkperf (and their completion); never by default.
+# make uninstall with the same PREFIX and DESTDIR removes the files the last install of this
+# build dir put there (cmake's $(BUILD)/install_manifest.txt); under a DESTDIR (a staging
+# root, whose directories the install made) also the directories that are left empty, up to
+# the prefix. A system's own directories (/usr/local/share/man ...) stay.
+PREFIX ?= /usr/local
+DESTDIR ?=
+ALIASES ?= 0
+install: build
+	LP_ALIASES=$(ALIASES) DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+	@echo "$(DESTDIR)$(PREFIX)" > $(BUILD)/install_destination.txt
+
+uninstall:
+	@test -s $(BUILD)/install_manifest.txt || { echo "make uninstall: $(BUILD)/install_manifest.txt is missing: nothing was installed from $(BUILD)" >&2; exit 1; }
+	@top="$(DESTDIR)$(PREFIX)"; last=$$(cat $(BUILD)/install_destination.txt 2>/dev/null); \
+	[ "$$last" = "$$top" ] || { echo "make uninstall: the last install from $(BUILD) went to '$$last', not '$$top': give its PREFIX and DESTDIR" >&2; exit 1; }; \
+	while IFS= read -r f || [ -n "$$f" ]; do \
+	  case "$$f" in "$(DESTDIR)"/*) ;; *) f="$(DESTDIR)$$f" ;; esac; \
+	  case "$$f" in "$$top"/*) ;; *) echo "make uninstall: keeping $$f (not under $$top)"; continue ;; esac; \
+	  if [ -e "$$f" ] || [ -L "$$f" ]; then rm -f "$$f" && echo "removed $$f"; fi; \
+	  d=$${f%/*}; while [ -n "$(DESTDIR)" ] && [ "$$d" != "$$top" ] && rmdir "$$d" 2>/dev/null; do \
+	    d=$${d%/*}; done; \
+	done < $(BUILD)/install_manifest.txt; rm -f $(BUILD)/install_destination.txt
+
+# dist/linkperf_VERSION_ARCH.deb with Debian's dpkg-deb and dpkg-shlibdeps (packaging/make-deb.sh):
+# what make install puts under /usr, the unit in /lib/systemd/system, not enabled.
+deb: build
+	@scripts/deps.sh deb
+	packaging/make-deb.sh $(BUILD) dist
 
 man: build
 	$(BUILD)/linkperf --man > docs/linkperf.1

@@ -8,6 +8,7 @@
 #  3. root runs `make`: the failed configure is not in the way; everything builds.
 #  4. root runs `make run`: the demo prints results.
 #  5. root runs `make check-fast` (it configures the tests into the same build).
+#  6. root runs `make deb`: check-fresh.sh installs the package in a second fresh root.
 set -eu
 step() { echo; echo "check-fresh: step $*"; }
 fail() { echo "check-fresh: FAIL: $*" >&2; exit 1; }
@@ -46,3 +47,7 @@ grep -q "receiver" /tmp/run.out || fail "the demo printed no receiver row"
 
 step "5: make check-fast"
 make check-fast
+
+step "6: make deb"
+make deb
+ls dist/linkperf_*.deb >/dev/null 2>&1 || fail "make deb made no dist/linkperf_*.deb"

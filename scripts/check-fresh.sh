@@ -6,11 +6,15 @@
 # directory, copies `git archive HEAD` (what is committed, not the work tree) into it, and runs
 # as root inside it, in a mount and PID namespace of its own, the steps of
 # scripts/check-fresh-steps.sh: `make run` as a user without root (must stop with the sudo
-# line), a failed configure, `make`, `make run`, `make check-fast`.
+# line), a failed configure, `make`, `make run`, `make check-fast`, `make deb`. Then it unpacks
+# a second fresh root, copies in the .deb made in the first, and runs
+# packaging/check-deb-install.sh there: apt-get install ./linkperf_*.deb, the installed
+# commands, a loopback test, apt-get purge, nothing left.
 # Everything it mounts or starts goes away with the namespace; the directory is removed at exit.
 #
 # Usage: scripts/check-fresh.sh            (root; needs mmdebstrap, unshare, git)
-#        LP_FRESH_KEEP=1 ...               keep the unpacked root for a look afterwards
+#        LP_FRESH_KEEP=1 ...               keep the unpacked roots for a look afterwards
+#        LP_FRESH_DEB=dist/linkperf_....deb ...   only the package's part, on that .deb
 set -eu
 cd "$(dirname "$0")/.."
 src=$(pwd)
@@ -57,53 +61,92 @@ fi
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/linkperf-fresh.XXXXXX")
 cleanup() {
   if [ "${LP_FRESH_KEEP:-0}" = 1 ]; then
-    echo "check-fresh: the root is kept in $work/root"
+    echo "check-fresh: the roots are kept in $work"
   else
     rm -rf "$work"
   fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# new_root DIR: the cached root unpacked into DIR, with what this machine's network needs to
+# reach the archive and the npm registry (DNS, hosts, TLS trust and npm's settings), as a
+# newcomer's machine on the same network would have.
+new_root() {
+  mkdir -p "$1"
+  tar -xf "$tarball" -C "$1"
+  cp /etc/resolv.conf /etc/hosts "$1/etc/" 2>/dev/null || true
+  if [ -d /usr/local/share/ca-certificates ]; then
+    mkdir -p "$1/usr/local/share/ca-certificates"
+    cp -r /usr/local/share/ca-certificates/. "$1/usr/local/share/ca-certificates/"
+  fi
+  if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+    mkdir -p "$1/etc/ssl/certs"
+    cp /etc/ssl/certs/ca-certificates.crt "$1/etc/ssl/certs/"
+  fi
+  for f in /etc/npmrc /usr/etc/npmrc; do
+    if [ -f "$f" ]; then mkdir -p "$1$(dirname "$f")" && cp "$f" "$1$f"; fi
+  done
+}
+
+# in_root DIR COMMAND: COMMAND (sh -euc) as root in DIR, in a mount namespace (its mounts
+# vanish with it) and a PID namespace (every process the steps start dies with its init).
+# Only the minimum of the environment goes in.
+in_root() {
+  unshare --mount --pid --fork --propagation private sh -eu -c '
+    root=$1
+    mount -t proc proc "$root/proc"
+    mount --rbind /sys "$root/sys"
+    mount --rbind /dev "$root/dev"
+    mount -t tmpfs tmpfs "$root/tmp"
+    mkdir -p "$root/run"
+    mount -t tmpfs tmpfs "$root/run"
+    exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+      TERM=dumb LANG=C.UTF-8 CI="${CI:-}" NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
+      sh -euc "$2"
+  ' sh "$1" "$2"
+}
+
+# check_deb FILE: the package in a root of its own, which has none of the build's packages.
+check_deb() {
+  start=$(date +%s)
+  echo "check-fresh: in a second fresh root: packaging/check-deb-install.sh $(basename "$1")"
+  new_root "$work/root-deb"
+  mkdir -p "$work/root-deb/deb"
+  cp "$1" "$src/packaging/check-deb-install.sh" "$work/root-deb/deb/"
+  in_root "$work/root-deb" "/deb/check-deb-install.sh /deb/$(basename "$1")" || return
+  echo "check-fresh: the package's part took $(($(date +%s) - start)) s"
+}
+
+if [ -n "${LP_FRESH_DEB:-}" ]; then
+  [ -s "$LP_FRESH_DEB" ] || die "LP_FRESH_DEB=$LP_FRESH_DEB is not a file"
+  rc=0
+  check_deb "$(cd "$(dirname "$LP_FRESH_DEB")" && pwd)/$(basename "$LP_FRESH_DEB")" || rc=$?
+  if [ "$rc" = 0 ]; then
+    echo "check-fresh: PASS (the package in a fresh Debian 12 root)"
+  else
+    echo "check-fresh: FAIL (exit status $rc)" >&2
+  fi
+  exit "$rc"
+fi
+
 root="$work/root"
-mkdir -p "$root"
-tar -xf "$tarball" -C "$root"
+new_root "$root"
 mkdir -p "$root/src"
 git -C "$src" archive HEAD | tar -x -C "$root/src"
 
-# What this machine's network needs to reach the archive and the npm registry (DNS, hosts,
-# TLS trust and npm's settings), as a newcomer's machine on the same network would have.
-cp /etc/resolv.conf /etc/hosts "$root/etc/" 2>/dev/null || true
-if [ -d /usr/local/share/ca-certificates ]; then
-  mkdir -p "$root/usr/local/share/ca-certificates"
-  cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
-fi
-if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
-  mkdir -p "$root/etc/ssl/certs"
-  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
-fi
-for f in /etc/npmrc /usr/etc/npmrc; do
-  [ -f "$f" ] && mkdir -p "$root$(dirname "$f")" && cp "$f" "$root$f"
-done
-
 echo "check-fresh: in the fresh root: scripts/check-fresh-steps.sh"
-# A mount namespace (its mounts vanish with it) and a PID namespace (every process the tests
-# start dies with its init). Only the minimum of the environment goes in.
 rc=0
-unshare --mount --pid --fork --propagation private sh -eu -c '
-  root=$1
-  mount -t proc proc "$root/proc"
-  mount --rbind /sys "$root/sys"
-  mount --rbind /dev "$root/dev"
-  mount -t tmpfs tmpfs "$root/tmp"
-  mkdir -p "$root/run"
-  mount -t tmpfs tmpfs "$root/run"
-  exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    TERM=dumb LANG=C.UTF-8 CI="${CI:-}" NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
-    sh -euc "cd /src && scripts/check-fresh-steps.sh"
-' sh "$root" || rc=$?
+in_root "$root" "cd /src && scripts/check-fresh-steps.sh" || rc=$?
 if [ "$rc" = 0 ]; then
-  echo "check-fresh: PASS (a newcomer's make run, a failed configure, make, make run and" \
-    "make check-fast in a fresh Debian 12 root)"
+  set -- "$root"/src/dist/linkperf_*.deb
+  [ -s "$1" ] || { echo "check-fresh: make deb left no dist/linkperf_*.deb" >&2; rc=1; }
+fi
+[ "$rc" != 0 ] || check_deb "$1" || rc=$?
+if [ "$rc" = 0 ]; then
+  echo "check-fresh: PASS (a newcomer's make run, a failed configure, make, make run," \
+    "make check-fast and make deb in a fresh Debian 12 root; the package installed, run and" \
+    "purged in another)"
 else
   echo "check-fresh: FAIL (exit status $rc)" >&2
 fi

@@ -3,7 +3,9 @@
 #   scripts/deps.sh build    building and running (make, make run): compilers, libraries, and
 #                            the npm package the build embeds (uPlot)
 #   scripts/deps.sh fast     make check-fast: build + the unit tests' library, python3 and the
-#                            stock iperf3 / iperf 2 the interop cases talk to
+#                            stock iperf3 / iperf 2 the interop cases talk to, and the tools
+#                            tests/tree/test_install.py checks the installed files with
+#   scripts/deps.sh deb      make deb: build + Debian's package tools (dpkg-shlibdeps)
 #   scripts/deps.sh check    make check: fast + clang (and its libFuzzer: make fuzz), the
 #                            agent tests' tools, the Cortex-M4 cross compiler, chromium and
 #                            playwright-core for the browser tests, stress-ng (make
@@ -17,18 +19,25 @@ here=$(dirname "$0")
 
 build_pkgs="cmake make gcc libc6-dev pkg-config libcjson-dev libmicrohttpd-dev libsqlite3-dev
  libssl-dev xz-utils"
-fast_pkgs="$build_pkgs libcmocka-dev python3 iperf3 iperf iproute2 procps openssl"
+# dpkg-dev: make deb (tests/tree/test_install.py builds the package); groff-base: the
+# installed man page is rendered.
+deb_pkgs="$build_pkgs dpkg-dev"
+fast_pkgs="$deb_pkgs libcmocka-dev python3 iperf3 iperf iproute2 procps openssl groff-base"
 # openssl: the authentication tests make their RSA keys with it; nftables + iputils-ping: loss and reachability in the namespace tests; the arm compiler and
 # newlib: make check-footprint and the agent's Cortex-M4 firmware, which qemu-system-arm boots
 # (tests/agent/test_agent_qemu.py); chromium: tests/e2e (driven by playwright-core from npm);
-# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz; only recommended by clang).
+# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz; only recommended by clang);
+# zsh: the installed zsh completion is loaded (tests/tree/test_install.py);
+# python3-prometheus-client: tests/interop/test_metrics.py parses --metrics with it.
 check_pkgs="$fast_pkgs clang libclang-rt-dev nftables iputils-ping gcc-arm-none-eabi
- libnewlib-arm-none-eabi qemu-system-arm chromium stress-ng mmdebstrap git"
+ libnewlib-arm-none-eabi qemu-system-arm chromium stress-ng mmdebstrap git zsh
+ python3-prometheus-client"
 case "$what" in
   build|run) pkgs=$build_pkgs; npm_tier=build ;;
   fast) pkgs=$fast_pkgs; npm_tier=build ;;
+  deb) pkgs=$deb_pkgs; npm_tier=build ;;
   check) pkgs=$check_pkgs; npm_tier=check ;;
-  *) echo "usage: $0 build|fast|check" >&2; exit 2 ;;
+  *) echo "usage: $0 build|fast|deb|check" >&2; exit 2 ;;
 esac
 
 missing=""

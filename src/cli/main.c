@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "auth/i3auth.h"
+#include "cli/completion.h"
 #include "cli/demo.h"
 #include "cli/lwip_tune.h"
 #include "cli/ui.h"
@@ -310,6 +311,15 @@ int main(int argc, char **argv)
     char err[LP_CLI_PATH_MAX + 64];
     int status = LP_CLI_EXIT_FAIL;
 
+    /* Hidden: make install writes the shells' completion files with it. */
+    if (argc == 3 && strcmp(argv[1], "--completion") == 0) {
+        char *script = lp_cli_completion_script(argv[2]);
+        if (!script) {
+            fprintf(stderr, "linkperf: --completion: '%s' is not bash or zsh\n", argv[2]);
+            return LP_CLI_EXIT_USAGE;
+        }
+        return print_generated(script);
+    }
     if (argc > 1 && strcmp(argv[1], "lwip-tune") == 0)
         return lp_lwip_tune_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "ui") == 0)
