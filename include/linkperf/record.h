@@ -113,6 +113,16 @@ struct lp_latency_stat {
 };
 
 /* Per-interval numbers of one stream, or a sum over streams of one direction. */
+/* iperf2 --isochronous frames of a stream: a sender's isoch:tx/miss/slip (frames sent, frame
+ * ids skipped because it was late, late starts), a receiver's Frame:rx/lost (frames whose
+ * every datagram arrived, frames with one missing). In a sample, this interval's; in a
+ * total, the test's. */
+struct lp_frame_counts {
+    bool on;
+    uint64_t tx, miss, slip;
+    uint64_t rx, lost;
+};
+
 struct lp_sample {
     struct lp_stream_id sid;     /* sums: id = socket = 0 */
     double start_s, end_s;       /* seconds since the test (or post-omit) start */
@@ -150,6 +160,8 @@ struct lp_sample {
 
     bool has_latency;            /* receiver measuring one-way latency */
     struct lp_latency_stat latency;
+
+    struct lp_frame_counts frames; /* --isochronous streams */
 };
 
 struct lp_rec_interval {
@@ -188,6 +200,8 @@ struct lp_total {
 
     bool has_latency;
     struct lp_latency_stat latency;
+
+    struct lp_frame_counts frames; /* --isochronous streams */
 };
 
 struct lp_stream_end {

@@ -85,6 +85,16 @@ struct lp_histogram_spec {
     double ci_lower, ci_upper;   /* percent: the bins holding these are named */
 };
 
+/* iperf2's --isochronous[=fps:mean,stdev] and --ipg (client, UDP): frames at fps, each of
+ * a size drawn from a lognormal of mean/stdev (bits/s over the second), sent as datagrams
+ * ipg apart (core/isoch.c). A server sets on when its client's header has the ISOCH flag. */
+struct lp_isoch_spec {
+    bool on;                     /* the client sends frames; a server: its client does */
+    double fps;                  /* frames per second */
+    double mean_bps, stdev_bps;  /* load, bits/s (2.1.8's default 20m, 0) */
+    double ipg_s;                /* --ipg: gap between a frame's datagrams (default 0) */
+};
+
 struct lp_iperf2_spec {
     bool dual;                   /* -d: reverse connection at the same time */
     bool tradeoff;               /* -r: reverse connection after the forward test */
@@ -103,6 +113,7 @@ struct lp_iperf2_spec {
                                   * starting, then exit when they end (0 = no limit) */
     struct lp_bounceback_spec bb;
     struct lp_histogram_spec hist; /* --histograms */
+    struct lp_isoch_spec isoch;  /* --isochronous, --ipg */
     bool quickack;               /* server: the client's header asked for TCP_QUICKACK (2.1.8's
                                   * --bounceback-congest load), shown as "(qack)" */
 };

@@ -11,6 +11,7 @@
 #include "auth/i3auth.h"
 #include "cli/parse_int.h"
 #include "cli/setters.h"
+#include "core/udp_echo.h"
 #include "wire/iperf2_bb.h"
 
 static int check_modes(struct lp_cli_parse_state *st)
@@ -44,6 +45,9 @@ static int choose_dialect(struct lp_cli_parse_state *st)
     /* --bounceback and its shaping options with --dialect iperf3 given run over linkperf's
      * iperf3 echo extension: they imply iperf2 only when no dialect is given. */
     bool echo_ok = st->cfg->parse.dialect_given && sp->dialect == LP_DIALECT_IPERF3;
+    /* -u --bounceback exists only as linkperf's UDP round trips, over iperf3. */
+    bool udp_echo = lp_cli_seen(st, LP_CLI_K_UDP) && lp_cli_seen(st, LP_CLI_K_BOUNCEBACK);
+    echo_ok |= udp_echo && !st->cfg->parse.dialect_given;
     for (k = 0; k < st->t->count && !implied; k++) {
         unsigned fl = st->t->opts[k].flags;
         if (st->seen[k] && (fl & LP_CLI_F_IMPLIES_IPERF2) && !(echo_ok && (fl & LP_CLI_F_IPERF3_ECHO)))
@@ -94,6 +98,49 @@ static int check_directions(struct lp_cli_parse_state *st)
     return 0;
 }
 
+/* -u --bounceback: linkperf's UDP round trips (core/udp_echo.h): a -l byte probe (64 by
+ * default) every --bounceback-period (10 ms), --bounceback=n of them each period, until -t
+ * or -k probes (-n bytes of them). */
+static int check_udp_echo(struct lp_cli_parse_state *st)
+{
+    static const enum lp_cli_key never[] = {LP_CLI_K_REVERSE, LP_CLI_K_BIDIR, LP_CLI_K_FULL_DUPLEX,
+                                            LP_CLI_K_DUAL, LP_CLI_K_TRADEOFF, LP_CLI_K_FILE, LP_CLI_K_STDIN};
+    struct lp_spec *sp = &st->cfg->spec;
+    struct lp_bounceback_spec *bb = &sp->iperf2.bb;
+    char label[48];
+
+    /* iperf 2.1.8 refuses --bounceback -u, and the spelling that is iperf2's says so as it does. */
+    if (st->t->iperf2)
+        return lp_cli_conflict(st, LP_CLI_K_BOUNCEBACK, LP_CLI_K_UDP);
+    if (sp->dialect == LP_DIALECT_IPERF2)
+        return lp_cli_err_set(st->err, "option --bounceback with -u: UDP round trips are linkperf's own, "
+                                       "over the iperf3 dialect against a linkperf server (iperf 2.1.8 has "
+                                       "no UDP bounceback)");
+    for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+        if (lp_cli_seen(st, never[i]))
+            return lp_cli_conflict(st, LP_CLI_K_BOUNCEBACK, never[i]);
+    if (!lp_cli_seen(st, LP_CLI_K_LENGTH))
+        sp->blksize = LP_UE_DEFAULT;
+    if (sp->blksize < LP_UE_MIN || sp->blksize > LP_UE_MAX) {
+        lp_cli_label(st, LP_CLI_K_LENGTH, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s: a UDP round-trip probe is %u..%u bytes (its header is %u), "
+                              "not %u", label, LP_UE_MIN, LP_UE_MAX, LP_UE_MIN, (unsigned)sp->blksize);
+    }
+    if (bb->hold_us > LP_UE_HOLD_MAX_US)
+        return lp_cli_err_set(st->err, "option --bounceback-hold: a UDP echo holds a probe at most %u ms",
+                              LP_UE_HOLD_MAX_US / 1000);
+    if (!bb->period_given)
+        bb->period_s = LP_UE_PERIOD_DEFAULT_S;
+    /* No back to back over UDP: nothing paces probes but the period, and a ping-pong would
+     * stall at the first lost one. */
+    if (bb->period_s < LP_UE_PERIOD_MIN_S)
+        return lp_cli_err_set(st->err, "option --bounceback-period: UDP probes go at most every %g s, not %g",
+                              LP_UE_PERIOD_MIN_S, bb->period_s);
+    if (!bb->burst)
+        bb->burst = 1;
+    return 0;
+}
+
 /* --bounceback: TCP exchanges one way out and back, so no other direction or amount; its
  * defaults as 2.1.8 settles them (100-byte messages, 10 a burst, a burst a second, reports
  * every second). */
@@ -107,6 +154,8 @@ static int check_bounceback(struct lp_cli_parse_state *st)
     struct lp_bounceback_spec *bb = &sp->iperf2.bb;
     char label[48];
 
+    if (sp->proto == LP_PROTO_UDP)
+        return check_udp_echo(st);
     for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
         if (lp_cli_seen(st, never[i]))
             return lp_cli_conflict(st, LP_CLI_K_BOUNCEBACK, never[i]);
@@ -123,6 +172,40 @@ static int check_bounceback(struct lp_cli_parse_state *st)
         bb->burst = bb->period_s > 0 ? 10 : 1;
     sp->nodelay = true;
     sp->report.enhanced = st->cfg->fmt.enhanced = true; /* 2.1.8: --bounceback sets -e */
+    return 0;
+}
+
+/* --isochronous (iperf2 client): frames one way, each frame's datagrams holding 2.1.8's frame
+ * block (so at least 108 bytes each); the rate is the frames', not -b's. Over UDP only for
+ * now: TCP frames (one write with the burst header) are not implemented. */
+static int check_isoch(struct lp_cli_parse_state *st)
+{
+    static const enum lp_cli_key never[] = {LP_CLI_K_BITRATE, LP_CLI_K_BYTES, LP_CLI_K_BLOCKS, LP_CLI_K_REVERSE,
+                                            LP_CLI_K_BIDIR, LP_CLI_K_FULL_DUPLEX, LP_CLI_K_DUAL,
+                                            LP_CLI_K_TRADEOFF, LP_CLI_K_COMPAT, LP_CLI_K_FILE,
+                                            LP_CLI_K_STDIN, LP_CLI_K_BOUNCEBACK};
+    struct lp_spec *sp = &st->cfg->spec;
+    char label[48];
+
+    if (!sp->iperf2.isoch.on) {
+        if (sp->iperf2.isoch.ipg_s > 0)
+            return lp_cli_err_set(st->err, "option --ipg needs --isochronous (it spaces a frame's datagrams)");
+        return 0;
+    }
+    if (sp->proto != LP_PROTO_UDP)
+        return lp_cli_err_set(st->err, "option --isochronous: only over UDP (-u) in linkperf for now");
+    for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+        if (lp_cli_seen(st, never[i])) {
+            lp_cli_label(st, never[i], label, sizeof(label));
+            return lp_cli_err_set(st->err, "option --isochronous cannot be combined with %s", label);
+        }
+    if (sp->blksize && sp->blksize < LP_I2_ISOCH_AT + LP_I2_ISOCH_LEN) {
+        lp_cli_label(st, LP_CLI_K_LENGTH, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s: an isochronous datagram is at least %u bytes (its headers "
+                              "and frame block), not %u", label, LP_I2_ISOCH_AT + LP_I2_ISOCH_LEN,
+                              (unsigned)sp->blksize);
+    }
+    sp->rate_bps = 0; /* the frames pace themselves */
     return 0;
 }
 
@@ -146,6 +229,8 @@ static int check_iperf2_client(struct lp_cli_parse_state *st)
             return lp_cli_conflict(st, LP_CLI_K_TRIP_TIMES, LP_CLI_K_COMPAT);
     }
     if (sp->iperf2.bb.on && check_bounceback(st) < 0)
+        return -1;
+    if (check_isoch(st) < 0)
         return -1;
     /* 2.1.8 ignores them without --bounceback; linkperf says so. */
     if (!sp->iperf2.bb.on && sp->iperf2.bb.congest)

@@ -16,7 +16,11 @@
     " With --dialect iperf3 given, the same exchanges run over the iperf3 protocol "       \
     "(linkperf's timed echo: the parameters carry \"bounceback\"); only a linkperf server " \
     "answers them: stock iperf3 has no echo mode, and the test then ends with \"no round " \
-    "trip came back\"."
+    "trip came back\". With -u (no --dialect needed): linkperf's UDP round trips over the " \
+    "iperf3 protocol, a -l byte probe (default 64, at least 52) every --bounceback-period " \
+    "(default 0.01 s), n of them a period (default 1), --bounceback-hold up to 500 ms; a "  \
+    "linkperf server counts and echoes each one, and the summary adds the probes sent, "  \
+    "come back and lost (-J: the latency's sent and lost; CSV: the lost column)."
 #define LP_SPELL_CSV "--csv"
 #define LP_SPELL_LOGFILE "--logfile"
 #define LP_SPELL_DUAL "--dual"

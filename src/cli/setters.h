@@ -55,6 +55,8 @@ LP_CLI_SETTER(lp_cli_set_bounceback_hold);
 LP_CLI_SETTER(lp_cli_set_bounceback_period);
 LP_CLI_SETTER(lp_cli_set_bounceback_congest);
 LP_CLI_SETTER(lp_cli_set_histograms);
+LP_CLI_SETTER(lp_cli_set_isochronous);
+LP_CLI_SETTER(lp_cli_set_ipg);
 
 /* The letters -f takes (default spelling), for the options document. */
 bool lp_cli_format_choice(size_t i, struct lp_cli_choice *c);

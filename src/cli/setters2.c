@@ -147,29 +147,105 @@ LP_CLI_SETTER(lp_cli_set_mss2)
 
 /* iperf2's --fq-rate (2.1.8's bitorbyte_atoi): lower-case suffixes are bits/s, upper-case
  * ones bytes/s, both 1000-based: 1M is 1000000 bytes/s, 8000000 bits/s. */
-LP_CLI_SETTER(lp_cli_set_fq_rate2)
+/* A rate as 2.1.8 reads --fq-rate and --isochronous's mean/stdev: k, m, g bits/s, K, M, G
+ * bytes/s, all 1000-based. Returns 0, or -1 when text is not one. */
+static int rate2(const char *text, double *bps)
 {
-    const double max_bps = 1e12;
-    char label[48], num[32], *unit;
+    char num[32], *unit;
     bool bytes = false;
-    double bps;
 
-    lp_cli_options_label(opt, label, sizeof(label));
-    snprintf(num, sizeof(num), "%s", v->text);
+    if (strlen(text) >= sizeof(num))
+        return -1;
+    snprintf(num, sizeof(num), "%s", text);
     unit = strpbrk(num, "KMG");
     if (unit && unit == strpbrk(num, "kmgKMGBb")) { /* the scale letter, not a trailing B */
         *unit = (char)(*unit - 'A' + 'a');
         bytes = true;
     }
-    if (lp_cli_value_units2(num, &bps) < 0 || bps < 0)
+    if (lp_cli_value_units2(num, bps) < 0 || *bps < 0)
+        return -1;
+    if (bytes)
+        *bps *= 8;
+    return 0;
+}
+
+LP_CLI_SETTER(lp_cli_set_fq_rate2)
+{
+    const double max_bps = 1e12;
+    char label[48];
+    double bps;
+
+    lp_cli_options_label(opt, label, sizeof(label));
+    if (rate2(v->text, &bps) < 0)
         return lp_cli_err_set(err, "option %s: '%s' is not a rate (a number with an optional "
                               "k, m, g (bits/s) or K, M, G (bytes/s) suffix)", label, v->text);
-    if (bytes)
-        bps *= 8;
     if (bps > max_bps)
         return lp_cli_err_set(err, "option %s: %s is out of range (0..1000g bits/s)", label,
                               v->text);
     cfg->spec.fq_rate_bps = (uint64_t)bps;
+    return 0;
+}
+
+/* --isochronous[=fps:mean,stdev]: 2.1.8's default without a value is 60:20m,0; a missing
+ * stdev is 0. Frames per second 0.01..10000 (a frame at least every 100 us); the mean must
+ * make a frame of at least one byte, and mean and stdev are at most 100g bits/s. 2.1.8's
+ * packet form (25p) is not taken. */
+#define ISOCH_FPS_MIN 0.01
+#define ISOCH_FPS_MAX 10000.0
+#define ISOCH_RATE_MAX 1e11
+
+LP_CLI_SETTER(lp_cli_set_isochronous)
+{
+    struct lp_isoch_spec *is = &cfg->spec.iperf2.isoch;
+    char label[48], fps[32], *end;
+    double mean = 0, stdev = 0;
+
+    lp_cli_options_label(opt, label, sizeof(label));
+    is->on = true;
+    is->fps = 60;
+    is->mean_bps = 20e6;
+    is->stdev_bps = 0;
+    /* 2.1.8's --isochronous reports as with -e (its banner, PPS and frame columns). */
+    cfg->spec.report.enhanced = cfg->fmt.enhanced = true;
+    if (!v->text)
+        return 0;
+    const char *colon = strchr(v->text, ':');
+    size_t fl = colon ? (size_t)(colon - v->text) : strlen(v->text);
+    if (fl == 0 || fl >= sizeof(fps))
+        return lp_cli_err_set(err, "option %s: '%s' is not fps:mean,stdev (e.g. 60:20m,0)", label, v->text);
+    memcpy(fps, v->text, fl);
+    fps[fl] = '\0';
+    errno = 0;
+    double f = strtod(fps, &end);
+    if (*end || errno || !(f >= ISOCH_FPS_MIN && f <= ISOCH_FPS_MAX))
+        return lp_cli_err_set(err, "option %s: frames per second '%s' is not %g..%g", label, fps, ISOCH_FPS_MIN,
+                              ISOCH_FPS_MAX);
+    is->fps = f;
+    if (!colon)
+        return 0;
+    char rest[64];
+    snprintf(rest, sizeof(rest), "%s", colon + 1);
+    char *comma = strchr(rest, ',');
+    if (comma)
+        *comma = '\0';
+    if (!rest[0] || rate2(rest, &mean) < 0 || mean > ISOCH_RATE_MAX)
+        return lp_cli_err_set(err, "option %s: mean '%s' is not a rate (bits/s with k, m, g; bytes/s with "
+                              "K, M, G; at most 100g)", label, rest);
+    if (mean / 8.0 / f < 1)
+        return lp_cli_err_set(err, "option %s: mean %s at %g frames/s is less than a byte a frame", label, rest, f);
+    if (comma && (!comma[1] || rate2(comma + 1, &stdev) < 0 || stdev > ISOCH_RATE_MAX))
+        return lp_cli_err_set(err, "option %s: stdev '%s' is not a rate (bits/s with k, m, g; bytes/s with "
+                              "K, M, G; at most 100g)", label, comma + 1);
+    is->mean_bps = mean;
+    is->stdev_bps = stdev;
+    return 0;
+}
+
+/* --ipg: milliseconds (2.1.8's help; its man page says seconds, its code and banner ms). */
+LP_CLI_SETTER(lp_cli_set_ipg)
+{
+    (void)opt, (void)err;
+    cfg->spec.iperf2.isoch.ipg_s = v->num / 1000.0;
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "cli/proc.h"
 #include "cli/subrun.h"
 #include "cli/values.h"
+#include "core/udp_echo.h"
 #include "linkperf/engine.h"
 
 #define UL_STREAMS_DEFAULT 8
@@ -33,6 +34,7 @@ struct ul_args {
     unsigned streams;
     double phase_s;
     char congestion[LP_CONGESTION_MAX]; /* -C for the load streams ("" = the system's) */
+    bool udp_probe;             /* --probe udp: linkperf's UDP round trips (core/udp_echo.h) */
 };
 
 struct ul_result {
@@ -91,6 +93,15 @@ static int run_phase(const struct ul_args *a, enum ul_phase ph, const struct lp_
     client_spec(a, &probe, a->phase_s);
     probe.blksize = 100;
     probe.nodelay = true;
+    if (a->udp_probe) {
+        /* A datagram waits behind no TCP stream's queue of its own: only the link's. It is
+         * linkperf's UDP echo over iperf3, which only a linkperf server answers (it tells
+         * either dialect by its first bytes, on the same port). */
+        probe.dialect = LP_DIALECT_IPERF3;
+        probe.proto = LP_PROTO_UDP;
+        probe.blksize = LP_UE_DEFAULT;
+        probe.nodelay = false;
+    }
     probe.iperf2.bb.on = true;
     probe.iperf2.bb.burst = 1;
     probe.iperf2.bb.period_s = UL_PROBE_PERIOD_S;
@@ -119,8 +130,9 @@ static void mbits(char *b, size_t n, double bps, bool shown)
 static void print_text(const struct ul_args *a, const struct ul_result *r, unsigned done)
 {
     const struct lp_latency_stat *idle = &r[UL_IDLE].probe.rtt;
-    printf("linkperf under-load: %s port %u, %u TCP streams, %.0f s a phase, a 100-byte round trip every %.0f ms\n",
-           a->to.host, (unsigned)a->to.port, a->streams, a->phase_s, UL_PROBE_PERIOD_S * 1e3);
+    printf("linkperf under-load: %s port %u, %u TCP streams, %.0f s a phase, a %u-byte %s round trip every %.0f ms\n",
+           a->to.host, (unsigned)a->to.port, a->streams, a->phase_s, a->udp_probe ? LP_UE_DEFAULT : 100u,
+           a->udp_probe ? "UDP" : "TCP", UL_PROBE_PERIOD_S * 1e3);
     printf("phase   up Mbit/s  down Mbit/s  probes   RTT min/p50/p90/p99/max (ms)           added p50/p99 (ms)\n");
     for (unsigned p = 0; p < done; p++) {
         const struct lp_latency_stat *l = &r[p].probe.rtt;
@@ -163,6 +175,7 @@ static cJSON *build_json(const struct ul_args *a, const struct ul_result *r, uns
     cJSON_AddNumberToObject(ul, "streams", a->streams);
     cJSON_AddNumberToObject(ul, "phase_seconds", a->phase_s);
     cJSON_AddNumberToObject(ul, "probe_period_ms", UL_PROBE_PERIOD_S * 1e3);
+    cJSON_AddStringToObject(ul, "probe", a->udp_probe ? "udp" : "tcp");
     const struct lp_latency_stat *idle = &r[UL_IDLE].probe.rtt;
     for (unsigned p = 0; p < done; p++) {
         cJSON *o = cJSON_CreateObject();
@@ -190,7 +203,7 @@ static int usage(const char *why)
         return 2;
     }
     printf("Usage: linkperf under-load -c host [-p port] [-P streams] [-t seconds] [-C algo] [-J] [-4|-6]\n"
-           "                           [--no-history] [--db path]\n"
+           "                           [--probe tcp|udp] [--no-history] [--db path]\n"
            "  Latency under load: a 100-byte TCP round trip every 10 ms (iperf2 --bounceback)\n"
            "  while the link is idle, then loaded by N TCP streams up, down and both ways.\n"
            "  -c host     a linkperf or stock iperf 2.1 server (iperf2 protocol)\n"
@@ -199,6 +212,9 @@ static int usage(const char *why)
            "  -t s        seconds a phase, 2..3600 (default %.0f)\n"
            "  -C algo     the load streams' congestion control (bbr keeps queues short, cubic\n"
            "              fills them: the bufferbloat a bulk download causes)\n"
+           "  --probe udp the probes as 64-byte UDP echoes instead (linkperf -u --bounceback):\n"
+           "              they wait behind no TCP queue of their own; only a linkperf server\n"
+           "              answers them\n"
            "  -J          the report as JSON\n"
            "  --no-history  do not record the run in the history (--db path: that file)\n",
            LP_MAX_STREAMS, UL_STREAMS_DEFAULT, UL_PHASE_DEFAULT_S);
@@ -221,6 +237,12 @@ static int take_option(void *args, const char *o, const char *v, char *why, size
             return -1;
         }
         snprintf(a->congestion, sizeof(a->congestion), "%s", v);
+    } else if (!strcmp(o, "--probe")) {
+        if (strcmp(v, "udp") && strcmp(v, "tcp")) {
+            snprintf(why, whylen, "option --probe: '%s' is neither tcp nor udp", v);
+            return -1;
+        }
+        a->udp_probe = !strcmp(v, "udp");
     } else if (!strcmp(o, "-t") || !strcmp(o, "--time")) {
         if (lp_subrun_number(v, 2, 3600, &a->phase_s) < 0) {
             snprintf(why, whylen, "option -t: '%s' is out of range (2..3600 seconds)", v);

@@ -25,5 +25,7 @@ void lp_stream_io_count(struct lp_stream *s, uint64_t bytes);
 void lp_stream_io_end(struct lp_stream *s, enum lp_stream_event why);
 void lp_stream_io_fail(struct lp_stream *s, int err);
 void lp_stream_io_events(struct lp_stream *s, uint32_t ev);
+/* A UDP receiver's loss, order, jitter and latency, for the control thread to read. */
+void lp_stream_udp_publish(struct lp_stream *s);
 
 #endif

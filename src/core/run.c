@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "stats/frames.h"
 #include "stats/sched.h"
 #include "stats/totals.h"
 #include "stats/udp_rx.h"
@@ -177,7 +178,8 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
     bool udp = r->spec.proto == LP_PROTO_UDP;
     int fd = rs->ds->h.fd;
     struct lp_stream_config cfg = {
-        .kind = udp            ? (role->sends ? LP_STREAM_UDP_SEND : LP_STREAM_UDP_RECV)
+        .kind = udp && role->bounce ? (role->sends ? LP_STREAM_UDP_BOUNCE : LP_STREAM_UDP_ECHO)
+                : udp          ? (role->sends ? LP_STREAM_UDP_SEND : LP_STREAM_UDP_RECV)
                 : role->bounce ? (role->sends ? LP_STREAM_TCP_BOUNCE : LP_STREAM_TCP_ECHO)
                                : (role->sends ? LP_STREAM_TCP_SEND : LP_STREAM_TCP_RECV),
         .fd = fd,
@@ -203,6 +205,7 @@ int lp_run_setup_stream(struct lp_run *r, struct lp_run_stream *rs, const struct
         .icmp_stops = role->icmp_stops && role->sends && udp,
         .icmp_grace_ns = role->icmp_grace_ns,
         .trip_bursts = role->trip_bursts && !udp,
+        .isoch = role->isoch,
         .trip_start_sec = role->trip_start_sec,
         .trip_start_usec = role->trip_start_usec,
         .lead = role->lead,
@@ -260,6 +263,10 @@ void lp_run_bounce_role(const struct lp_spec *sp, bool sends, uint64_t last_ns, 
     role->bb.last_ns = last_ns;
     role->bb.tos_set = sp->tos > 0;
     role->bb.tos = (uint16_t)(sp->tos > 0 ? sp->tos & 0xFF : 0);
+    /* UDP round trips: -k counts probes, -n their bytes (udp_echo.c). */
+    uint64_t len = lp_spec_blksize(sp);
+    if (sp->proto == LP_PROTO_UDP)
+        role->bb.max_probes = sp->blocks ? sp->blocks : sp->bytes ? (sp->bytes + len - 1) / len : 0;
 }
 
 int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n))
@@ -270,9 +277,10 @@ int lp_run_finalize_streams(struct lp_run *r, int (*stream_id)(unsigned n))
         struct lp_run_role role = {.id = stream_id(i), .file_fd = -1,
                                    .initiator = r->spec.role == LP_ROLE_CLIENT};
         role.sends = lp_run_stream_sends(&r->spec, r->spec.role, i, &role.reverse);
-        /* linkperf's iperf3 timed echo: as iperf2's, no burst starts at or past -t, so the
-         * server has counted no exchange the client did not finish. */
-        if (r->spec.iperf2.bb.on && r->spec.proto == LP_PROTO_TCP)
+        /* linkperf's iperf3 timed echo (TCP) and UDP round trips: as iperf2's, no burst
+         * starts at or past -t, so the server has counted no exchange the client did not
+         * finish (a UDP probe: none it did not send). */
+        if (r->spec.iperf2.bb.on)
             lp_run_bounce_role(&r->spec, role.sends, (uint64_t)(r->spec.duration_s * 1e9), &role);
         int rc = lp_run_setup_stream(r, &r->streams[i], &role);
         if (rc < 0)
@@ -528,6 +536,7 @@ static void sample_stream(struct lp_run *r, struct lp_run_stream *rs, const stru
     smp->nominal_count = row->nom_n;
     struct lp_totals_counts now = counts_of(&c), last = counts_of(&rs->last);
     lp_totals_sample(smp, udp, sender, &now, &last);
+    smp->frames = lp_frame_counts_delta(&c.frames, &rs->last.frames);
     smp->omitted = r->omitting;
     if (!udp && sender) {
         struct lp_tcp_sample ti;
@@ -858,6 +867,7 @@ static void local_total(const struct lp_run *r, const struct lp_run_stream *rs, 
     memset(t, 0, sizeof(*t));
     lp_totals_span(t, &clk, origin_of(r, rs), rs->start_ns, rs->end_ns);
     lp_totals_counts(t, udp, rs->conn.sid.sender, &f, &b);
+    t->frames = lp_frame_counts_delta(&rs->final.frames, &rs->base.frames);
     if (rs->ds->cfg.latency) {
         const struct lp_latency_snap *lf = &rs->lat_final;
         t->has_latency = true;

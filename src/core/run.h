@@ -113,6 +113,7 @@ struct lp_run_role {
     uint64_t icmp_grace_ns;
     bool latency;                   /* receiver: measure one-way latency */
     bool trip_bursts;               /* iperf2 --trip-times TCP burst framing */
+    struct lp_isoch_config isoch;   /* iperf2 UDP sender: --isochronous frames */
     uint32_t trip_start_sec, trip_start_usec;
     const uint8_t *lead;            /* TCP sender: a header sent before the data (borrowed) */
     size_t lead_len;

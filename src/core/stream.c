@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/bounce.h"
+#include "core/udp_echo.h"
 #include "core/clock.h"
 #include "core/compiler.h"
 #include "wire/iperf2.h"
@@ -26,7 +27,8 @@
 #define LP_TCP_READ_MAX (256u * 1024u)
 #define LP_TCP_WRITE_MAX (1024u * 1024u) /* a coalesced write (cfg.coalesce) */
 #define LP_UDP_BATCH 64
-#define LP_UDP_RX_HEAD 64           /* bytes of each datagram we actually copy */
+#define LP_UDP_RX_HEAD 108          /* bytes of each datagram we actually copy: iperf2's
+                                     * headers through the --isochronous frame block */
 #define LP_UDP_GRO_MSG 65536u       /* one GRO message: at most an IP packet's 64 KiB */
 #define LP_UDP_GRO_BATCH 16         /* GRO messages per recvmmsg */
 #define LP_MIN_PACE_NS (20u * 1000u) /* do not wake more often than every 20 us */
@@ -186,6 +188,17 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         s->cfg.lead_len = 0;
         return s;
     }
+    if (cfg->kind == LP_STREAM_UDP_BOUNCE || cfg->kind == LP_STREAM_UDP_ECHO) {
+        s->cfg.lead = NULL;
+        s->cfg.lead_len = 0;
+        if (!lp_udp_echo_setup(s) || !latency_hist(s)) {
+            lp_udp_echo_free(s);
+            free(s->payload);
+            free(s);
+            return NULL;
+        }
+        return s;
+    }
     if (!latency_hist(s)) {
         free(s);
         return NULL;
@@ -219,6 +232,20 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         }
         s->cfg.udp_template = NULL; /* borrowed: do not keep it */
     }
+    if (cfg->kind == LP_STREAM_UDP_RECV && cfg->isoch.on && !lp_isoch_setup(s)) {
+        free(s->lat_batch.hist);
+        free(s);
+        return NULL;
+    }
+    if (cfg->kind == LP_STREAM_UDP_SEND && cfg->isoch.on) {
+        if (!lp_isoch_setup(s)) {
+            free(s->payload);
+            free(s->lat_batch.hist);
+            free(s);
+            return NULL;
+        }
+        return s; /* one datagram at a time, of varying length: no batches */
+    }
     /* GSO is decided here, not when the worker attaches, so that the test's start report
      * can say whether this end sends with it (-J test_start.gso). */
     if (cfg->kind == LP_STREAM_UDP_SEND && !cfg->no_gso)
@@ -232,6 +259,8 @@ void lp_stream_free(struct lp_stream *s)
         return;
     if (s->h.fd >= 0)
         close(s->h.fd);
+    lp_udp_echo_free(s);
+    lp_isoch_free(s);
     free(s->payload);
     free(s->batch_buf);
     free(s->lat_batch.hist);
@@ -272,6 +301,7 @@ void lp_stream_read(const struct lp_stream *s, struct lp_stream_counters *c)
     uint64_t jb = atomic_load_explicit(&s->jitter_bits, memory_order_relaxed);
     memcpy(&c->jitter_s, &jb, sizeof(jb));
     c->last_rx_ns = atomic_load_explicit(&s->last_rx_ns, memory_order_relaxed);
+    lp_isoch_read(s, &c->frames);
 }
 
 static void add_bytes(struct lp_stream *s, uint64_t n)
@@ -978,7 +1008,7 @@ static uint64_t ts_to_ns(const struct timespec *ts)
     return (uint64_t)ts->tv_sec * LP_NS_PER_S + (uint64_t)ts->tv_nsec;
 }
 
-static void udp_publish(struct lp_stream *s)
+void lp_stream_udp_publish(struct lp_stream *s)
 {
     uint64_t jb;
     memcpy(&jb, &s->rx.jitter_s, sizeof(jb));
@@ -1038,6 +1068,8 @@ static size_t udp_account(struct lp_stream *s, const uint8_t *head, size_t headl
     lp_udp_rx_packet(&s->rx, seq, (double)(transit - s->transit_base_ns) / 1e9);
     if (s->cfg.latency)
         lp_latency_batch_add(&s->lat_batch, transit);
+    if (s->iso && !*fin)
+        lp_isoch_rx(s, head, headlen, len);
     return len;
 }
 
@@ -1062,7 +1094,7 @@ bool lp_stream_udp_account(struct lp_stream *s, const uint8_t *buf, size_t len, 
             atomic_fetch_add(&s->cfg.budget->credit_rx, got);
         add_bytes(s, got);
         add_packets(s, 1);
-        udp_publish(s);
+        lp_stream_udp_publish(s);
         atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
     }
     s->fin_seen |= fin;
@@ -1173,7 +1205,7 @@ static void udp_recv(struct lp_stream *s)
             break;
     }
     if (any) {
-        udp_publish(s);
+        lp_stream_udp_publish(s);
         atomic_store_explicit(&s->last_rx_ns, lp_now_ns(), memory_order_relaxed);
     }
     if (s->fin_seen)
@@ -1200,6 +1232,11 @@ static void on_io(struct lp_handler *h, uint32_t events)
     case LP_STREAM_UDP_SEND:
         if ((events & EPOLLERR) && udp_send_error(s))
             break;
+        if (s->iso) {
+            if (events & ~(uint32_t)EPOLLERR)
+                lp_isoch_io(s);
+            break;
+        }
         /* Paced and waiting for its timer: only the error woke it. */
         if ((events & ~(uint32_t)EPOLLERR) || !s->cfg.rate_bps || !lp_timer_armed(&s->pace_timer))
             udp_send(s);
@@ -1210,6 +1247,10 @@ static void on_io(struct lp_handler *h, uint32_t events)
     case LP_STREAM_TCP_BOUNCE:
     case LP_STREAM_TCP_ECHO:
         lp_bounce_io(s, events);
+        break;
+    case LP_STREAM_UDP_BOUNCE:
+    case LP_STREAM_UDP_ECHO:
+        lp_udp_echo_io(s, events);
         break;
     }
 }
@@ -1223,8 +1264,12 @@ static void on_pace(struct lp_timer *t)
         tcp_send(s);
     else if (s->cfg.kind == LP_STREAM_TCP_BOUNCE || s->cfg.kind == LP_STREAM_TCP_ECHO)
         lp_bounce_timer(s);
+    else if (s->cfg.kind == LP_STREAM_UDP_BOUNCE || s->cfg.kind == LP_STREAM_UDP_ECHO)
+        lp_udp_echo_timer(s);
     else if (s->cfg.kind == LP_STREAM_TCP_RECV)
         rcvlowat_watchdog(s);
+    else if (s->iso && s->cfg.kind == LP_STREAM_UDP_SEND)
+        lp_isoch_io(s);
     else
         udp_send(s);
 }
@@ -1313,6 +1358,10 @@ static void do_attach(struct lp_post *p)
         worker_detach(s, LP_SEV_EOF);
     if (s->cfg.kind == LP_STREAM_TCP_BOUNCE || s->cfg.kind == LP_STREAM_TCP_ECHO)
         lp_bounce_start(s);
+    if (s->cfg.kind == LP_STREAM_UDP_BOUNCE || s->cfg.kind == LP_STREAM_UDP_ECHO)
+        lp_udp_echo_start(s);
+    if (s->iso && s->cfg.kind == LP_STREAM_UDP_SEND)
+        lp_isoch_start(s);
 }
 
 /* Count whatever is queued right now (receivers), so a stop loses nothing that arrived. */

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/isoch.h"
 #include "core/loop.h"
 #include "core/worker.h"
 #include "stats/pacer.h"
@@ -20,6 +21,8 @@ enum lp_stream_kind {
     LP_STREAM_TCP_SEND, LP_STREAM_TCP_RECV, LP_STREAM_UDP_SEND, LP_STREAM_UDP_RECV,
     LP_STREAM_TCP_BOUNCE, /* iperf2 --bounceback client: write a message, time its echo */
     LP_STREAM_TCP_ECHO,   /* ... and its server: read a message, stamp it, write it back */
+    LP_STREAM_UDP_BOUNCE, /* linkperf UDP round trips (core/udp_echo.h): send probes, time echoes */
+    LP_STREAM_UDP_ECHO,   /* ... and its server: count each probe, send it back */
 };
 
 /* --bounceback (core/bounce.c). */
@@ -33,6 +36,7 @@ struct lp_bounce_config {
     bool tos_set;            /* client: the message carries tos */
     uint16_t tos;
     bool clock_synced;       /* client: --trip-times (the server may trust our clock) */
+    uint64_t max_probes;     /* UDP round trips: probes -k/-n allow (0 = until -t) */
     uint64_t delay_ns;       /* client: --bounceback-txdelay, before the first burst */
 };
 
@@ -84,6 +88,7 @@ struct lp_stream_budget {
 };
 
 struct lp_stream;
+struct lp_udp_echo;
 typedef void (*lp_stream_notify_fn)(struct lp_stream *s, enum lp_stream_event ev);
 
 /* One event the worker sends the control thread about its stream. Embedded in the stream,
@@ -125,6 +130,7 @@ struct lp_stream_config {
                               * iperf2 server's own header ahead of -R trip-times bursts) */
     size_t lead_len;         /* (copied into the stream) */
     uint32_t skip_lead;      /* TCP receiver: such a header to skip before the bursts */
+    struct lp_isoch_config isoch;    /* UDP_SEND: iperf2 --isochronous frames (core/isoch.c) */
     struct lp_bounce_config bb;      /* TCP_BOUNCE / TCP_ECHO (an echo's first bytes, already
                                       * read, are its lead) */
     struct lp_stream_budget *budget; /* may be NULL */
@@ -148,6 +154,7 @@ struct lp_stream_counters {
     uint64_t out_of_order;
     double jitter_s;
     uint64_t last_rx_ns;
+    struct lp_frame_counts frames; /* --isochronous streams (core/isoch.c) */
 };
 
 /* Owns its descriptor, payload and batch buffers, and the queue nodes below (which the loops
@@ -194,6 +201,8 @@ struct lp_stream {
     uint8_t lead[LP_I2_TRIP_TCP_HDR_LEN];
     uint32_t lead_off;         /* sender: lead bytes written; receiver: lead bytes still to skip */
     struct lp_bounce bb;       /* TCP_BOUNCE / TCP_ECHO; their message is in payload */
+    struct lp_isoch *iso;      /* UDP_SEND / UDP_RECV with cfg.isoch.on (core/isoch.c) */
+    struct lp_udp_echo *ue;    /* UDP_BOUNCE / UDP_ECHO (core/udp_echo.c); probe in payload */
     uint32_t block_left;       /* TCP sender (budget->whole_blocks): bytes of a taken block
                                 * not written yet, written before the budget is asked again */
 

@@ -10,6 +10,7 @@
 
 #include "fmt/lines.h"
 #include "fmt/looks.h"
+#include "fmt/rt_loss.h"
 
 #define CSV_TCP_FIELDS "time,src_ip,src_port,dst_ip,dst_port,id,start-end,bytes,bits_per_sec"
 #define CSV_UDP_FIELDS ",jitter_ms,lost,total,loss_percent,out_of_order"
@@ -180,8 +181,12 @@ static void on_end(struct lp_fmt_csv *f, const struct lp_rec_end *end)
         struct csv_row r = {t->start_s, t->end_s, t->bits_per_second, t->bytes, t->packets,
                             t->out_of_order, t->lost_packets, t->jitter_ms, t->lost_percent,
                             t->has_latency ? &t->latency : NULL};
+        uint64_t sent;
+        int64_t lost;
         if (!t->present || (s && s->final_done))
             continue;
+        if (lp_fmt_rt_loss(t, se->sid.sender, &sent, &lost, &r.lost_percent)) /* UDP round trips */
+            r.lost = lost;
         if (s)
             s->final_done = true;
         line(f, &se->sid, t->is_udp || f->udp, &r);

@@ -8,6 +8,7 @@
 #include "linkperf/hist.h"
 #include "fmt/pdf.h"
 #include "fmt/json_int.h"
+#include "fmt/rt_loss.h"
 
 static void num(cJSON *o, const char *k, double v)
 {
@@ -94,6 +95,32 @@ static void add_test_start(cJSON *o, const struct lp_spec *sp, const struct lp_u
     num(t, "interval", sp->report.interval_s);
     num(t, "gso", off->gso);
     num(t, "gro", off->gro);
+    /* iperf2 --isochronous (linkperf's key; a server knows only that its client sends frames). */
+    if (sp->iperf2.isoch.on) {
+        cJSON *i = cJSON_AddObjectToObject(t, "isochronous");
+        if (sp->role == LP_ROLE_CLIENT) {
+            num(i, "fps", sp->iperf2.isoch.fps);
+            num(i, "mean_bps", sp->iperf2.isoch.mean_bps);
+            num(i, "stdev_bps", sp->iperf2.isoch.stdev_bps);
+            num(i, "ipg_ms", sp->iperf2.isoch.ipg_s * 1e3);
+        }
+    }
+}
+
+/* --isochronous frames of a row or a total: the sender's tx/miss/slip, the receiver's rx/lost. */
+static void add_frames(cJSON *o, const struct lp_frame_counts *fr, bool sender)
+{
+    if (!fr->on)
+        return;
+    cJSON *f = cJSON_AddObjectToObject(o, "frames");
+    if (sender) {
+        num(f, "tx", (double)fr->tx);
+        num(f, "miss", (double)fr->miss);
+        num(f, "slip", (double)fr->slip);
+    } else {
+        num(f, "rx", (double)fr->rx);
+        num(f, "lost", (double)fr->lost);
+    }
 }
 
 static void add_mss(cJSON *o, const struct lp_rec_start *st)
@@ -262,6 +289,7 @@ static cJSON *sample_obj(const struct lp_sample *s, bool sum, const struct lp_hi
         }
     }
     add_latency(o, s->has_latency, &s->latency, sum ? NULL : pdf, false);
+    add_frames(o, &s->frames, s->sid.sender);
     cJSON_AddBoolToObject(o, "omitted", s->omitted);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
@@ -360,8 +388,23 @@ static cJSON *udp_stream(const struct lp_stream_end *s, const struct lp_histogra
     num(o, "bytes", (double)b->bytes);
     num(o, "bits_per_second", b->bits_per_second);
     add_udp_loss(o, &rx);
-    add_latency(o, rx.has_latency, &rx.latency, pdf, true);
+    uint64_t sent;
+    int64_t lost;
+    double pct;
+    if (lp_fmt_rt_loss(&s->sender, s->sid.sender, &sent, &lost, &pct)) {
+        /* UDP round trips: the latency this end timed, and the probes that never came back. */
+        add_latency(o, true, &s->sender.latency, pdf, true);
+        cJSON *lo = cJSON_GetObjectItemCaseSensitive(o, "latency");
+        if (lo) {
+            num(lo, "sent", (double)sent);
+            num(lo, "lost", (double)lost);
+            num(lo, "lost_percent", pct);
+        }
+    } else {
+        add_latency(o, rx.has_latency, &rx.latency, pdf, true);
+    }
     num(o, "out_of_order", (double)rx.out_of_order);
+    add_frames(o, s->sid.sender ? &s->sender.frames : &s->receiver.frames, s->sid.sender);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
 }

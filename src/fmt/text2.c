@@ -251,6 +251,16 @@ static void sending_line(struct lp_fmt_text2 *f, const struct lp_spec *sp)
         lp_text2_line(f, "Sending %u byte datagrams", blk);
 }
 
+/* 2.1.8's --isochronous settings line. */
+static void isoch_banner(struct lp_fmt_text2 *f, const struct lp_isoch_spec *is)
+{
+    char mean[32], sd[32];
+    lp_text2_rate1(mean, sizeof(mean), is->mean_bps);
+    lp_text2_rate1(sd, sizeof(sd), is->stdev_bps);
+    lp_text2_line(f, "Isochronous: %.2f frames/sec mean=%s, stddev=%s, Period/IPG=%.2f/%.3f ms", is->fps, mean, sd,
+                  1e3 / is->fps, is->ipg_s * 1e3);
+}
+
 /* "Client connecting to H, TCP port P" and its settings, before the first connection line
  * (or before the error when the connection never came up). */
 /* 2.1.8's bounceback settings lines (sizes in its adaptive 'A' form). */
@@ -290,13 +300,15 @@ static void client_banner(struct lp_fmt_text2 *f)
             lp_text2_line(f, "Write buffer size: %s", sz);
         if (sp->iperf2.bb.on)
             bounceback_banner(f, sp);
+        if (sp->iperf2.isoch.on)
+            isoch_banner(f, &sp->iperf2.isoch);
     }
     mss_line(f, udp, sp);
     if (f->opts.enhanced && sp) {
         lp_text2_line(f, "TOS set to 0x%x %s", sp->tos > 0 ? (unsigned)sp->tos : 0u,
                       sp->nodelay ? "and nodelay (Nagle off)" : "(Nagle on)");
     }
-    if (udp && sp)
+    if (udp && sp && !sp->iperf2.isoch.on) /* 2.1.8's isochronous banner replaces it */
         sending_line(f, sp);
     buffer_line(f, udp, c->window, c->window_requested, sp ? sp->window_bytes : 0);
     lp_text2_line(f, LP_TEXT2_DASHES);
@@ -369,6 +381,8 @@ static void connection_line(struct lp_fmt_text2 *f, const struct lp_stream_conn 
         TAG(" (reverse)");
     if (f->have_spec && sp->dialect == LP_DIALECT_IPERF2 && sp->dir == LP_DIR_BIDIR)
         TAG(" (full-duplex)");
+    if (f->have_spec && sp->dialect == LP_DIALECT_IPERF2 && sp->iperf2.isoch.on)
+        TAG(" (isoch)");
     if (f->have_spec && sp->dialect == LP_DIALECT_IPERF2 && sp->iperf2.trip_times)
         TAG(" (trip-times)");
     /* Full duplex over UDP implies it (2.1.8 says so on both ends). */

@@ -94,6 +94,7 @@ void lp_text2_size(char *buf, size_t len, double bytes);
 void lp_text2_size_in_bytes(char *buf, size_t len, double bytes);
 /* Bandwidth: -f letter (lower case bits/1000, upper case bytes/1024, a/A adaptive). */
 void lp_text2_rate(char *buf, size_t len, double bits_per_second, char unit);
+void lp_text2_rate1(char *buf, size_t len, double bits_per_second); /* --isochronous banner */
 
 /* iperf2's "<id> a-b sec NAME[(f)]-PDF: bin(w=..):cnt(n)=bin:count,... (bounds)" line of a
  * latency distribution (l->hist; none: no line), in the bins of h (text2_pdf.c). */

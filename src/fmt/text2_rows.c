@@ -29,6 +29,18 @@
 
 #define HALF (LP_FMT_LINE_MAX / 2)
 
+/* --isochronous: a client's UDP rows add 2.1.8's isoch:tx/miss/slip; a server's, when the
+ * client also asked for trip-times (2.1.8 shows frames only then), Frame:rx/lost. */
+static bool frames_tx_shown(const struct lp_fmt_text2 *f)
+{
+    return f->have_spec && f->spec.iperf2.isoch.on && f->role == LP_ROLE_CLIENT;
+}
+
+static bool frames_rx_shown(const struct lp_fmt_text2 *f)
+{
+    return f->have_spec && f->spec.iperf2.isoch.on && f->spec.iperf2.trip_times && f->role == LP_ROLE_SERVER;
+}
+
 static void header(struct lp_fmt_text2 *f, unsigned layout)
 {
     const char *h = layout == LP_T2_UDP_RX       ? HDR_UDP_RX
@@ -42,7 +54,23 @@ static void header(struct lp_fmt_text2 *f, unsigned layout)
     if (f->headers & layout)
         return;
     f->headers |= layout;
-    lp_text2_line(f, "%s", h);
+    if (layout == LP_T2_ENH_UDP_TX && frames_tx_shown(f))
+        lp_text2_line(f, "%s  isoch:tx/miss/slip", h);
+    else if (layout == LP_T2_UDP_RX_LAT && frames_rx_shown(f))
+        lp_text2_line(f, "%.*s  Frame:rx/lost  NetPwr", (int)(strlen(h) - strlen("  NetPwr")), h);
+    else
+        lp_text2_line(f, "%s", h);
+}
+
+/* The frame column of a row (empty when not shown), as 2.1.8 spaces it. */
+static void frames_col(const struct lp_fmt_text2 *f, char *b, size_t n, unsigned layout,
+                       const struct lp_frame_counts *fr)
+{
+    b[0] = '\0';
+    if (layout == LP_T2_ENH_UDP_TX && frames_tx_shown(f))
+        snprintf(b, n, "   %" PRIu64 "/%" PRIu64 "/%" PRIu64, fr->tx, fr->miss, fr->slip);
+    else if (layout == LP_T2_UDP_RX_LAT && frames_rx_shown(f))
+        snprintf(b, n, "   %" PRIu64 "/%" PRIu64, fr->rx, fr->lost);
 }
 
 /* Receivers show one-way latency as 2.1.8 does: UDP with -e or trip-times, TCP with
@@ -137,11 +165,11 @@ static double net_power(double bps, double lat_ms)
 
 /* UDP receiver with latency: jitter, loss, then avg/min/max/stdev, packets/s, NetPwr. */
 static void udp_rx_lat(char *b, size_t n, double jitter_ms, int64_t lost, uint64_t total, double lost_pct,
-                       const struct lp_latency_stat *l, double seconds, double bps)
+                       const struct lp_latency_stat *l, double seconds, double bps, const char *frames)
 {
-    snprintf(b, n, "  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%) %.3f/%.3f/%.3f/%.3f ms %.0f pps  %.0f",
+    snprintf(b, n, "  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%) %.3f/%.3f/%.3f/%.3f ms %.0f pps%s  %.0f",
              jitter_ms, lost, total, lost_pct, l->mean_ms, l->min_ms, l->max_ms, l->stdev_ms,
-             seconds > 0 ? (double)l->count / seconds : 0.0, net_power(bps, l->mean_ms));
+             seconds > 0 ? (double)l->count / seconds : 0.0, frames, net_power(bps, l->mean_ms));
 }
 
 /* TCP receiver of trip-times bursts: latency, bursts completed/burst size, NetPwr. */
@@ -281,14 +309,15 @@ static void hist_line(struct lp_fmt_text2 *f, unsigned lay, const char *id, doub
 static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool udp, double a, double b)
 {
     unsigned lay = layout_of(f, udp, &s->sid, latency_shown(f, s->has_latency));
-    char id[LP_TEXT2_ID_MAX], h[HALF], tail[160] = "";
+    char id[LP_TEXT2_ID_MAX], h[HALF], tail[160] = "", fcol[64];
 
     idstr_of(f, id, sizeof(id), &s->sid);
     header(f, lay);
     head(f, h, sizeof(h), id, a, b, s->bytes, s->bits_per_second);
+    frames_col(f, fcol, sizeof(fcol), lay, &s->frames);
     if (lay == LP_T2_UDP_RX_LAT)
         udp_rx_lat(tail, sizeof(tail), s->jitter_ms, s->lost_packets, s->packets, s->lost_percent, &s->latency,
-                   s->seconds, s->bits_per_second);
+                   s->seconds, s->bits_per_second, fcol);
     else if (lay == LP_T2_TCP_RX_LAT)
         tcp_rx_lat(f, tail, sizeof(tail), &s->latency, s->bits_per_second);
     else if (lay == LP_T2_UDP_RX)
@@ -301,7 +330,7 @@ static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool u
         enh_udp(tail, sizeof(tail), s->packets, s->end_s - s->start_s);
     else if (lay == LP_T2_BB)
         bb_tail(tail, sizeof(tail), &s->latency, s->retransmits, s->snd_cwnd, s->rtt_us);
-    lp_text2_line(f, "%s%s", h, tail);
+    lp_text2_line(f, "%s%s%s", h, tail, lay == LP_T2_ENH_UDP_TX ? fcol : "");
     hist_line(f, lay, id, a, b, &s->latency, false);
     if ((lay == LP_T2_UDP_RX || lay == LP_T2_UDP_RX_LAT) && s->out_of_order)
         ooo_line(f, id, a, b, s->out_of_order);
@@ -385,9 +414,11 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
     idstr_of(f, id, sizeof(id), &se->sid);
     header(f, lay);
     head(f, h, sizeof(h), id, t->start_s, t->end_s, t->bytes, t->bits_per_second);
+    char fcol[64];
+    frames_col(f, fcol, sizeof(fcol), lay, &t->frames);
     if (lay == LP_T2_UDP_RX_LAT) {
         udp_rx_lat(tail, sizeof(tail), t->jitter_ms, t->lost_packets, t->packets, t->lost_percent, &t->latency,
-                   t->seconds, t->bits_per_second);
+                   t->seconds, t->bits_per_second, fcol);
     } else if (lay == LP_T2_TCP_RX_LAT) {
         tcp_rx_lat(f, tail, sizeof(tail), &t->latency, t->bits_per_second);
     } else if (lay == LP_T2_UDP_RX) {
@@ -402,6 +433,7 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
                 last ? (int64_t)st->rttvar_us : -1, t->bits_per_second);
     } else if (lay == LP_T2_ENH_UDP_TX) {
         enh_udp(tail, sizeof(tail), t->packets, t->end_s - t->start_s);
+        strncat(tail, fcol, sizeof(tail) - strlen(tail) - 1);
     } else if (lay == LP_T2_BB) {
         bool last = st && st->has_last;
         bb_tail(tail, sizeof(tail), &t->latency, t->retransmits, last ? st->cwnd : t->max_snd_cwnd,
@@ -436,7 +468,7 @@ static void server_report(struct lp_fmt_text2 *f, const struct lp_stream_end *se
     if (t->has_latency) {
         char tail[160];
         udp_rx_lat(tail, sizeof(tail), t->jitter_ms, t->lost_packets, t->packets, t->lost_percent, &t->latency,
-                   t->seconds, t->bits_per_second);
+                   t->seconds, t->bits_per_second, "");
         lp_text2_line(f, "%s%s", h, tail);
     } else {
         lp_text2_line(f, "%s  %6.3f ms %" PRId64 "/%" PRIu64 " (%.2g%%)", h, t->jitter_ms, t->lost_packets,

@@ -65,3 +65,14 @@ void lp_text2_rate(char *buf, size_t len, double bits_per_second, char unit)
 
     put_number(buf, len, v, bytes ? lp_units_byte_labels[i] : lp_units_bit_labels[i], "/sec");
 }
+
+/* 2.1.8's --isochronous banner: adaptive bits, singular labels ("1.00 Mbit/s", " 100 Kbit/s",
+ * "0.000 bit/s"). */
+void lp_text2_rate1(char *buf, size_t len, double bits_per_second)
+{
+    static const char *const labels[LP_UNITS_COUNT] = {"bit", "Kbit", "Mbit", "Gbit", "Tbit"};
+    double v = bits_per_second;
+    int i = lp_units_scale(&v, 1000.0, -1);
+
+    put_number(buf, len, v, labels[i], "/s");
+}

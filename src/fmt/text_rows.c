@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fmt/text_int.h"
+#include "fmt/rt_loss.h"
 
 /* Column-header tails; the widths line up with the row layouts below. */
 #define HDR_RETR_CWND "         Retr  Cwnd"
@@ -186,6 +187,15 @@ static void latency_row(struct lp_fmt_text *f, int socket, const struct lp_total
     const struct lp_latency_stat *l = &t->latency;
     char id[32];
 
+    uint64_t sent;
+    int64_t lost;
+    double pct;
+    if (round_trip && lp_fmt_rt_loss(t, true, &sent, &lost, &pct)) {
+        row_id(f, id, sizeof(id), socket, false);
+        lp_text_line(f, "%s %6.2f-%-6.2f sec  round trips: %" PRIu64 " probes sent, %" PRIu64 " came back, %" PRId64
+                        " lost (%.3g%%)", id, t->start_s, t->end_s, sent, l->count, lost,
+                     pct);
+    }
     if (!t->present || !t->has_latency || !l->count)
         return;
     row_id(f, id, sizeof(id), socket, false);

@@ -275,6 +275,10 @@ static void sender_ended(struct i2flow *f)
      * end the test at once when there is no report to wait for (it fails only when out of
      * memory). */
     uint64_t last = lp_stream_next_seq(ds) - 1;
+    /* --isochronous: the FINs repeat the last frame's block, as 2.1.8's (the stream is
+     * settled: its datagram buffer holds the last one sent). */
+    if (ds->iso && ds->cfg.blksize >= LP_I2_ISOCH_AT + LP_I2_ISOCH_LEN)
+        memcpy(f->dgram + LP_I2_ISOCH_AT, ds->payload + LP_I2_ISOCH_AT, LP_I2_ISOCH_LEN);
     lp_stream_add_tx(ds, ds->cfg.blksize, 1);
     if (lp_i2_fin_start(&f->fin, &c->eng.loop, ds->h.fd, f->dgram, ds->cfg.blksize, last, wait, on_fin_done, f) < 0)
         f->fin.active = false;
@@ -430,6 +434,8 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
                                .trip_bursts = trip_tx || trip_rx,
                                .skip_lead = trip_rx ? LP_I2_TRIP_TCP_HDR_LEN : 0,
                                .trip_start_sec = c->trip_sec, .trip_start_usec = c->trip_usec};
+    if (sends && c->udp && c->spec.iperf2.isoch.on && !leg)
+        role.isoch = lp_isoch_config_of(&c->spec.iperf2.isoch);
     if (c->spec.iperf2.bb.on && !f->load) {
         lp_run_bounce_role(&c->spec, true, (uint64_t)(c->spec.duration_s * 1e9), &role);
         role.bb.delay_ns = (uint64_t)(c->spec.iperf2.bb.txdelay_s * 1e9);
@@ -463,6 +469,8 @@ static void header_for(const struct i2client *c, const struct lp_spec *sp, struc
     }
     if (sp->iperf2.no_udp_fin && c->udp)
         h->upper |= LP_I2_UP_NOUDPFIN;
+    if (sp->iperf2.isoch.on)
+        h->upper |= LP_I2_UP_ISOCH; /* 2.1.8 sends no ISOCH_SETTINGS: the frame block tells */
     if (sp->iperf2.trip_times) {
         h->upper |= LP_I2_UP_TRIPTIME;
         h->start_sec = c->trip_sec;

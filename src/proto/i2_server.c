@@ -523,6 +523,8 @@ static struct i2flow *add_flow(struct i2test *t, int fd, bool sends, bool revers
                                .icmp_grace_ns = initiator ? I2S_LEG_ICMP_GRACE_NS : 0,
                                .trip_bursts = t->trip_framed && !t->udp && !initiator,
                                .bounce = t->bounce};
+    /* An --isochronous client's datagrams carry frame blocks: count its frames. */
+    role.isoch.on = !sends && t->udp && t->base.run.spec.iperf2.isoch.on;
     if (t->bounce) {
         const struct lp_bounceback_spec *bb = &t->base.run.spec.iperf2.bb;
         role.bb.hold_us = bb->hold_us;
@@ -593,6 +595,8 @@ static void spec_from_header(struct i2test *t, const struct lp_i2_header *h, boo
     sp->iperf2.listen_port = (uint16_t)h->mport;
     sp->iperf2.no_udp_fin = (h->upper & LP_I2_UP_NOUDPFIN) || (udp && v2);
     sp->iperf2.quickack = h->has_ext && (h->upper & LP_I2_UP_TCPQUICKACK);
+    /* An --isochronous client (2.1.8 sends its settings nowhere: only the flag). */
+    sp->iperf2.isoch.on = h->has_ext && (h->upper & LP_I2_UP_ISOCH);
     /* The client frames its TCP data as bursts whenever it asked for trip-times; the
      * latency is shown only if its clock is near ours (see trip_clock_ok). */
     t->trip_framed = h->has_ext && (h->upper & LP_I2_UP_TRIPTIME);

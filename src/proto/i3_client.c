@@ -16,6 +16,7 @@
 
 #include "auth/i3auth.h"
 #include "core/bounce.h"
+#include "core/udp_echo.h"
 #include "core/clock.h"
 #include "core/run.h"
 #include "linkperf/engine.h"
@@ -324,6 +325,15 @@ static bool echo_unanswered(struct i3client *c)
 {
     if (!c->spec.iperf2.bb.on)
         return false;
+    if (c->spec.proto == LP_PROTO_UDP) { /* UDP round trips: probes went out, echoes must come back */
+        uint64_t back = 0;
+        for (unsigned i = 0; i < c->run.nstreams; i++) {
+            struct lp_udp_echo_counts k;
+            lp_udp_echo_counts(c->run.streams[i].ds, &k);
+            back += k.returned;
+        }
+        return back == 0;
+    }
     struct lp_peer_results mine;
     uint64_t bytes = 0;
     lp_run_local_results(&c->run, &mine);
@@ -396,9 +406,11 @@ static bool handle_state(struct i3client *c, int8_t st)
         lp_timer_cancel(&c->eng.loop, &c->step_timer);
         if (echo_unanswered(c)) {
             send_state(c, LP_I3_IPERF_DONE);
-            fail(c, LP_EPEER, 0, "no round trip came back: the server read the messages but echoed none "
-                                 "(stock iperf3 has no echo mode: run linkperf -s there, or use --dialect "
-                                 "iperf2 against iperf -s)");
+            fail(c, LP_EPEER, 0, "no round trip came back: the server read the %s but echoed none "
+                                 "(stock iperf3 has no echo mode: run linkperf -s there%s)",
+                 c->spec.proto == LP_PROTO_UDP ? "probes" : "messages",
+                 c->spec.proto == LP_PROTO_UDP ? "; no stock iperf has UDP round trips"
+                                               : ", or use --dialect iperf2 against iperf -s");
             return false;
         }
         emit_end(c);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "linkperf/engine.h"
+#include "core/udp_echo.h"
 #include "wire/iperf2_bb.h"
 #include "wire/iperf3.h"
 
@@ -218,15 +219,18 @@ static int params_decode(const char *json, size_t len, struct lp_spec *out, char
     out->zerocopy = get_flag(o, "zerocopy");
     out->dont_fragment = get_flag(o, "dont_fragment");
     if (get_flag(o, "bounceback")) {
-        /* An echo's message starts with iperf2's 64-byte bounceback header. */
-        if (out->proto != LP_PROTO_TCP || lp_spec_blksize(out) < LP_I2_BB_MIN || lp_spec_blksize(out) > LP_I2_BB_MAX ||
+        /* An echo's message starts with iperf2's 64-byte bounceback header; a UDP probe with
+         * linkperf's (core/udp_echo.h). Both go one way out and back, so forward only. */
+        bool udp = out->proto == LP_PROTO_UDP;
+        uint32_t lo = udp ? LP_UE_MIN : LP_I2_BB_MIN, hi = udp ? LP_UE_MAX : LP_I2_BB_MAX;
+        if ((out->proto != LP_PROTO_TCP && !udp) || lp_spec_blksize(out) < lo || lp_spec_blksize(out) > hi ||
             out->dir != LP_DIR_FORWARD) {
-            snprintf(err, errlen, "parameter 'bounceback' needs a forward TCP test of %u..%u-byte messages",
-                     LP_I2_BB_MIN, LP_I2_BB_MAX);
+            snprintf(err, errlen, "parameter 'bounceback' needs a forward %s test of %u..%u-byte %s",
+                     udp ? "UDP" : "TCP", lo, hi, udp ? "probes" : "messages");
             goto fail;
         }
         v = 0;
-        if (!get_num(o, "bounceback_hold_us", 0, LP_I2_BB_HOLD_MAX_US, &v, err, errlen))
+        if (!get_num(o, "bounceback_hold_us", 0, udp ? LP_UE_HOLD_MAX_US : LP_I2_BB_HOLD_MAX_US, &v, err, errlen))
             goto fail;
         out->iperf2.bb = (struct lp_bounceback_spec){.on = true, .hold_us = (uint32_t)v,
                                                       .no_quickack = get_flag(o, "bounceback_no_quickack")};

@@ -173,6 +173,42 @@ struct lp_i2_burst {
 void lp_i2_burst_put(uint8_t out[LP_I2_BURST_LEN], const struct lp_i2_burst *b);
 void lp_i2_burst_get(const uint8_t in[LP_I2_BURST_LEN], struct lp_i2_burst *b);
 
+/* The --isochronous frame block of every UDP datagram, at U+76..107 (2.1.x): all zero in
+ * the header datagram (seq 1); a FIN repeats the last frame's. When a frame's last piece is
+ * padded up to the block's end (108 bytes), 2.1.8 writes 108 as both size and remaining. */
+#define LP_I2_ISOCH_AT 76u
+#define LP_I2_ISOCH_LEN 32u
+struct lp_i2_isoch {
+    uint32_t period_us;               /* 1e6 / fps */
+    uint32_t start_sec, start_usec;   /* the first frame's start (wall clock), constant */
+    uint32_t prev_id, id;             /* previous frame id (0 before frame 1), this frame's */
+    uint32_t size;                    /* bytes of the frame */
+    uint32_t remaining;               /* bytes of the frame left before this datagram */
+};
+static inline void lp_i2_isoch_put(uint8_t *dgram, const struct lp_i2_isoch *b)
+{
+    uint8_t *p = dgram + LP_I2_ISOCH_AT;
+    lp_wire_put32(p, b->period_us);
+    lp_wire_put32(p + 4, b->start_sec);
+    lp_wire_put32(p + 8, b->start_usec);
+    lp_wire_put32(p + 12, b->prev_id);
+    lp_wire_put32(p + 16, b->id);
+    lp_wire_put32(p + 20, b->size);
+    lp_wire_put32(p + 24, b->remaining);
+    lp_wire_put32(p + 28, 0);
+}
+static inline void lp_i2_isoch_get(const uint8_t *dgram, struct lp_i2_isoch *b)
+{
+    const uint8_t *p = dgram + LP_I2_ISOCH_AT;
+    b->period_us = lp_wire_get32(p);
+    b->start_sec = lp_wire_get32(p + 4);
+    b->start_usec = lp_wire_get32(p + 8);
+    b->prev_id = lp_wire_get32(p + 12);
+    b->id = lp_wire_get32(p + 16);
+    b->size = lp_wire_get32(p + 20);
+    b->remaining = lp_wire_get32(p + 24);
+}
+
 /* Test duration in seconds from mAmount (0 when it is a byte count). */
 double lp_i2_amount_seconds(int32_t amount);
 int32_t lp_i2_amount_from_seconds(double seconds);

@@ -33,16 +33,21 @@ int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h)
 static size_t encode(uint8_t *buf, size_t len, const struct lp_i2_header *h, bool udp)
 {
     bool trip = h->upper & LP_I2_UP_TRIPTIME;
-    size_t n = !trip ? LP_I2_TCP_HDR_LEN : udp ? LP_I2_TRIP_UDP_HDR_LEN : LP_I2_TRIP_TCP_HDR_LEN;
+    /* An isochronous UDP header counts its frame block (U+76..107) too, as 2.1.8's. */
+    bool isoch = udp && (h->upper & LP_I2_UP_ISOCH);
+    bool longer = trip || isoch;
+    size_t n = !longer ? LP_I2_TCP_HDR_LEN : udp ? LP_I2_TRIP_UDP_HDR_LEN : LP_I2_TRIP_TCP_HDR_LEN;
     if (len < n)
         return 0;
     lp_i2_header_encode_plain(buf, h, udp);
-    if (!trip)
+    if (!longer)
         return n;
     uint32_t lenf = udp ? LP_I2_TRIP_UDP_LEN_FIELD : (uint32_t)n;
     uint32_t flags = (lp_wire_get32(buf) & ~LP_I2_LEN_MASK) | lenf << 1 | (udp ? LP_I2_UDPTESTS : 0);
     lp_wire_put32(buf, flags);
     memset(buf + LP_I2_TCP_HDR_LEN, 0, n - LP_I2_TCP_HDR_LEN);
+    if (!trip)
+        return n;
     size_t at = udp ? TRIP_UDP_AT : TRIP_TCP_AT;
     lp_wire_put32(buf + at, h->start_sec);
     lp_wire_put32(buf + at + 4, h->start_usec);

@@ -103,9 +103,10 @@ def stock_iperf3_has_no_echo():
 
 @suite.case
 def refused_combinations():
-    """The timed echo is forward TCP with 64-byte messages up: -u, -R and -l 32 get a clear
-    error (exit 2) naming the options, without connecting."""
-    for extra, words in ((["-u"], "-u"), (["-R"], "-R"), (["-l", "32"], "at least 64")):
+    """The timed echo is forward TCP with 64-byte messages up (-u makes it the UDP round
+    trips, test_udp_echo.py, forward too): -u -R, -R and -l 32 get a clear error (exit 2)
+    naming the options, without connecting."""
+    for extra, words in ((["-u", "-R"], "-R"), (["-R"], "-R"), (["-l", "32"], "at least 64")):
         r = lptest.run([lptest.LINKPERF, "-c", LOOP, "-p", "9", "--dialect", "iperf3", "--bounceback"] + extra,
                        timeout=10)
         eq(r.rc, 2, "exit status with %s" % extra, r.describe())

@@ -62,6 +62,18 @@ def stock_server_loopback():
     run_under_load(["-c", lptest.LOOP4, "-p", srv.port, "-P", "2", "-t", "2"])
 
 
+
+@suite.case
+def lp_server_udp_probe():
+    """--probe udp against linkperf -s (-P 1, 2 s phases): the same four phases with the
+    probes as UDP echoes, and the report says which probe it used."""
+    srv = i2lib.start_server("linkperf")
+    doc, r = run_under_load(["-c", lptest.LOOP4, "-p", srv.port, "-P", "1", "-t", "2", "--probe", "udp",
+                             "--no-history"])
+    eq(doc["probe"], "udp", "the probe kind", r.describe())
+    check(srv.proc.alive(), "server died", srv.proc.tail())
+
+
 def json_server(ns):
     """linkperf -s -J in netns ns: one JSON document per test, the received bytes as the
     server counted them."""

@@ -342,7 +342,8 @@ static const struct opt_case cases[] = {
     {"bounceback", {"-c", "h", "--bounceback=5"}, check_bounceback,
      {{{"-c", "h", "--bounceback=0"}, "option --bounceback: '0' is not a count of exchanges (1..1000000)"},
       {{"-c", "h", "--bounceback=x"}, "option --bounceback: 'x' is not a count of exchanges (1..1000000)"},
-      {{"-c", "h", "--bounceback", "-u"}, "options --bounceback and -u/--udp cannot be used together"},
+      {{"-c", "h", "--bounceback", "-u", "-l", "51"}, "option -l/--length: a UDP round-trip probe is 52..65507 bytes "
+                                                        "(its header is 52), not 51"},
       {{"-c", "h", "--bounceback", "-l", "63"}, "option -l/--length: a bounceback message is at least 64 bytes "
                                                "(its header), not 63"}}},
     {"bounceback-hold", {"-c", "h", "--bounceback", "--bounceback-hold", "1.5"}, check_bounceback_hold,

@@ -84,6 +84,10 @@ CHECK(permit_key, strcmp(c->spec.iperf2.permit_key, "secretkey") == 0)
 CHECK(permit_key_timeout, strcmp(c->spec.iperf2.permit_key, "abcd") == 0 &&
                               c->spec.iperf2.permit_key_timeout_s == 7)
 CHECK(fq_rate, c->spec.fq_rate_bps == 8000000ull) /* 1M = 1000000 bytes/s, as 2.1.8 */
+CHECK(isochronous, c->spec.iperf2.isoch.on && c->spec.iperf2.isoch.fps == 30 &&
+                       c->spec.iperf2.isoch.mean_bps == 5e6 && c->spec.iperf2.isoch.stdev_bps == 8e5 &&
+                       c->fmt.enhanced)
+CHECK(ipg, c->spec.iperf2.isoch.ipg_s == 0.0005)
 
 #define NOT_SUPPORTED(n, flag, ...)                                                        \
     {.name = n, .bad = {{{__VA_ARGS__, NULL},                                              \
@@ -344,8 +348,17 @@ static const struct opt_case cases[] = {
     NOT_SUPPORTED("incr-dstport", "--incr-dstport", "-c", "h", "--incr-dstport"),
     NOT_SUPPORTED("incr-srcip", "--incr-srcip", "-c", "h", "--incr-srcip"),
     NOT_SUPPORTED("incr-srcport", "--incr-srcport", "-c", "h", "--incr-srcport"),
-    NOT_SUPPORTED("ipg", "--ipg", "-c", "h", "--ipg", "0.01"),
-    NOT_SUPPORTED("isochronous", "--isochronous", "-c", "h", "--isochronous=60:20m,0"),
+    {"ipg", {"-c", "h", "-u", "--isochronous", "--ipg", "0.5"}, check_ipg,
+     {{{"-c", "h", "-u", "--isochronous", "--ipg", "1001"}, "option --ipg: 1001 is out of range (0..1000)"},
+      {{"-c", "h", "-u", "--ipg", "1"}, "option --ipg needs --isochronous (it spaces a frame's datagrams)"}}},
+    {"isochronous", {"-c", "h", "-u", "--isochronous=30:5m,100K"}, check_isochronous,
+     {{{"-c", "h", "-u", "--isochronous=0:1m"}, "option --isochronous: frames per second '0' is not 0.01..10000"},
+      {{"-c", "h", "-u", "--isochronous=10:fast"}, "option --isochronous: mean 'fast' is not a rate (bits/s with "
+                                                   "k, m, g; bytes/s with K, M, G; at most 100g)"},
+      {{"-c", "h", "-u", "--isochronous", "-b", "1m"}, "option --isochronous cannot be combined with "
+                                                       "-b/--bandwidth"},
+      {{"-c", "h", "-u", "--isochronous", "-l", "100"}, "option -l/--len: an isochronous datagram is at least "
+                                                        "108 bytes (its headers and frame block), not 100"}}},
     NOT_SUPPORTED("l2checks", "--l2checks", "-c", "h", "--l2checks"),
     NOT_SUPPORTED("local-only", "--local-only", "-c", "h", "--local-only"),
     NOT_SUPPORTED("near-congestion", "--near-congestion", "-c", "h", "--near-congestion"),

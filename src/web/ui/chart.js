@@ -271,7 +271,8 @@
     const lists = [], series = [];
     const streams = end && Array.isArray(end.streams) ? end.streams : [];
     for (const st of streams) {
-      for (const side of ['sender', 'receiver']) {
+      // A UDP stream is one object ("udp"): its round trips (UDP echo, with "sent") or one way.
+      for (const side of ['sender', 'receiver', 'udp']) {
         const lat = st && st[side] && st[side].latency;
         const b = lat && lat.histogram && Array.isArray(lat.histogram.buckets) ? lat.histogram.buckets : null;
         if (!b || !b.length) continue;
@@ -286,7 +287,7 @@
           pts.push([(low + width) / 1e6, (100 * cum) / total]);
         }
         lists.push(pts);
-        series.push({ key: 'cdf' + st[side].socket + side, label: '[' + st[side].socket + '] ' + (side === 'sender' ? 'round trip' : 'one way') + ', ' + total + ' samples', kind: 'stream' });
+        series.push({ key: 'cdf' + st[side].socket + side, label: '[' + st[side].socket + '] ' + (side === 'sender' || (side === 'udp' && 'sent' in lat) ? 'round trip' : 'one way') + ', ' + total + ' samples', kind: 'stream' });
       }
     }
     if (!lists.length) return null;
