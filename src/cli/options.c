@@ -12,6 +12,7 @@
  * given an option that exists only in iperf2 speaks the iperf2 dialect. */
 #define LP_SPELL_IMPLIES_IPERF2 LP_CLI_F_IMPLIES_IPERF2
 #define LP_SPELL_DIALECT_NOTE " Implies --dialect iperf2."
+#define LP_SPELL_BB_NOT_UDP "" /* -u: linkperf's UDP round trips (LP_SPELL_ECHO_NOTE) */
 #define LP_SPELL_ECHO_NOTE                                                                  \
     " With --dialect iperf3 given, the same exchanges run over the iperf3 protocol "       \
     "(linkperf's timed echo: the parameters carry \"bounceback\"); only a linkperf server " \

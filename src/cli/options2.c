@@ -8,6 +8,7 @@
  * has no rows in this spelling. */
 #define LP_SPELL_IMPLIES_IPERF2 0
 #define LP_SPELL_DIALECT_NOTE ""
+#define LP_SPELL_BB_NOT_UDP "-u, " /* iperf2 has no UDP bounceback */
 #define LP_SPELL_ECHO_NOTE "" /* this spelling has no --dialect */
 #define LP_SPELL_CSV "-y C"
 #define LP_SPELL_LOGFILE "-o file"

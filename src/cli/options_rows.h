@@ -287,7 +287,7 @@
             "transfer (both directions), cnt=avg/min/max/stdev of the round trips in ms, "  \
             "retries, cwnd/RTT and responses per second (1 / mean RTT); a final line "      \
             "adds the percentiles. Against linkperf and stock iperf 2.1 servers. Not with " \
-            "-u, -n, " LP_SPELL_DUAL ", " LP_SPELL_TRADEOFF ", -R or --full-duplex."      \
+            LP_SPELL_BB_NOT_UDP "-n, " LP_SPELL_DUAL ", " LP_SPELL_TRADEOFF ", -R or --full-duplex."      \
             LP_SPELL_DIALECT_NOTE LP_SPELL_ECHO_NOTE}
 
 #define ROW_BOUNCEBACK_MORE                                                                 \

@@ -33,6 +33,10 @@ static void take_record(const struct lp_record *rec, void *user)
                 t->up_bps += own->bits_per_second;
             else
                 t->down_bps += own->bits_per_second;
+            if (s->sid.sender && own->has_retransmits) {
+                t->has_retransmits = true;
+                t->retransmits += own->retransmits;
+            }
             if (own->has_latency && own->latency.count) {
                 t->rtt = own->latency;
                 t->rtt.hist = t->rtt.hist_base = NULL;

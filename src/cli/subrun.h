@@ -19,6 +19,8 @@ struct lp_subrun {
     uint64_t received_packets;     /* ...and the receiver took in (its count less its loss) */
     bool has_peer_report;          /* the receiver's numbers came back */
     struct lp_latency_stat rtt;    /* a latency stream's (no histogram pointers kept) */
+    bool has_retransmits;          /* TCP: this end's senders' retransmits are known... */
+    int64_t retransmits;           /* ...and their sum (a retransmitted probe waits an RTO) */
 };
 
 /* Where a measurement has got to: what the CLI prints as one line on stderr and a page run

@@ -186,6 +186,10 @@ static cJSON *build_json(const struct ul_args *a, const struct ul_result *r, uns
         cJSON_AddNumberToObject(o, "up_bits_per_second", r[p].load.up_bps);
         cJSON_AddNumberToObject(o, "down_bits_per_second", r[p].load.down_bps);
         cJSON_AddItemToObject(o, "rtt", rtt_json(&r[p].probe.rtt));
+        /* a probe segment the queue dropped waits for TCP's retransmission: its round trip
+         * is the RTO, not the queue (a UDP probe is lost instead) */
+        if (r[p].probe.has_retransmits)
+            cJSON_AddNumberToObject(o, "probe_retransmits", (double)r[p].probe.retransmits);
         if (p != UL_IDLE && idle->has_pct && r[p].probe.rtt.has_pct) {
             cJSON_AddNumberToObject(o, "added_p50_ms", r[p].probe.rtt.p50_ms - idle->p50_ms);
             cJSON_AddNumberToObject(o, "added_p99_ms", r[p].probe.rtt.p99_ms - idle->p99_ms);

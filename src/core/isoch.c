@@ -147,6 +147,21 @@ static void wait_until(struct lp_stream *s, uint64_t when)
     lp_timer_arm(&s->worker->loop, &s->pace_timer, when);
 }
 
+/* After a send: whether to go on. A full socket waits for room; a refused datagram (no one
+ * listens yet, ICMP) is no failure, as for every UDP sender; anything else ends the stream. */
+static bool sent(struct lp_stream *s, int rc)
+{
+    if (rc == -EAGAIN) {
+        lp_stream_io_events(s, EPOLLOUT);
+        return false;
+    }
+    if (rc < 0 && rc != -ECONNREFUSED) {
+        lp_stream_io_fail(s, rc);
+        return false;
+    }
+    return true;
+}
+
 void lp_isoch_io(struct lp_stream *s)
 {
     struct lp_isoch *t = s->iso;
@@ -155,15 +170,8 @@ void lp_isoch_io(struct lp_stream *s)
     if (!t->header_sent) {
         /* 2.1.8 sends seq 1 first, its frame block zero, before frame 1. */
         struct lp_i2_isoch zero = {0};
-        int rc = send_one(s, blk, &zero);
-        if (rc == -EAGAIN) {
-            lp_stream_io_events(s, EPOLLOUT);
+        if (!sent(s, send_one(s, blk, &zero)))
             return;
-        }
-        if (rc < 0 && rc != -ECONNREFUSED) {
-            lp_stream_io_fail(s, rc);
-            return;
-        }
         t->header_sent = true;
     }
     for (int n = 0; n < 256; n++) { /* fairness: at most this many datagrams per turn */
@@ -183,15 +191,8 @@ void lp_isoch_io(struct lp_stream *s)
         struct lp_i2_isoch b = {.period_us = (uint32_t)(t->period_ns / 1000), .start_sec = t->t0_sec,
                                 .start_usec = t->t0_usec, .prev_id = t->prev_id, .id = t->id,
                                 .size = padded ? len : t->size, .remaining = padded ? len : t->left};
-        int rc = send_one(s, len, &b);
-        if (rc == -EAGAIN) {
-            lp_stream_io_events(s, EPOLLOUT);
+        if (!sent(s, send_one(s, len, &b)))
             return;
-        }
-        if (rc < 0 && rc != -ECONNREFUSED) {
-            lp_stream_io_fail(s, rc);
-            return;
-        }
         t->left = len >= t->left ? 0 : t->left - len;
         if (t->left == 0) {
             t->in_frame = false;

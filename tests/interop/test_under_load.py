@@ -112,8 +112,15 @@ def shaped_link_truth():
               *ctx)
         check(up["added_p50_ms"] >= q / 2, "up: p50 rose by %.1f ms, under half the %.1f ms queue" % (
             up["added_p50_ms"], q), *ctx)
-        check(up["added_p99_ms"] <= q + idle["rtt"]["p99_ms"] + 10, "up: p99 rose by %.1f ms, more than the "
-              "%.1f ms queue can hold" % (up["added_p99_ms"], q), *ctx)
+        # A probe segment the full queue dropped waits for TCP's retransmission timeout (200 ms
+        # or more): then p99 is the RTO's, not the queue's, and the probe says so.
+        check("probe_retransmits" in up, "up: the TCP probe's retransmits are not reported", *ctx)
+        if up["probe_retransmits"] == 0:
+            check(up["added_p99_ms"] <= q + idle["rtt"]["p99_ms"] + 10, "up: p99 rose by %.1f ms, more than the "
+                  "%.1f ms queue can hold" % (up["added_p99_ms"], q), *ctx)
+        else:
+            print("      up: %d probe retransmits: p99 (+%.1f ms) not bounded by the queue" % (
+                up["probe_retransmits"], up["added_p99_ms"]))
         received = server_upload_bps(proc, 4)
         check(received <= 20e6 * 1.02, "up: the server received %.2f Mbit/s through a 20 Mbit/s tbf" % (
             received / 1e6), *ctx)
