@@ -700,27 +700,52 @@ static void end_omit(struct lp_run *r, uint64_t now)
     sched_start(r);
 }
 
-void lp_run_quiesce(struct lp_run *r)
+static bool rx_held(const struct lp_run *r, const struct lp_run_stream *rs)
 {
+    return r->rx_held && !rs->conn.sid.sender && rs->ds->cfg.kind == LP_STREAM_UDP_RECV;
+}
+
+void lp_run_quiesce(struct lp_run *r, bool hold_udp_rx)
+{
+    r->rx_held = hold_udp_rx;
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_run_stream *rs = &r->streams[i];
         if (!rs->attached)
             continue;
         if (rs->conn.sid.sender)
             lp_stream_detach(rs->ds);
-        else
+        else if (!rx_held(r, rs))
             lp_stream_freeze(rs->ds);
     }
+}
+
+void lp_run_release_rx(struct lp_run *r)
+{
+    if (!r->rx_held)
+        return;
+    r->rx_held = false;
+    for (unsigned i = 0; i < r->nstreams; i++)
+        if (r->streams[i].attached && !r->streams[i].conn.sid.sender)
+            lp_stream_freeze(r->streams[i].ds);
 }
 
 bool lp_run_quiesced(const struct lp_run *r)
 {
     for (unsigned i = 0; i < r->nstreams; i++) {
         const struct lp_run_stream *rs = &r->streams[i];
-        if (!rs->settled && (rs->conn.sid.sender || !rs->ds->frozen))
+        if (!rs->settled && !rx_held(r, rs) && (rs->conn.sid.sender || !rs->ds->frozen))
             return false;
     }
     return true;
+}
+
+void lp_run_stop_clock(struct lp_run *r)
+{
+    if (r->stop_ns || r->finished)
+        return;
+    r->stop_ns = lp_now_ns();
+    lp_timer_cancel(&r->eng->loop, &r->interval_timer);
+    lp_timer_cancel(&r->eng->loop, &r->omit_timer);
 }
 
 /* -n promises what the receiver counts, and a write only queues the data: on a slow link the
@@ -808,7 +833,7 @@ void lp_run_finish(struct lp_run *r)
 {
     if (r->finished)
         return;
-    uint64_t now = lp_now_ns();
+    uint64_t now = r->stop_ns ? r->stop_ns : lp_now_ns();
     lp_timer_cancel(&r->eng->loop, &r->interval_timer);
     lp_timer_cancel(&r->eng->loop, &r->omit_timer);
     if (r->started) {

@@ -72,6 +72,8 @@ struct lp_run {
     bool started, finished;         /* TEST_RUNNING seen; final interval cut */
     bool end_emitted;               /* the END record went out */
     bool omitting;
+    bool rx_held;                   /* lp_run_quiesce left UDP receivers counting */
+    uint64_t stop_ns;               /* lp_run_stop_clock (0: lp_run_finish's own time) */
     uint64_t run_ns, meas_ns, last_cut_ns, final_ns, end_deadline_ns;
     uint64_t deliver_ns;            /* lp_run_delivered: when something last moved (0: not
                                      * waiting yet) */
@@ -145,9 +147,16 @@ void lp_run_emit_start(struct lp_run *r);
 /* TEST_RUNNING: attach streams to workers, start the interval/omit clocks. */
 void lp_run_begin(struct lp_run *r);
 /* The client's end of a test: detach senders; receivers count what is queued, then keep
- * draining without counting. lp_run_quiesced tells when that is done. */
-void lp_run_quiesce(struct lp_run *r);
+ * draining without counting. With hold_udp_rx, UDP receivers go on counting until
+ * lp_run_release_rx: what a server sends until TEST_END reaches it belongs to the test, and
+ * a UDP sender counts a datagram as it leaves. lp_run_quiesced tells when that is done
+ * (not waiting for held receivers). */
+void lp_run_quiesce(struct lp_run *r, bool hold_udp_rx);
+void lp_run_release_rx(struct lp_run *r);
 bool lp_run_quiesced(const struct lp_run *r);
+/* No interval is cut after now: lp_run_finish ends the last one here, with whatever the
+ * counters take until then (held receivers). */
+void lp_run_stop_clock(struct lp_run *r);
 /* After the senders used up a -n/-k budget: true once what they wrote can have been counted
  * by the receiver (lp_run_delivered's comment says how that is judged); else poll again in
  * LP_RUN_DELIVER_POLL_NS. */

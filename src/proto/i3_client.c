@@ -44,6 +44,7 @@ struct i3client {
     enum client_phase phase;
     bool want_results_frame;
     bool end_sent;
+    bool results_held;  /* EXCHANGE_RESULTS came: our results wait for the held receivers */
     bool await_delivery;         /* the senders used up -n/-k: end once it can be counted */
     bool bb_grace;               /* timed echo: -t gave the last exchange time to come back */
     uint64_t drain_until_ns;     /* spec.drain_ms: TEST_END not before this (0: not begun) */
@@ -58,6 +59,7 @@ struct i3client {
 };
 
 static void client_finish(struct i3client *c, int rc);
+static void maybe_send_results(struct i3client *c);
 
 #define DBG(c, ...) lp_engine_debug(&(c)->eng, LP_ROLE_CLIENT, 1, __VA_ARGS__)
 
@@ -203,7 +205,9 @@ static void maybe_send_end(struct i3client *c)
         if (now < c->drain_until_ns)
             return; /* the timer comes back */
     }
-    lp_run_finish(&c->run);
+    lp_run_stop_clock(&c->run);
+    if (!c->run.rx_held)
+        lp_run_finish(&c->run);
     c->end_sent = true;
     send_state(c, LP_I3_TEST_END);
     arm_step(c);
@@ -216,7 +220,9 @@ static void begin_end(struct i3client *c)
     c->phase = C_ENDING;
     lp_timer_cancel(&c->eng.loop, &c->end_timer);
     lp_timer_cancel(&c->eng.loop, &c->rcv_timer);
-    lp_run_quiesce(&c->run);
+    /* A UDP sender counts what it sends until TEST_END reaches it: our receivers count on
+     * until it says it stopped (EXCHANGE_RESULTS), so sent = received where nothing is lost. */
+    lp_run_quiesce(&c->run, c->spec.proto == LP_PROTO_UDP);
     maybe_send_end(c);
 }
 
@@ -276,6 +282,8 @@ static void on_stream(struct lp_run *r, struct lp_run_stream *rs, enum lp_stream
     }
     if (c->phase == C_ENDING)
         maybe_send_end(c);
+    if (c->phase == C_RESULTS)
+        maybe_send_results(c);
     if (c->phase == C_DONE && c->finishing)
         client_finish(c, c->result);
 }
@@ -317,6 +325,16 @@ static void send_results(struct i3client *c)
     free(json);
     c->want_results_frame = true;
     arm_step(c);
+}
+
+/* Held receivers (lp_run_quiesce) counted the server's last datagrams and froze. */
+static void maybe_send_results(struct i3client *c)
+{
+    if (!c->results_held || !lp_run_quiesced(&c->run))
+        return;
+    c->results_held = false;
+    lp_run_finish(&c->run);
+    send_results(c);
 }
 
 /* linkperf's timed echo (--bounceback over iperf3): a client counts only exchanges that
@@ -397,9 +415,15 @@ static bool handle_state(struct i3client *c, int8_t st)
         on_test_running(c);
         return true;
     case LP_I3_EXCHANGE_RESULTS:
+        c->phase = C_RESULTS;
+        if (c->run.rx_held) { /* the server stopped sending: all it sent is here */
+            lp_run_release_rx(&c->run);
+            c->results_held = true;
+            maybe_send_results(c);
+            return c->phase != C_DONE;
+        }
         if (!c->run.finished) /* the server ended the test first */
             lp_run_finish(&c->run);
-        c->phase = C_RESULTS;
         send_results(c);
         return c->phase != C_DONE;
     case LP_I3_DISPLAY_RESULTS:

@@ -25,6 +25,12 @@ suite = lptest.Suite("iperf2_bounceback_congest", needs_iperf3=False)
 RING_SLACK = 10000 * 100
 
 
+def tcp_wmem_max():
+    """The most a TCP socket's send buffer can hold here (tcp_wmem's third field)."""
+    with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+        return int(f.read().split()[2])
+
+
 def finals(text):
     """{(conn id, star): the row from 0 spanning the most} of one end's -f B text."""
     out = {}
@@ -144,7 +150,11 @@ def check_congest(ctext, stext, ways, delta, ctx, exact=True):
         if exact:
             eq(up, delta, "load: server received - client sent = the header", ctx, stext)
         else:
-            check(delta <= up <= delta + RING_SLACK, "load: server received - client sent = %d" % up, ctx, stext)
+            # Below the header: a stock client that closes its load with our last writes
+            # unread resets the connection, and its kernel drops what it had not sent yet
+            # (CI, both cores busy: 75260 bytes short); that is at most its send buffer.
+            check(delta - tcp_wmem_max() <= up <= delta + RING_SLACK,
+                  "load: server received - client sent = %d" % up, ctx, stext)
         check(cf[(cid, False)]["bytes"] > 0, "the load sent nothing", ctx)
         if ways == 2:
             down = sf[(sid, True)]["bytes"] - cf[(cid, True)]["bytes"]

@@ -3,9 +3,9 @@ iperf3 -s, stock iperf3 -c -> linkperf -s).
 
 On unshaped loopback at a modest rate nothing is lost, so the checks are exact: the
 receiver's loss is 0, bytes = packets x length, the client's row for the server's side is
-the server's own count, and a linkperf server receives every datagram the client sent.
-Only where iperf3's end-of-test handshake itself drops the last datagrams from the count
-(a stock receiver, or server -> client) is a small tail allowed.
+the server's own count, and a linkperf receiver (server or client) counts every datagram
+its peer sent. Only where iperf3's end-of-test handshake itself drops the last datagrams
+from the count (a stock receiver) is a small tail allowed.
 """
 
 import lptest
@@ -25,8 +25,8 @@ def inflight_datagrams(r, pair, suffix, client_sends):
     """How many datagrams one direction can have in flight when its receiver stops counting.
     A stock receiver leaves what waits in its socket buffer uncounted (a linkperf receiver
     counts it: it reads its socket dry when it stops); the sender's own queue is empty (a
-    loopback datagram leaves the sending socket as it is sent). Server -> client, add what
-    the server sent while TEST_END was on its way."""
+    loopback datagram leaves the sending socket as it is sent). Server -> client (a stock
+    client), add what the server sent while TEST_END was on its way."""
     cj, sj = r.cj, r.sj
     n = 0
     stock_receives = pair.server == "iperf3" if client_sends else pair.client == "iperf3"
@@ -58,9 +58,11 @@ def check_udp_direction(r, pair, suffix, client_sends, blksize=None):
     snd, rcv = udp_sums(r.cj, suffix)
     check(snd["packets"] > 0, "no packets sent%s" % suffix, ctx)
     eq(rcv["lost_packets"], 0, "receiver lost_packets%s" % suffix, ctx)
-    if client_sends and pair.server == "linkperf":
-        # the client stops sending, then sends TEST_END; a linkperf server reads what is
-        # queued before it stops counting: it must see every datagram
+    if (pair.server if client_sends else pair.client) == "linkperf":
+        # A linkperf receiver misses nothing that arrives before the sender stopped: as a
+        # server it reads what is queued when TEST_END comes (the client stopped sending
+        # first); as a client it counts on after its TEST_END until the server's
+        # EXCHANGE_RESULTS says the server stopped. It must see every datagram.
         eq(rcv["packets"], snd["packets"], "receiver packets%s vs sender packets" % suffix,
            ctx)
         eq(rcv["bytes"], snd["bytes"], "receiver bytes%s vs sender bytes" % suffix, ctx)
@@ -68,7 +70,7 @@ def check_udp_direction(r, pair, suffix, client_sends, blksize=None):
         # A stock 3.12 receiver stops counting as soon as it reads TEST_END, even when the
         # last datagrams already wait in its socket (its code path is the same whoever the
         # client is); and server -> client, the server keeps sending until TEST_END reaches
-        # it while the client has stopped counting (stock against itself too). Such
+        # it while a stock client has stopped counting (stock against itself too). Such
         # datagrams are never counted as lost: inflight_datagrams bounds how many there
         # can be.
         tail = snd["packets"] - rcv["packets"]
@@ -187,7 +189,7 @@ def register(suite, pair, tag):
     @case
     def udp_bytes_n():
         """-u -n 1M -l 1024 -b 20M: a client sender sends exactly 1024 datagrams / 1048576
-        bytes; in -R the client stops at exactly -n received and the server (stock or
+        bytes; in -R the client ends the test at -n received and the server (stock or
         linkperf) has sent at least that (a stock 3.21+ client: at least -n either way)."""
         for extra in ([], ["-R"]):
             r = pair.run(["-u", "-n", "1M", "-l", "1024", "-b", "20M"] + extra)
