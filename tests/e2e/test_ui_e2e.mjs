@@ -252,6 +252,20 @@ async function main() {
     const ctx = await browser.newContext({ viewport: { width: 1440, height: 960 }, acceptDownloads: true });
     const page = await openPage(ctx, uiUrl, problems);
 
+    /* 0. A pristine form (a fresh profile: nothing stored) is not in error although its empty
+     * host holds Start back; a field the user edits shows its error. */
+    const pristine = await page.evaluate(() => ({ bad: document.querySelectorAll('.field.bad').length,
+      invalid: !!document.querySelector('.command.invalid'), start: document.getElementById('start').disabled,
+      why: document.getElementById('start').title }));
+    check(pristine.start && /address/i.test(pristine.why), 'a pristine client form: Start should wait for a host: ' + JSON.stringify(pristine));
+    check(pristine.bad === 0 && !pristine.invalid, 'a pristine form shows errors: ' + JSON.stringify(pristine));
+    await page.fill('#f-port', '99999');
+    await page.waitForFunction(() => document.getElementById('f-port').closest('.field').classList.contains('bad') &&
+      document.querySelector('.command.invalid') !== null, null, { timeout: 5000 })
+      .catch(() => { throw new Failure('an edited out-of-range port shows no error'); });
+    check(await page.evaluate(() => document.getElementById('f-host').closest('.field').classList.contains('bad')) === false,
+      'the untouched host field shows an error after the port was edited');
+
     /* 1. TCP -t 6 -P 2: the chart grows while it runs. At a rate limit: unlimited, two streams
      * over loopback keep both cores busy, and Chromium (whose renderers run at nice 5) then got
      * no CPU for seconds (its timers stopped for 5 s in a run that failed here: the chart went
@@ -312,6 +326,8 @@ async function main() {
     check(tcpEnd.points >= 5, 'a 6 s TCP run drew ' + tcpEnd.points + ' points');
     const summary = await page.$$eval('#summary tr', (t) => t.map((x) => [...x.cells].map((c) => c.textContent)));
     check(summary.some((r) => r[0] === 'sender') && summary.some((r) => r[0] === 'receiver'), 'no end summary: ' + JSON.stringify(summary));
+    // a receiver has no retransmits to tell: unknown is '—', never a blank or a 0
+    check(summary.find((r) => r[0] === 'receiver')[4] === '—', 'the receiver\'s retransmits cell: ' + JSON.stringify(summary));
     log('TCP run', tcpLive, 'done:', tcpEnd.points, 'points; summary', JSON.stringify(summary.slice(1)));
 
     /* 1b. Bounceback (iperf2 dialect) -t 3: the latency panel draws each interval's
@@ -588,7 +604,7 @@ async function main() {
     check(Math.abs(pageBytes - iperfBytes) <= 0.01 * iperfBytes, 'server view says ' + recv[2] + ', iperf3 received ' + iperfBytes + ' bytes');
     const text = await spage.textContent('#text');
     check(/sec/.test(text) && text.split('\n').length >= 4, 'the test\'s text pane: ' + JSON.stringify(text.slice(0, 300)));
-    log('server view: test from', c1.peer, c1.points, 'intervals,', recv[2], 'received (iperf3:', iperfBytes, 'bytes)');
+    log('server view: test from', c1.peer, c1.points, 'intervals,', recv[2], 'received (iperf3:', iperfBytes, 'bytes); summary', JSON.stringify(srows));
 
     check(problems.length === 0, 'the page reported errors:\n  ' + problems.join('\n  '));
   } finally {

@@ -119,6 +119,14 @@
 
   let current = { state: F.defaults(), args: [], errors: {} };
   let checkTimer = 0, checkSeq = 0;
+  // A form nobody has touched is not in error: a field's message shows once it was edited,
+  // every message once settings were loaded into the form (a run's, a profile, a .jperf).
+  const touched = new Set();
+  let revealAll = false;
+  const shown = (name) => revealAll || touched.has(name);
+  function touch(e) {
+    for (const f of F.FIELDS) if (nodes[f.name].inputs.includes(e.target)) touched.add(f.name);
+  }
 
   function refresh() {
     const s = readForm();
@@ -133,13 +141,13 @@
       n.row.classList.toggle('off', !live);
       for (const i of n.inputs) i.disabled = !live;
       if (f.kind === 'text') n.inputs[0].placeholder = F.placeholder(f.name, s);
-      const msg = live ? errors[f.name] || serverErrors[f.name] || '' : '';
+      const msg = live && shown(f.name) ? errors[f.name] || serverErrors[f.name] || '' : '';
       n.err.textContent = msg;
       n.row.classList.toggle('bad', !!msg);
     }
     $('cmd').textContent = F.commandLine(args);
     const ok = Object.keys(errors).length === 0;
-    $('cmd').parentNode.classList.toggle('invalid', !ok);
+    $('cmd').parentNode.classList.toggle('invalid', Object.keys(errors).some(shown));
     updateButtons();
     if (!changed) return;
     clearTimeout(checkTimer);
@@ -349,12 +357,16 @@
     return want === null ? null : r.tests.get(want).model.view();
   }
 
+  let startTitle = null; // index.html's, shown while nothing holds Start back
   function updateButtons() {
     const r = runs.get(selectedId);
     const running = !!r && r.state === 'running';
     // Runs may overlap (a server from the page and a client against it), so only the
     // form's own errors hold Start back.
-    $('start').disabled = Object.keys(current.errors).length > 0 || starting;
+    const first = Object.values(current.errors)[0];
+    $('start').disabled = !!first || starting;
+    if (startTitle === null) startTitle = $('start').title;
+    $('start').title = first ? 'not yet: ' + first : startTitle;
     $('stop').disabled = !running;
   }
 
@@ -526,11 +538,12 @@
     const udp = rows.some((x) => x.packets != null);
     const head = ['', 'seconds', 'transfer', 'bitrate'].concat(udp ? ['jitter', 'lost/total'] : ['retransmits']);
     const bytes = (b) => { const u = C.chooseByteUnit(b); return fmt(b / u.div) + ' ' + u.label; };
-    const cells = (x) => [x.label, x.seconds == null ? '' : x.seconds.toFixed(2), x.bytes == null ? '' : bytes(x.bytes),
-      x.bps == null ? '' : C.formatRate(x.bps)].concat(udp
-      ? [x.jitter_ms == null ? '' : x.jitter_ms.toFixed(3) + ' ms',
-        x.lost_packets == null ? (x.packets == null ? '' : x.packets + ' sent') : x.lost_packets + '/' + x.packets + ' (' + fmt(x.lost_percent || 0) + '%)']
-      : [x.retransmits == null ? '' : String(x.retransmits)]);
+    const NA = '—'; // a value this end does not know (never 0: that would be a measurement)
+    const cells = (x) => [x.label, x.seconds == null ? NA : x.seconds.toFixed(2), x.bytes == null ? NA : bytes(x.bytes),
+      x.bps == null ? NA : C.formatRate(x.bps)].concat(udp
+      ? [x.jitter_ms == null ? NA : x.jitter_ms.toFixed(3) + ' ms',
+        x.lost_packets == null ? (x.packets == null ? NA : x.packets + ' sent') : x.lost_packets + '/' + x.packets + ' (' + fmt(x.lost_percent || 0) + '%)']
+      : [x.retransmits == null ? NA : String(x.retransmits)]);
     t.replaceChildren(el('tr', {}, head.map((h) => el('th', { textContent: h }))),
       ...rows.map((x) => el('tr', {}, cells(x).map((c) => el('td', { textContent: c })))));
   }
@@ -754,6 +767,7 @@
   function loadArgs(args, title) {
     const res = F.parseArgs(args);
     writeForm(res.state);
+    revealAll = true;
     refresh();
     if (res.unknown.length) {
       $('notice-body').replaceChildren(el('strong', { textContent: title }),
@@ -846,6 +860,7 @@
     reader.onload = () => {
       const res = F.parseJperf(String(reader.result));
       writeForm(res.state);
+      revealAll = true;
       refresh();
       const items = res.errors.map((e) => 'rejected ' + e.key + '=' + e.value + ': ' + e.message)
         .concat(res.notes, res.ignored.length ? ['ignored unknown keys: ' + res.ignored.join(', ')] : []);
@@ -890,13 +905,13 @@
     let saved = null;
     try { saved = JSON.parse(localStorage.getItem(STORE) || 'null'); } catch (e) { /* ignore */ }
     writeForm(saved || F.defaults());
-    $('form').addEventListener('input', refresh);
-    $('form').addEventListener('change', refresh);
+    $('form').addEventListener('input', (e) => { touch(e); refresh(); });
+    $('form').addEventListener('change', (e) => { touch(e); refresh(); });
     $('form').addEventListener('submit', (e) => { e.preventDefault(); if (!$('start').disabled) start(); });
     $('start').addEventListener('click', start);
     $('stop').addEventListener('click', stop);
     $('copy').addEventListener('click', copyCommand);
-    $('defaults').addEventListener('click', () => { writeForm(F.defaults()); refresh(); });
+    $('defaults').addEventListener('click', () => { writeForm(F.defaults()); touched.clear(); revealAll = false; refresh(); });
     $('import').addEventListener('change', (e) => { if (e.target.files[0]) importJperf(e.target.files[0]); e.target.value = ''; });
     $('notice-close').addEventListener('click', () => { $('notice').hidden = true; });
     $('runs').addEventListener('change', (e) => { showTab('live'); select(Number(e.target.value)); });
