@@ -261,7 +261,9 @@ def allow_iperf3_spelling_both_protocols():
     p3 = i2.start_iperf3(LOOP4, port, ["-n", "1M"])
     p3.wait(45)
     bad3 = lptest.Result(p3)
+    t0 = time.monotonic()
     badu = i2.run_iperf2(LOOP4, port, ["-u", "-b", "1M", "-t", "1"])
+    udp_span = time.monotonic() - t0
     check(bad3.rc != 0 or "error" in bad3.json(), "refused iperf3 client reported success",
           bad3.describe())
     check(badu.report is None, "refused iperf -u client got a Server Report", badu.describe())
@@ -280,10 +282,11 @@ def allow_iperf3_spelling_both_protocols():
     refused = REFUSED.findall("\n".join(d.get("error", "") for d in docs))
     eq(refused, ["127.0.0.1", "127.0.0.1"], "'refused a connection' error documents (iperf2 "
        "and iperf3 TCP clients from 127.0.0.1) while the server runs", srv.tail())
-    # the refused UDP client: ~90 datagrams in 1 s plus its FINs, logged 1-3 times (1/s)
+    # the refused UDP client: ~90 datagrams in 1 s plus its FINs, logged at most once a
+    # second while they come (a slow machine stretches its FIN retries: CI under ASan, 5)
     udp_lines = UDP_REFUSED.findall("\n".join(d.get("error", "") for d in docs))
-    check(1 <= len(udp_lines) <= 4 and set(udp_lines) == {"127.0.0.1"},
-          "'refused UDP datagrams' lines: %s" % udp_lines, srv.tail())
+    check(1 <= len(udp_lines) <= int(udp_span) + 2 and set(udp_lines) == {"127.0.0.1"},
+          "'refused UDP datagrams' lines: %s (the client ran %.1f s)" % (udp_lines, udp_span), srv.tail())
     check(srv.alive(), "server exited")
     i2.check_no_sanitizer_report(srv)
 
