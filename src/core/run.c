@@ -944,7 +944,12 @@ static void peer_total(const struct lp_run *r, const struct lp_peer_results *pee
 
 uint64_t lp_run_rx_idle_ns(const struct lp_run *r)
 {
-    uint64_t newest = 0;
+    return lp_run_rx_idle_since_ns(r, 0);
+}
+
+uint64_t lp_run_rx_idle_since_ns(const struct lp_run *r, uint64_t since_ns)
+{
+    uint64_t newest = since_ns;
     for (unsigned i = 0; i < r->nstreams; i++) {
         struct lp_stream_counters k;
         if (r->streams[i].conn.sid.sender)

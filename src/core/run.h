@@ -173,6 +173,8 @@ void lp_run_finish(struct lp_run *r);
 
 /* How long the receiving streams have gone without data (0 when none receives yet). */
 uint64_t lp_run_rx_idle_ns(const struct lp_run *r);
+/* The same, counting from since_ns (lp_now_ns clock) when nothing has been received since. */
+uint64_t lp_run_rx_idle_since_ns(const struct lp_run *r, uint64_t since_ns);
 
 void lp_run_local_results(const struct lp_run *r, struct lp_peer_results *out);
 /* iperf2 -r: the streams that have ended so far, with this end's totals (and a UDP

@@ -470,7 +470,9 @@ static void on_idle_check(struct lp_timer *tm)
         limit = I2S_SHORT_IDLE_NS;
     if (t->unproven)
         credit_used_up(t);
-    if (receiving && lp_run_rx_idle_ns(&t->base.run) > limit) {
+    /* Idle since the test began when nothing was counted yet (a first datagram that did not
+     * count, e.g. a FIN, stamps nothing): such a test must end on silence too. */
+    if (receiving && lp_run_rx_idle_since_ns(&t->base.run, t->begun_ns) > limit) {
         fail(t, "no data from %s for %.0f s; test abandoned", t->base.run.ctrl_peer.host, (double)limit / 1e9);
         return;
     }
