@@ -45,7 +45,7 @@ static int usage(const char *why)
            "  delete    removes runs and their intervals\n"
            "  info      where the history is and its size\n"
            "The history is $XDG_DATA_HOME/linkperf/history.db (or ~/.local/share/...), kept to\n"
-           "20000 runs, the oldest going first.\n"
+           "64 MiB (LINKPERF_HISTORY_MAX=SIZE, K/M/G) and 20000 runs, the oldest going first.\n"
            "--no-history or LINKPERF_NO_HISTORY=1 makes a test record nothing.\n");
     return 0;
 }
@@ -213,10 +213,10 @@ static int info(const char *path, bool exists)
     uint64_t used, max;
     int64_t runs;
     lp_store_size(st, &used, &max, &runs);
-    (void)max; /* the byte cap is not enforced yet (store.c) */
-    printf("  %" PRId64 " runs, %.1f MiB in use; the oldest runs go first past 20000\n"
+    printf("  %" PRId64 " runs, %.1f MiB in use of a %.1f MiB cap (LINKPERF_HISTORY_MAX); the oldest\n"
+           "  runs go first past the cap or 20000 runs\n"
            "  --no-history or LINKPERF_NO_HISTORY=1 records nothing\n",
-           runs, (double)used / 1048576.0);
+           runs, (double)used / 1048576.0, (double)max / 1048576.0);
     lp_store_close(st);
     return 0;
 }

@@ -306,7 +306,7 @@ static const char tail[] =
     "\\fBlinkperf history\\fR lists the runs recorded (see FILES); \\fBshow\\fR \\fIid\\fR "
     "prints one with its intervals, \\fBexport\\fR \\fIid\\fR its iperf3 \\-J document "
     "(\\fB\\-\\-csv\\fR: its intervals), \\fBdelete\\fR \\fIid\\fR... removes runs, \\fBinfo\\fR "
-    "says where the history is and its size (the newest 20000 runs are kept). The "
+    "says where the history is and its size (the newest runs are kept within 64 MiB, LINKPERF_HISTORY_MAX, and 20000 runs). The "
     "run that creates the history says so once; \\fB\\-\\-no\\-history\\fR or "
     "LINKPERF_NO_HISTORY=1 records nothing.\n"
     ".SH EXIT STATUS\n"

@@ -177,9 +177,6 @@ struct lp_store *lp_store_open(const char *path, char *err, size_t errlen)
         sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, "PRAGMA user_version=1;", NULL, NULL, &msg) != SQLITE_OK)
         goto fail;
-    /* NOT YET: lp_store_keep_size (the byte cap) is not called: wherever it ran (at open or
-     * at an insert), a server's UDP tests stopped ending on silence (test_iperf2_security
-     * first_datagrams_end_on_silence); cause not found. The rows cap holds. */
     return s;
 fail:
     snprintf(err, errlen, "history: %s: %s", buf, msg ? msg : sqlite3_errmsg(s->db));
@@ -367,6 +364,8 @@ static void row_insert(struct lp_store_tap *t, struct tap_test *tt, const struct
     if (tt->run_id > RUNS_KEPT && tt->run_id % PRUNE_EVERY == 0)
         exec_bind(t->s->db, "DELETE FROM runs WHERE id <= ?1", "i",
                   (int64_t)(tt->run_id - RUNS_KEPT));
+    /* the byte cap, checked as each run begins: the run being recorded may pass it */
+    lp_store_keep_size(t->s, tt->run_id);
 }
 
 static void row_start(struct lp_store_tap *t, struct tap_test *tt, const struct lp_rec_start *st)
@@ -480,6 +479,7 @@ int64_t lp_store_report_begin(struct lp_store *s, const struct lp_store_report *
                   wall_ms(), r->source, r->command, r->host, (int64_t)r->port, r->proto,
                   r->dialect) == SQLITE_DONE)
         id = sqlite3_last_insert_rowid(s->db);
+    lp_store_keep_size(s, id);
     pthread_mutex_unlock(&s->mu);
     return id;
 }

@@ -136,7 +136,8 @@ def list_show_export_delete():
     eq(d.rc, 1, "a second delete of the same run", d.describe())
 
 
-def size_cap_keeps_newest():  # not run: the byte cap is off (store.c NOT YET)
+@suite.case
+def size_cap_keeps_newest():
     """LINKPERF_HISTORY_MAX=256K: runs of ~100 KB each; the pages in use stay within the cap
     plus the run being recorded, the oldest runs go first and the newest are all kept"""
     srv = lptest.start_server("linkperf", ["--no-history"])
