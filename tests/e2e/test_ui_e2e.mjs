@@ -9,6 +9,8 @@
 // clients, all on loopback with free ports and a fresh XDG_DATA_HOME, and kills every one of
 // them at the end, failed or not. Screenshots go to E2E_SHOTS_DIR: ctest gives its build
 // directory; E2E_SHOTS_DIR=docs/screenshots refreshes the README's pictures. Exit 0 on success.
+// Besides its own 1440x960 window it checks the page at the issue's two sizes, VIEWPORTS:
+// a test started is seen without scrolling, a server's charts and summary do not overlap.
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +29,8 @@ const SHOTS = path.resolve(process.env.E2E_SHOTS_DIR || path.join(REPO, 'docs/sc
 fs.mkdirSync(SHOTS, { recursive: true });
 const LIMIT_S = Number(process.env.E2E_TIMEOUT_S || 180);
 const JPERF = path.join(HERE, 'fixtures/lab-tcp.jperf');
+const VIEWPORTS = [{ width: 800, height: 600 }, { width: 1920, height: 1080 }];
+const sizeOf = (v) => v.width + 'x' + v.height;
 
 // playwright-core from the project's node_modules (package.json), else NODE_PATH.
 let chromium;
@@ -187,11 +191,68 @@ async function recordGrowth(page, sel) {
 }
 
 const UNIT = { 'bits/s': 1, 'Kbits/s': 1e3, 'Mbits/s': 1e6, 'Gbits/s': 1e9 };
+// A legend value with its unit ("94.1 Mbits/s"), the unit of the panel's title: bits/s.
 function bpsOf(p, label) {
   const unit = /\(([^)]+)\)/.exec(p.title);
   const row = p.legend.find((x) => x.label === label);
-  check(unit && UNIT[unit[1]] && row, 'no ' + label + ' in the legend of "' + p.title + '": ' + JSON.stringify(p.legend));
-  return Number(row.value) * UNIT[unit[1]];
+  const m = row && /^([\d.]+) (\S+)$/.exec(row.value);
+  check(unit && UNIT[unit[1]] && m && m[2] === unit[1], 'no ' + label + ' with its unit in the legend of "' + p.title + '": ' + JSON.stringify(p.legend));
+  return Number(m[1]) * UNIT[m[2]];
+}
+
+// A legend value in ms ("0.123 ms"); NaN without the unit or a number.
+function msOf(value) {
+  const m = /^([\d.]+) ms$/.exec(value);
+  return m ? Number(m[1]) : NaN;
+}
+
+// Where an element is against the window, as the page has it scrolled (null: no element).
+function boxOf(sel) {
+  const e = document.querySelector(sel);
+  if (!e) return null;
+  const b = e.getBoundingClientRect();
+  return { top: b.top, bottom: b.bottom, left: b.left, right: b.right, inner: [innerWidth, innerHeight], scrollY };
+}
+const inView = (b) => !!b && b.top < b.inner[1] && b.bottom > 0 && b.left < b.inner[0] && b.right > 0;
+
+// The live view's banner (over the charts): shown, its words and its class.
+async function bannerOf(page) {
+  return page.evaluate(() => {
+    const b = document.querySelector('#view-live #run-banner');
+    return b ? { shown: !b.hidden, text: b.textContent, cls: b.className } : null;
+  });
+}
+
+// A run stopped with Stop: the banner says so (once the page has drawn the run's end:
+// "Stopping…" until then), and is no error.
+async function checkStoppedBanner(page, what) {
+  const end = Date.now() + 5000;
+  let b = await bannerOf(page);
+  while (!(b && /\bstopped\b/i.test(b.text)) && Date.now() < end) {
+    await sleep(100);
+    b = await bannerOf(page);
+  }
+  check(b && b.shown && /\bstopped\b/i.test(b.text) && !/interrupt|terminated/.test(b.text) && !/error/.test(b.cls),
+    what + ' stopped with Stop: the banner is ' + JSON.stringify(b));
+}
+
+// The boxes of a server view's summary table and chart panels (title, plot and legend);
+// two that intersect: the page draws one over the other.
+async function overlaps(page) {
+  return page.evaluate(() => {
+    const items = [...document.querySelectorAll('#view-live #charts .panel, #view-live #xy-charts .panel, #view-live #summary:not([hidden])')]
+      .map((e) => { const b = e.getBoundingClientRect(); return { what: e.id || e.className, b }; });
+    const out = [];
+    for (let i = 0; i < items.length; i++) {
+      for (let j = i + 1; j < items.length; j++) {
+        const [p, q] = [items[i].b, items[j].b];
+        if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom) {
+          out.push(items[i].what + ' [' + Math.round(p.top) + '..' + Math.round(p.bottom) + '] and ' + items[j].what + ' [' + Math.round(q.top) + '..' + Math.round(q.bottom) + ']');
+        }
+      }
+    }
+    return { items: items.map((x) => x.what), out };
+  });
 }
 
 const BYTES = { Bytes: 1, KBytes: 1024, MBytes: 1048576, GBytes: 1073741824 };
@@ -259,6 +320,12 @@ async function main() {
       why: document.getElementById('start').title }));
     check(pristine.start && /address/i.test(pristine.why), 'a pristine client form: Start should wait for a host: ' + JSON.stringify(pristine));
     check(pristine.bad === 0 && !pristine.invalid, 'a pristine form shows errors: ' + JSON.stringify(pristine));
+    // ...and its command line shows where the address goes, not the shell's empty word ''
+    const preview = await page.evaluate(() => ({ text: document.getElementById('cmd').textContent,
+      pending: (document.querySelector('#cmd .pending') || {}).textContent || null, copy: document.getElementById('copy').disabled }));
+    check(/^linkperf -c <host>( |$)/.test(preview.text) && !preview.text.includes("''") && preview.pending === '<host>' && preview.copy,
+      'the pristine command line: ' + JSON.stringify(preview));
+    log('pristine command line:', preview.text);
     await page.fill('#f-port', '99999');
     await page.waitForFunction(() => document.getElementById('f-port').closest('.field').classList.contains('bad') &&
       document.querySelector('.command.invalid') !== null, null, { timeout: 5000 })
@@ -317,6 +384,8 @@ async function main() {
     log('TCP chart: ' + a.points + ' then ' + b.points + ' points while running; sum ' + bpsOf(b, 'sum') + ' bits/s; series', b.legend.map((x) => x.label).join(','));
     check(bpsOf(a, 'sum') > 0 && bpsOf(b, 'sum') > 0, 'the TCP sum is not > 0 bits/s: ' + JSON.stringify(b.legend));
     check(b.series === 3, 'TCP -P 2 should draw 2 streams + sum, draws ' + b.series + ' series');
+    // every line of the legend with its unit: a stream ("[5] 94.1 Mbits/s") as the sum
+    for (const row of b.legend) bpsOf(b, row.label);
     await page.screenshot({ path: path.join(SHOTS, 'running-chart.png') });
     const tcpLive = Number(await page.$eval('#runs', (s) => s.value));
     await until('the TCP run to end', 20000, async () => /\bdone\b/.test(await runState(page)));
@@ -343,9 +412,11 @@ async function main() {
     const lat = await panel(page, '#view-live #charts .panel.latency');
     check(lat && lat.points >= 2, 'a 3 s bounceback run drew no latency panel: ' + JSON.stringify(lat));
     check(lat.legend.map((x) => x.label).join(',') === 'p50,p90,p99,max', 'latency series: ' + JSON.stringify(lat.legend));
-    const ms = lat.legend.map((x) => Number(x.value));
+    // The legend shows the latest interval that has percentiles (an interval without an
+    // exchange has none: with only that one, every value would be '–' and this fails).
+    const ms = lat.legend.map((x) => msOf(x.value));
     check(ms.every((v) => v > 0) && ms.every((v, i) => i === 0 || v >= ms[i - 1]),
-      'the latest interval\'s percentiles are not positive and ordered: ' + JSON.stringify(lat.legend));
+      'the latest percentiles are not positive and ordered, in ms: ' + JSON.stringify(lat.legend));
     check(await page.$('#view-live #charts .panel.bps'), 'the bounceback run has no rate chart beside the latency panel');
     log('bounceback: latency panel', lat.points, 'points, latest', JSON.stringify(lat.legend));
     // ...and the CDF of the run's round trips, from the end record's histogram: rising to 100 %.
@@ -373,7 +444,7 @@ async function main() {
     });
     log('rfc2544 progress:', prog);
     await until('the rfc2544 run to end', 90000, async () => /\b(done|failed)\b/.test(await runState(page)));
-    check(/\bdone\b/.test(await runState(page)), 'the rfc2544 run: ' + await runState(page) + ' ' + await page.textContent('#run-error'));
+    check(/\bdone\b/.test(await runState(page)), 'the rfc2544 run: ' + await runState(page) + ' ' + await page.textContent('#run-banner'));
     const rate = await xyPanel(page, '#view-live #xy-charts .panel.rfcRate');
     check(rate && JSON.stringify(rate.labels) === '["64","1518"]', 'rfc2544 rate chart frame sizes: ' + JSON.stringify(rate));
     check(/Mbits\/s/.test(rate.title) && rate.series['line rate'].every((v) => Math.abs(v - 50) < 1e-9), 'rfc2544 line rate: ' + JSON.stringify(rate));
@@ -398,7 +469,7 @@ async function main() {
     });
     log('under-load progress:', ulProg);
     await until('the under-load run to end', 90000, async () => /\b(done|failed)\b/.test(await runState(page)));
-    check(/\bdone\b/.test(await runState(page)), 'the under-load run: ' + await runState(page) + ' ' + await page.textContent('#run-error'));
+    check(/\bdone\b/.test(await runState(page)), 'the under-load run: ' + await runState(page) + ' ' + await page.textContent('#run-banner'));
     const ulLat = await xyPanel(page, '#view-live #xy-charts .panel.ulLatency');
     check(ulLat && JSON.stringify(ulLat.labels) === '["idle","up","down","both"]', 'under-load phases: ' + JSON.stringify(ulLat));
     check(ulLat.series.p50.every((v, i) => v > 0 && ulLat.series.p99[i] >= v), 'under-load p50/p99: ' + JSON.stringify(ulLat.series));
@@ -428,6 +499,7 @@ async function main() {
     const udpLive = Number(await page.$eval('#runs', (s) => s.value));
     const st = (status.json.runs || []).find((r) => r.id === udpLive);
     check(st && st.state === 'stopped', '/api/status says the UDP run is ' + JSON.stringify(st));
+    await checkStoppedBanner(page, 'the UDP run');
     log('UDP run', udpLive, 'stopped with', after.points, 'points at', (udpBps / 1e6).toFixed(2), 'Mbits/s');
 
     /* 3. profiles: save the UDP settings, load them back */
@@ -446,6 +518,40 @@ async function main() {
     check(await page.textContent('#cmd') === udpCmd, 'the loaded profile gives ' + await page.textContent('#cmd'));
     log('profile saved and loaded:', udpCmd);
 
+    /* 3b. At each of VIEWPORTS: a test started with Start (the toolbar's button, the window
+     * scrolled to the top) and with Enter in the form (scrolled to a field further down) has
+     * its rate chart in view as the page itself scrolls, and Stop shows as stopped. A one-
+     * column page had the chart under the whole form (its top at 2341 px in a 600 px window). */
+    for (const vp of VIEWPORTS) {
+      const vctx = await browser.newContext({ viewport: vp });
+      try {
+        const vpage = await openPage(vctx, uiUrl, problems);
+        for (const how of ['Start', 'Enter']) {
+          await fillClient(vpage, p1, [['#f-tcpRate', '50M'], ['#f-transmit', '20']]);
+          const before = await vpage.$eval('#runs', (s) => s.value);
+          // Start in the toolbar, or Enter in the form's last field (its value as it is)
+          const target = vpage.locator(how === 'Start' ? '#start' : '#form input[type=text]:not(:disabled)').last();
+          await target.scrollIntoViewIfNeeded();
+          const from = await vpage.evaluate(() => scrollY); // where the page was when the run started
+          if (how === 'Start') await target.click();
+          else await target.press('Enter');
+          await vpage.waitForFunction(([sel, before]) => document.getElementById('runs').value !== before &&
+            /running/.test(document.getElementById('runs').selectedOptions[0].textContent) &&
+            Number((document.querySelector(sel) || { dataset: {} }).dataset.points) >= 1, [bps, before], { timeout: 15000 })
+            .catch(() => { throw new Failure(sizeOf(vp) + ': the run started with ' + how + ' drew no chart'); });
+          const at = await vpage.evaluate(boxOf, bps);
+          check(inView(at), sizeOf(vp) + ', started with ' + how + ': the rate chart is out of view: ' + JSON.stringify(at));
+          log(sizeOf(vp) + ', ' + how + ': rate chart at ' + Math.round(at.top) + '..' + Math.round(at.bottom) + ' px in a ' + at.inner[1] + ' px window (scrollY ' + from + ' -> ' + at.scrollY + ')');
+          if (how === 'Start') await vpage.screenshot({ path: path.join(SHOTS, 'running-' + sizeOf(vp) + '.png') });
+          await vpage.click('#stop');
+          await until(sizeOf(vp) + ': the run to be stopped', 10000, async () => /\bstopped\b/.test(await runState(vpage)));
+          await checkStoppedBanner(vpage, sizeOf(vp) + ': a run');
+        }
+      } finally {
+        await vctx.close();
+      }
+    }
+
     /* 4. history: both runs, the UDP one incomplete; overlay; exports */
     await page.click('#tab-history');
     await page.waitForFunction(() => document.querySelectorAll('#hist-table tbody tr').length >= 2, null, { timeout: 10000 });
@@ -461,8 +567,12 @@ async function main() {
     const tcpRow = await rowOf(tcpRun.id), udpRow = await rowOf(udpRun.id);
     // the history keeps no end state: a stopped run is complete=0 with iperf3's "interrupt" error
     check(/^interrupt\b/.test(udpRun.error), 'the stopped UDP run\'s error: ' + JSON.stringify(udpRun.error));
-    check(tcpRow.status === 'complete' && udpRow.status === 'stopped' && udpRow.cells.includes('stopped'),
+    check(tcpRow.status === 'complete' && tcpRow.cells.includes('done') && udpRow.status === 'stopped' && udpRow.cells.includes('stopped'),
       'rows: ' + JSON.stringify([tcpRow, udpRow]));
+    // every row says how its run ended: none is blank
+    const statuses = await page.$$eval('#hist-table tbody tr', (t) => t.map((tr) => [tr.dataset.id, tr.dataset.status, tr.cells[3].textContent.trim()]));
+    check(statuses.length >= 5 && statuses.every((x) => x[2] !== ''), 'history rows without a status: ' + JSON.stringify(statuses));
+    log('history statuses:', statuses.map((x) => '#' + x[0] + ' ' + x[2]).join(', '));
     check(tcpRow.cells.includes('127.0.0.1:' + p1) && tcpRow.cells.includes('TCP') && tcpRow.cells.includes('ui'), 'TCP row: ' + JSON.stringify(tcpRow));
     log('history: TCP #' + tcpRun.id + ' complete ' + tcpRun.bytes + ' bytes; UDP #' + udpRun.id + ' complete=' + udpRun.complete + ' bytes=' + udpRun.bytes);
 
@@ -605,6 +715,36 @@ async function main() {
     const text = await spage.textContent('#text');
     check(/sec/.test(text) && text.split('\n').length >= 4, 'the test\'s text pane: ' + JSON.stringify(text.slice(0, 300)));
     log('server view: test from', c1.peer, c1.points, 'intervals,', recv[2], 'received (iperf3:', iperfBytes, 'bytes); summary', JSON.stringify(srows));
+
+    /* 6b. A UDP test to the server, seen at this window's size and at VIEWPORTS: its
+     * summary, rate, jitter and loss panels each in a place of its own (the summary lay over
+     * the jitter and loss panels at 1440x960), and at each size the chart in view. */
+    const vctxs = await Promise.all(VIEWPORTS.map((vp) => browser.newContext({ viewport: vp })));
+    try {
+      const views = [[sizeOf({ width: 1440, height: 960 }), spage]];
+      for (const [i, vc] of vctxs.entries()) {
+        const vpage = await openPage(vc, webUrl, problems);
+        await vpage.waitForSelector('#server-tests:not([hidden])', { timeout: 10000 });
+        views.push([sizeOf(VIEWPORTS[i]), vpage]);
+      }
+      const udp = start('iperf3 -c -u', IPERF3, ['-c', '127.0.0.1', '-p', String(p2), '-u', '-b', '10M', '-t', '2']);
+      await exitOf(udp, 15000);
+      check(udp.exited.code === 0, 'iperf3 -u failed: ' + udp.out.slice(-500));
+      for (const [size, vpage] of views) {
+        await vpage.waitForFunction(() => { const c = document.querySelector('#test-cards .test-card[data-test="2"]');
+          return c && c.dataset.state === 'done' && document.querySelectorAll('#summary tr').length >= 3 &&
+            document.querySelector('#view-live #charts .panel.jitter') && document.querySelector('#view-live #charts .panel.loss'); }, null, { timeout: 10000 })
+          .catch(() => { throw new Failure(size + ': the server view shows no summary, jitter and loss of the UDP test'); });
+        const ov = await overlaps(vpage);
+        check(ov.items.length >= 4 && ov.out.length === 0, size + ': the server view draws one thing over another: ' + JSON.stringify(ov));
+        const at = await vpage.evaluate(boxOf, '#view-live #charts .panel.bps');
+        check(inView(at), size + ': the server view\'s rate chart is out of view: ' + JSON.stringify(at));
+        if (size !== '1440x960') await vpage.screenshot({ path: path.join(SHOTS, 'server-view-' + size + '.png') });
+        log(size + ': server view of the UDP test:', ov.items.join(', '), 'apart; rate chart at', Math.round(at.top), 'px');
+      }
+    } finally {
+      await Promise.all(vctxs.map((c) => c.close()));
+    }
 
     check(problems.length === 0, 'the page reported errors:\n  ' + problems.join('\n  '));
   } finally {

@@ -145,7 +145,7 @@
       n.err.textContent = msg;
       n.row.classList.toggle('bad', !!msg);
     }
-    $('cmd').textContent = F.commandLine(args);
+    showCommand(s, args);
     const ok = Object.keys(errors).length === 0;
     $('cmd').parentNode.classList.toggle('invalid', Object.keys(errors).some(shown));
     updateButtons();
@@ -154,6 +154,24 @@
     if (!ok) return setCheck('', '');
     setCheck('', 'checking…');
     checkTimer = setTimeout(() => serverCheck(args), 300);
+  }
+
+  // The command line of the form. A client or measurement without its server's address yet
+  // shows a placeholder where the address goes (not the shell's '' of an empty word), and
+  // Copy waits for a command that can be run.
+  function showCommand(s, args) {
+    const flag = F.FIELDS.find((f) => f.name === 'host').flag;
+    const at = s.host === '' && F.applies('host', s) ? args.findIndex((a, i) => a === flag && args[i + 1] === '') : -1;
+    if (at < 0) {
+      $('cmd').textContent = F.commandLine(args);
+    } else {
+      const words = (list) => list.map((a) => ' ' + F.shellQuote(a)).join('');
+      $('cmd').replaceChildren(F.commandLine(args.slice(0, at + 1)) + ' ',
+        el('span', { className: 'pending', textContent: '<host>', title: "enter the server's address in the form" }),
+        words(args.slice(at + 2)));
+    }
+    $('copy').disabled = at >= 0;
+    $('copy').title = at >= 0 ? "not yet: enter the server's address" : '';
   }
 
   function setCheck(cls, text) {
@@ -254,13 +272,16 @@
   function select(id) {
     selectedId = id;
     const r = runs.get(id);
+    // A narrow screen stacks the results under the form (app.css): once there is a run to
+    // show they come first.
+    document.body.classList.toggle('has-run', !!r);
     updateRunList();
     pinnedTest = null;
     shownTestId = null;
     clearCards();
     liveSet.destroy();
     showText(r);
-    showRunError(r);
+    showRunBanner(r);
     scheduleDraw();
     updateButtons();
   }
@@ -283,11 +304,19 @@
     })));
   }
 
-  function showRunError(r, view) {
-    const box = $('run-error');
+  // The banner over the live charts: the run's error, or that it was stopped. A run ended
+  // with Stop (or Ctrl-C on the server side) also gets iperf3's "interrupt - the client has
+  // terminated" error record: that is how a stop looks on the wire, not a failure.
+  function showRunBanner(r, view) {
+    const box = $('run-banner');
     const msg = r ? r.error || ((view || r.model.view()).error) || '' : '';
-    box.hidden = !msg;
-    box.textContent = msg;
+    const stopped = !!r && (r.state === 'stopped' || (r.stopRequested && /^interrupt\b/.test(msg)));
+    const text = stopped ? (r.state === 'stopped' ? 'Stopped' : 'Stopping…') + ' — the charts and the output keep what was measured until then.' : msg;
+    box.hidden = !text;
+    box.textContent = text;
+    box.className = stopped ? 'run-note' : 'run-error';
+    if (stopped && msg) box.title = msg; // the peer's words, for the curious
+    else box.removeAttribute('title');
   }
 
   /* ---- a server run: its incoming tests, each with a card (a small chart) ---- */
@@ -492,7 +521,7 @@
       $('no-data').textContent = 'Start a test: its throughput is drawn here as it runs (drag to zoom, double-click to see the whole run).';
     }
     drawSummary($('summary'), view);
-    showRunError(r, view);
+    showRunBanner(r, view);
   }
 
   // A measurement run: the line of what it tries now and a bar of the time it may take.
@@ -837,12 +866,22 @@
     run.measure = C.measureOf(run.args);
     showTab('live');
     select(r.json.id);
+    revealResults();
+  }
+
+  // What Start started is seen without scrolling: on a narrow screen the results are stacked
+  // with the long form (app.css), and the page may be scrolled anywhere in it.
+  function revealResults() {
+    const box = $('charts').getBoundingClientRect();
+    if (box.top >= innerHeight || box.bottom <= 0) document.querySelector('section.results').scrollIntoView({ block: 'start' });
   }
 
   async function stop() {
     const id = selectedId;
     if (id == null) return;
     $('stop').disabled = true;
+    const run = runs.get(id);
+    if (run) run.stopRequested = true;
     const r = await api('POST', '/api/stop', { id });
     if (!r.ok) setCheck('bad', r.json.error || 'stop failed (' + r.status + ')');
   }

@@ -62,7 +62,8 @@
   const formatSeconds = (s) => (num(s) === null ? '' : s.toFixed(s >= 100 ? 0 : 1) + ' s');
 
   // What the history says about how a run ended: complete (its end record came, not cut
-  // short), stopped, failed (an error was recorded) or incomplete (killed, or still going).
+  // short; shown as "done", the word of the run list), stopped, failed (an error was
+  // recorded) or incomplete (killed, or still going). Every row shows one.
   // The history keeps no end state, only complete and the last error: a test stopped with
   // Stop (or Ctrl-C) ends with iperf3's "interrupt - ..." message, which is no failure.
   function runStatus(run) {
@@ -70,7 +71,7 @@
       return { key: 'stopped', text: 'stopped', title: 'stopped before its end (' + run.error + '): incomplete' };
     }
     if (run && run.error) return { key: 'failed', text: 'failed', title: String(run.error) };
-    if (run && run.complete) return { key: 'complete', text: '', title: 'complete' };
+    if (run && run.complete) return { key: 'complete', text: 'done', title: 'complete: the test ran to its end' };
     return { key: 'incomplete', text: 'incomplete', title: 'no complete end record: the test was stopped, cut short or is still running' };
   }
 

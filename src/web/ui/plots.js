@@ -16,10 +16,23 @@
     return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toPrecision(2);
   }
 
-  // Away from the cursor the legend shows the latest values, like JPerf's legend did.
+  // A legend value with its unit ("94.1 Mbits/s", "0.12 %"); none when the series' label
+  // already names it ("lost packets").
+  function withUnit(v, unit, label) {
+    const t = fmt(v);
+    if (v == null || !unit || String(label).includes(unit)) return t;
+    return unit === '%' ? t + ' %' : t + ' ' + unit;
+  }
+
+  // Away from the cursor the legend shows the latest values, like JPerf's legend did: those
+  // of the latest interval that has any (a last interval without, e.g. no bounceback
+  // exchange in it, would show only dashes).
   function showLatest(u) {
     const n = u.data[0].length;
-    if (n && !(u.cursor.left >= 0)) u.setLegend({ idx: n - 1 }, false);
+    if (!n || u.cursor.left >= 0) return;
+    let i = n - 1;
+    while (i > 0 && u.data.every((c, k) => k === 0 || c[i] == null)) i--;
+    u.setLegend({ idx: i }, false);
   }
 
   function colorOf(s, i) {
@@ -94,7 +107,7 @@
         series.push({
           label: s.label, stroke: colorOf(s, s.kind === 'stream' ? stream++ : 0), width: s.kind === 'stream' ? 1.25 : 2,
           dash: s.kind === 'rev' ? [6, 3] : undefined, scale: s.scale || 'y',
-          value: (u, v) => fmt(v), points: { show: p.data[0].length <= 60 },
+          value: (u, v) => withUnit(v, s.scale && s.scale !== 'y' ? s.scale : p.unit, s.label), points: { show: p.data[0].length <= 60 },
         });
       }
       const extra = name === 'loss' ? [{ label: 'packets', scale: 'packets', side: 1, grid: { show: false } }] : [];
@@ -145,7 +158,7 @@
       if (!ov || !ov.series.length) return false;
       const series = [{ label: 'time (s)', value: (u, v) => (v == null ? '–' : v.toFixed(2)) }];
       ov.series.forEach((s, i) => series.push({ label: s.label, stroke: PALETTE[i % PALETTE.length], width: 2,
-        spanGaps: true, value: (u, v) => fmt(v), points: { show: ov.data[0].length <= 60 } }));
+        spanGaps: true, value: (u, v) => withUnit(v, ov.unit, s.label), points: { show: ov.data[0].length <= 60 } }));
       const box = document.createElement('div');
       box.className = 'panel overlay';
       place('overlay', box);
