@@ -176,8 +176,8 @@ static int check_bounceback(struct lp_cli_parse_state *st)
 }
 
 /* --isochronous (iperf2 client): frames one way, each frame's datagrams holding 2.1.8's frame
- * block (so at least 108 bytes each); the rate is the frames', not -b's. Over UDP only for
- * now: TCP frames (one write with the burst header) are not implemented. */
+ * block (so at least 108 bytes each), or over TCP each frame one burst (its first write at
+ * least the 92-byte burst header); the rate is the frames', not -b's. */
 static int check_isoch(struct lp_cli_parse_state *st)
 {
     static const enum lp_cli_key never[] = {LP_CLI_K_BITRATE, LP_CLI_K_BYTES, LP_CLI_K_BLOCKS, LP_CLI_K_REVERSE,
@@ -192,14 +192,20 @@ static int check_isoch(struct lp_cli_parse_state *st)
             return lp_cli_err_set(st->err, "option --ipg needs --isochronous (it spaces a frame's datagrams)");
         return 0;
     }
-    if (sp->proto != LP_PROTO_UDP)
-        return lp_cli_err_set(st->err, "option --isochronous: only over UDP (-u) in linkperf for now");
     for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
         if (lp_cli_seen(st, never[i])) {
             lp_cli_label(st, never[i], label, sizeof(label));
             return lp_cli_err_set(st->err, "option --isochronous cannot be combined with %s", label);
         }
-    if (sp->blksize && sp->blksize < LP_I2_ISOCH_AT + LP_I2_ISOCH_LEN) {
+    if (sp->proto == LP_PROTO_TCP && sp->iperf2.isoch.ipg_s > 0)
+        return lp_cli_err_set(st->err, "option --ipg spaces a frame's datagrams (-u): over TCP a frame is "
+                              "written at once");
+    if (sp->proto == LP_PROTO_TCP && sp->blksize && sp->blksize < LP_I2_BURST_LEN) {
+        lp_cli_label(st, LP_CLI_K_LENGTH, label, sizeof(label));
+        return lp_cli_err_set(st->err, "option %s: a TCP frame's first write holds its %u-byte burst header, "
+                              "not %u bytes", label, LP_I2_BURST_LEN, (unsigned)sp->blksize);
+    }
+    if (sp->proto == LP_PROTO_UDP && sp->blksize && sp->blksize < LP_I2_ISOCH_AT + LP_I2_ISOCH_LEN) {
         lp_cli_label(st, LP_CLI_K_LENGTH, label, sizeof(label));
         return lp_cli_err_set(st->err, "option %s: an isochronous datagram is at least %u bytes (its headers "
                               "and frame block), not %u", label, LP_I2_ISOCH_AT + LP_I2_ISOCH_LEN,

@@ -309,6 +309,8 @@ static const struct lp_cli_opt iperf3_opts[] = {
     ROW_NO_UDP_FIN("iperf2: UDP without the final report exchange"),
     ROW_TRIP_TIMES("iperf2: one-way latency from sender timestamps"),
     ROW_BOUNCEBACK("iperf2: TCP request/response round trips"),
+    ROW_ISOCHRONOUS("iperf2: video-like frames, fps:mean,stdev"),
+    ROW_IPG("iperf2: milliseconds between a UDP frame's datagrams"),
     ROW_BOUNCEBACK_MORE,
     {.name = "file", .letter = 'F', .metavar = "name", STR(spec.iperf2.file, LP_PATH_MAX - 1),
      CLIENT, .flags = LP_CLI_F_NEEDS_IPERF2, .key = LP_CLI_K_FILE,

@@ -232,26 +232,8 @@ static const struct lp_cli_opt iperf2_opts[] = {
     NO("incr-dstport", 0, CLIENT, "increment the destination port with -P"),
     NO("incr-srcip", 0, CLIENT, "increment the source ip with -P"),
     NO("incr-srcport", 0, CLIENT, "increment the source port with -P"),
-    {.name = "ipg", .arg = LP_CLI_ARG_NUM, .metavar = "ms", .min = 0, .max = 1000, CLIENT,
-     .set = lp_cli_set_ipg,
-     .help = "set the interpacket gap (milliseconds) for packets within an isochronous frame",
-     .man = "With --isochronous over UDP: milliseconds (fractions allowed, 0..1000) between "
-            "the datagrams of a frame; default 0, back to back. Frames still start every "
-            "1/fps."},
-    {.name = "isochronous", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "fps:mean,stdev", .max = 63,
-     CLIENT, .set = lp_cli_set_isochronous,
-     .help = "send traffic in bursts (frames - emulate video traffic)",
-     .man = "Send video-like traffic over UDP (-u): fps frames a second (0.01..10000), each of "
-            "a size drawn from a lognormal distribution of mean and stdev, rates in bits/s with "
-            "k, m, g or bytes/s with K, M, G (1000-based); default 60:20m,0, and it turns on -e "
-            "as in 2.1.8. A frame is ceil(size/-l) datagrams (the last at least 108 bytes), "
-            "--ipg apart, carrying iperf 2.1.8's frame block. The client's rows add "
-            "isoch:tx/miss/slip (frames sent, frame ids skipped because the sender was late, "
-            "late starts); a server's rows for a client that also sent --trip-times add "
-            "Frame:rx/lost (a linkperf server's -J carries them always). 2.1.8 counts one frame more than it "
-            "sends (its FINs repeat the last frame). TCP frames (2.1.8's burst header per "
-            "frame) are not supported yet. Not with -R, -d, -r, --full-duplex, -b, -n, -F, -I, "
-            "-C or --bounceback."},
+    ROW_IPG("set the interpacket gap (milliseconds) for packets within an isochronous frame"),
+    ROW_ISOCHRONOUS("send traffic in bursts (frames - emulate video traffic)"),
     NO("l2checks", 0, CLIENT, "perform layer 2 length checks on received UDP packets"),
     NO("local-only", 0, CLIENT, "set don't route on socket"),
     NO("near-congestion", 0, CLIENT, "weighted write delay per the sampled TCP RTT"),

@@ -274,6 +274,35 @@
             "than 600 s from its own clock. Not with " LP_SPELL_FILE ", " LP_SPELL_STDIN    \
             " or " LP_SPELL_COMPAT "." LP_SPELL_DIALECT_NOTE}
 
+/* iperf2 --isochronous (video-like frames) and the gap between a frame's datagrams. */
+#define ROW_IPG(help_)                                                                      \
+    {.name = "ipg", .arg = LP_CLI_ARG_NUM, .metavar = "ms", .min = 0, .max = 1000, CLIENT, \
+     .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2, .set = lp_cli_set_ipg,             \
+     .help = help_,                                                                         \
+     .man = "With --isochronous over UDP: milliseconds (fractions allowed, 0..1000) between " \
+            "the datagrams of a frame; default 0, back to back. Frames still start every "  \
+            "1/fps." LP_SPELL_DIALECT_NOTE}
+
+#define ROW_ISOCHRONOUS(help_)                                                              \
+    {.name = "isochronous", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "fps:mean,stdev",        \
+     .max = 63, CLIENT, .flags = LP_CLI_F_SHARED | LP_SPELL_IMPLIES_IPERF2,                 \
+     .set = lp_cli_set_isochronous, .help = help_,                                          \
+     .man = "Send video-like traffic: fps frames a second (0.01..10000), each of a size "   \
+            "drawn from a lognormal distribution of mean and stdev, rates in bits/s with k, " \
+            "m, g or bytes/s with K, M, G (1000-based); default 60:20m,0, and it turns on "  \
+            "-e as in 2.1.8. Over UDP (-u) a frame is ceil(size/-l) datagrams (the last at " \
+            "least 108 bytes), --ipg apart, carrying iperf 2.1.8's frame block; a server's " \
+            "rows for a client that also sent --trip-times add Frame:rx/lost (a linkperf "  \
+            "server's -J carries them always), and 2.1.8 counts one frame more than it "    \
+            "sends (its FINs repeat the last frame). Over TCP a frame is one burst: 2.1.8's " \
+            "92-byte burst header (the frame id and size) at its start, written -l bytes at " \
+            "a time (-l at least 92, no --ipg); with --trip-times the server times each "   \
+            "frame's one-way latency. The client's rows add isoch:tx/miss/slip (frames "    \
+            "sent, frame ids skipped because the sender was late, late starts). Not with "  \
+            "-R, " LP_SPELL_DUAL ", " LP_SPELL_TRADEOFF ", --full-duplex, -b, -n, "         \
+            LP_SPELL_FILE ", " LP_SPELL_STDIN ", " LP_SPELL_COMPAT " or --bounceback."      \
+            LP_SPELL_DIALECT_NOTE}
+
 /* iperf2 --bounceback and the options that shape it (2.1.8's names and units). */
 #define ROW_BOUNCEBACK(help_)                                                               \
     {.name = "bounceback", .arg = LP_CLI_ARG_OPTIONAL, .metavar = "n", .max = 16, CLIENT,  \

@@ -205,6 +205,24 @@ void lp_isoch_io(struct lp_stream *s)
     wait_until(s, lp_now_ns());
 }
 
+bool lp_isoch_tcp_frame(struct lp_stream *s, uint32_t min, uint32_t *id, uint32_t *size)
+{
+    struct lp_isoch *t = s->iso;
+    uint64_t now = lp_now_ns();
+    if (!t->t0_ns)
+        t->t0_ns = now; /* frame 1 starts as the stream first can write */
+    uint64_t due = t->t0_ns + (t->next_id - 1) * t->period_ns;
+    if (now < due) {
+        wait_until(s, due);
+        return false;
+    }
+    begin_frame(s, t, now);
+    t->in_frame = false; /* the stream keeps the burst's progress */
+    *id = t->id;
+    *size = t->size < min ? min : t->size;
+    return true;
+}
+
 void lp_isoch_start(struct lp_stream *s)
 {
     struct lp_isoch *t = s->iso;

@@ -171,8 +171,9 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
     atomic_init(&s->gso_used, false);
     if (cfg->kind == LP_STREAM_UDP_RECV)
         udp_recv_socket_setup(s);
-    if (cfg->kind == LP_STREAM_TCP_SEND && cfg->trip_bursts) {
-        /* Each write is one burst and starts with its header, so a burst is at least that. */
+    if (cfg->kind == LP_STREAM_TCP_SEND && (cfg->trip_bursts || cfg->isoch.on)) {
+        /* Each write is one burst and starts with its header, so a burst is at least that
+         * (--isochronous: a frame is a burst, written -l bytes at a time). */
         s->burst_size = cfg->blksize > LP_I2_BURST_LEN ? cfg->blksize : LP_I2_BURST_LEN;
         s->cfg.blksize = s->burst_size;
         s->cfg.zerocopy = false; /* the header changes under the kernel's feet otherwise */
@@ -233,6 +234,12 @@ struct lp_stream *lp_stream_new(const struct lp_stream_config *cfg)
         s->cfg.udp_template = NULL; /* borrowed: do not keep it */
     }
     if (cfg->kind == LP_STREAM_UDP_RECV && cfg->isoch.on && !lp_isoch_setup(s)) {
+        free(s->lat_batch.hist);
+        free(s);
+        return NULL;
+    }
+    if (cfg->kind == LP_STREAM_TCP_SEND && cfg->isoch.on && !lp_isoch_setup(s)) {
+        free(s->payload);
         free(s->lat_batch.hist);
         free(s);
         return NULL;
@@ -514,18 +521,20 @@ static ssize_t tcp_write(struct lp_stream *s, const uint8_t *from, size_t n)
 
 /* --trip-times sender: stamp the header of the next burst. A burst is burst_size bytes,
  * less when the -n budget ends first (its size field says so, so the receiver's framing
- * stays right). */
+ * stays right). --isochronous: the frame's id and size are set already (burst_cur). */
 static void burst_begin(struct lp_stream *s, size_t len)
 {
+    bool frame = s->iso != NULL;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct lp_i2_burst b = {.start_sec = s->cfg.trip_start_sec,
                             .start_usec = s->cfg.trip_start_usec,
                             .write_sec = (uint32_t)ts.tv_sec,
                             .write_usec = (uint32_t)(ts.tv_nsec / 1000),
-                            .id = ++s->burst_id,
-                            .size = (uint32_t)(len < s->burst_size ? len : s->burst_size),
-                            .seq = s->burst_seq};
+                            .id = frame ? s->burst_id : ++s->burst_id,
+                            .size = frame ? s->burst_cur : (uint32_t)(len < s->burst_size ? len : s->burst_size),
+                            .seq = s->burst_seq,
+                            .period_us = frame ? (uint32_t)(1e6 / s->cfg.isoch.fps) : 0};
     if (b.size < LP_I2_BURST_LEN)
         b.size = LP_I2_BURST_LEN;
     s->burst_cur = b.size;
@@ -622,10 +631,21 @@ static void tcp_send(struct lp_stream *s)
     bool blocks = s->cfg.budget && s->cfg.budget->blocks;
     for (int i = 0; i < LP_TCP_WRITES_PER_EVENT; i++) {
         size_t n = s->block_left ? s->block_left : s->cfg.blksize;
-        if (s->burst_size)
+        size_t at = s->burst_off; /* where in the payload this write starts */
+        if (s->iso) {
+            /* --isochronous: a frame begins when due; it is written a block at a time, the
+             * burst header in the first (2.1.8's later blocks repeat the buffer as filler). */
+            if (s->burst_off == 0 && !lp_isoch_tcp_frame(s, LP_I2_BURST_LEN, &s->burst_id, &s->burst_cur))
+                return;
+            at = s->burst_off % s->cfg.blksize;
+            n = s->burst_cur - s->burst_off;
+            if (n > s->cfg.blksize - at)
+                n = s->cfg.blksize - at;
+        } else if (s->burst_size) {
             n = s->burst_size - s->burst_off;
-        else if (coalesced_writes(s))
+        } else if (coalesced_writes(s)) {
             n = LP_TCP_WRITE_MAX / s->cfg.blksize * s->cfg.blksize;
+        }
         if (!pace_allows(s, n, now))
             return;
         n = tcp_grant(s, n, blocks);
@@ -635,7 +655,7 @@ static void tcp_send(struct lp_stream *s)
         }
         if (s->burst_size && s->burst_off == 0)
             burst_begin(s, n);
-        const uint8_t *from = s->payload + (s->burst_size ? s->burst_off : 0);
+        const uint8_t *from = s->payload + (s->burst_size ? at : 0);
         ssize_t w = tcp_write(s, from, n);
         int err = w < 0 ? (int)-w : 0;
         tcp_unsent(s, n, w, blocks);

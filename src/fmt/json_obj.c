@@ -361,6 +361,8 @@ static cJSON *tcp_side(const struct lp_stream_end *s, const struct lp_total *t, 
         num(o, "mean_rtt", t->mean_rtt_us);
     }
     add_latency(o, t->has_latency, &t->latency, pdf, true);
+    if (sender_side == s->sid.sender) /* --isochronous over TCP: this end's own frames */
+        add_frames(o, &t->frames, sender_side);
     cJSON_AddBoolToObject(o, "sender", s->sid.sender);
     return o;
 }

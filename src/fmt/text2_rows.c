@@ -13,6 +13,10 @@
 #define HDR_ENH_TCP_TX                                                                             \
     "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        " \
     "NetPwr"
+/* 2.1.8's TCP --isochronous sender: RTT without its variance, the frames before NetPwr. */
+#define HDR_ENH_TCP_ISOCH                                                                          \
+    "[ ID] Interval            Transfer     Bandwidth      Write/Err  Rtry     Cwnd/RTT     "      \
+    "isoch:tx/miss/slip  NetPwr"
 #define HDR_ENH_UDP_TX "[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS"
 /* iperf 2.1.8 also prints Rx/inP (and Reads=Dist for TCP); linkperf measures neither. */
 #define HDR_UDP_RX_LAT                                                                             \
@@ -29,7 +33,7 @@
 
 #define HALF (LP_FMT_LINE_MAX / 2)
 
-/* --isochronous: a client's UDP rows add 2.1.8's isoch:tx/miss/slip; a server's, when the
+/* --isochronous: a client's rows add 2.1.8's isoch:tx/miss/slip; a server's UDP rows, when the
  * client also asked for trip-times (2.1.8 shows frames only then), Frame:rx/lost. */
 static bool frames_tx_shown(const struct lp_fmt_text2 *f)
 {
@@ -56,6 +60,8 @@ static void header(struct lp_fmt_text2 *f, unsigned layout)
     f->headers |= layout;
     if (layout == LP_T2_ENH_UDP_TX && frames_tx_shown(f))
         lp_text2_line(f, "%s  isoch:tx/miss/slip", h);
+    else if (layout == LP_T2_ENH_TCP_TX && frames_tx_shown(f))
+        lp_text2_line(f, "%s", HDR_ENH_TCP_ISOCH);
     else if (layout == LP_T2_UDP_RX_LAT && frames_rx_shown(f))
         lp_text2_line(f, "%.*s  Frame:rx/lost  NetPwr", (int)(strlen(h) - strlen("  NetPwr")), h);
     else
@@ -67,8 +73,13 @@ static void frames_col(const struct lp_fmt_text2 *f, char *b, size_t n, unsigned
                        const struct lp_frame_counts *fr)
 {
     b[0] = '\0';
-    if (layout == LP_T2_ENH_UDP_TX && frames_tx_shown(f))
+    if (layout == LP_T2_ENH_UDP_TX && frames_tx_shown(f)) {
         snprintf(b, n, "   %" PRIu64 "/%" PRIu64 "/%" PRIu64, fr->tx, fr->miss, fr->slip);
+    } else if (layout == LP_T2_ENH_TCP_TX && frames_tx_shown(f)) {
+        char t[64];
+        snprintf(t, sizeof(t), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, fr->tx, fr->miss, fr->slip);
+        snprintf(b, n, "%15s", t);
+    }
     else if (layout == LP_T2_UDP_RX_LAT && frames_rx_shown(f))
         snprintf(b, n, "   %" PRIu64 "/%" PRIu64, fr->rx, fr->lost);
 }
@@ -117,7 +128,7 @@ static void ooo_line(struct lp_fmt_text2 *f, const char *id, double start, doubl
 /* -e TCP sender: Write/Err, Rtry, Cwnd/RTT(var), NetPwr. linkperf counts neither write calls
  * nor write errors (it batches its writes), so that column shows "-/-"; var < 0: unknown. */
 static void enh_tcp(char *b, size_t n, bool known, int64_t retr, uint64_t cwnd, uint32_t rtt,
-                    int64_t var, double bps)
+                    int64_t var, double bps, const char *frames)
 {
     char v[24] = "-";
     int k;
@@ -128,7 +139,10 @@ static void enh_tcp(char *b, size_t n, bool known, int64_t retr, uint64_t cwnd, 
     }
     if (var >= 0)
         snprintf(v, sizeof(v), "%" PRId64, var);
-    k = snprintf(b, n, "  -/-%11" PRId64 "%9" PRIu64 "K/%u(%s) us", retr, cwnd / 1024, rtt, v);
+    if (frames[0]) /* --isochronous: 2.1.8 drops the variance and shows the frames */
+        k = snprintf(b, n, "  -/-%11" PRId64 "%9" PRIu64 "K/%u us%s      ", retr, cwnd / 1024, rtt, frames);
+    else
+        k = snprintf(b, n, "  -/-%11" PRId64 "%9" PRIu64 "K/%u(%s) us", retr, cwnd / 1024, rtt, v);
     /* NetPwr: throughput in bytes/s over the RTT in µs. */
     if (rtt > 0 && k > 0 && (size_t)k < n)
         snprintf(b + k, n - (size_t)k, "  %.0f", bps / 8.0 / (double)rtt);
@@ -325,7 +339,7 @@ static void sample_row(struct lp_fmt_text2 *f, const struct lp_sample *s, bool u
                  s->lost_packets, s->packets, s->lost_percent);
     else if (lay == LP_T2_ENH_TCP_TX)
         enh_tcp(tail, sizeof(tail), s->has_tcp_info, s->retransmits, s->snd_cwnd, s->rtt_us,
-                (int64_t)s->rttvar_us, s->bits_per_second);
+                (int64_t)s->rttvar_us, s->bits_per_second, fcol);
     else if (lay == LP_T2_ENH_UDP_TX)
         enh_udp(tail, sizeof(tail), s->packets, s->end_s - s->start_s);
     else if (lay == LP_T2_BB)
@@ -430,7 +444,7 @@ static void final_row(struct lp_fmt_text2 *f, const struct lp_stream_end *se, co
         bool last = st && st->has_last;
         enh_tcp(tail, sizeof(tail), t->has_retransmits, t->retransmits,
                 last ? st->cwnd : t->max_snd_cwnd, last ? st->rtt_us : t->mean_rtt_us,
-                last ? (int64_t)st->rttvar_us : -1, t->bits_per_second);
+                last ? (int64_t)st->rttvar_us : -1, t->bits_per_second, fcol);
     } else if (lay == LP_T2_ENH_UDP_TX) {
         enh_udp(tail, sizeof(tail), t->packets, t->end_s - t->start_s);
         strncat(tail, fcol, sizeof(tail) - strlen(tail) - 1);

@@ -434,7 +434,7 @@ static struct i2flow *add_flow(struct i2client *c, int fd, bool sends, bool reve
                                .trip_bursts = trip_tx || trip_rx,
                                .skip_lead = trip_rx ? LP_I2_TRIP_TCP_HDR_LEN : 0,
                                .trip_start_sec = c->trip_sec, .trip_start_usec = c->trip_usec};
-    if (sends && c->udp && c->spec.iperf2.isoch.on && !leg)
+    if (sends && c->spec.iperf2.isoch.on && !leg && !f->load)
         role.isoch = lp_isoch_config_of(&c->spec.iperf2.isoch);
     if (c->spec.iperf2.bb.on && !f->load) {
         lp_run_bounce_role(&c->spec, true, (uint64_t)(c->spec.duration_s * 1e9), &role);
@@ -473,6 +473,10 @@ static void header_for(const struct i2client *c, const struct lp_spec *sp, struc
         h->upper |= LP_I2_UP_ISOCH; /* 2.1.8 sends no ISOCH_SETTINGS: the frame block tells */
     if (sp->iperf2.trip_times) {
         h->upper |= LP_I2_UP_TRIPTIME;
+        h->start_sec = c->trip_sec;
+        h->start_usec = c->trip_usec;
+    } else if (sp->iperf2.isoch.on && !c->udp) {
+        /* 2.1.8's TCP frames: its 80-byte header with the start time, no TRIPTIME flag */
         h->start_sec = c->trip_sec;
         h->start_usec = c->trip_usec;
     }
@@ -828,7 +832,7 @@ static int setup(struct i2client *c)
         if (rc < 0)
             return rc;
     }
-    if (c->spec.iperf2.trip_times) {
+    if (c->spec.iperf2.trip_times || (c->spec.iperf2.isoch.on && !c->udp)) {
         uint64_t w = lp_wall_ns();
         c->trip_sec = (uint32_t)(w / LP_NS_PER_S);
         c->trip_usec = (uint32_t)(w % LP_NS_PER_S / 1000);

@@ -162,13 +162,15 @@ void lp_i2_ack_encode(uint8_t out[LP_I2_ACK_LEN]);
 void lp_i2_ack_encode_ts(uint8_t out[LP_I2_ACK_TS_LEN], uint32_t sent_sec, uint32_t sent_usec, uint32_t rx_sec,
                          uint32_t rx_usec, uint32_t tx_sec, uint32_t tx_usec);
 
-/* TCP trip-times burst header: every burst (one -l write) starts with it. */
+/* TCP trip-times burst header: every burst (one -l write; --isochronous: one frame) starts
+ * with it. */
 struct lp_i2_burst {
     uint32_t start_sec, start_usec;   /* stream start */
     uint32_t write_sec, write_usec;   /* when the burst was written */
     uint32_t id;                      /* 1, 2, ... */
     uint32_t size;                    /* bytes in the burst including these 92 */
     uint64_t seq;                     /* bytes written before it */
+    uint32_t period_us;               /* --isochronous: the frame period (else 0) */
 };
 void lp_i2_burst_put(uint8_t out[LP_I2_BURST_LEN], const struct lp_i2_burst *b);
 void lp_i2_burst_get(const uint8_t in[LP_I2_BURST_LEN], struct lp_i2_burst *b);

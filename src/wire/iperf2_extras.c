@@ -32,9 +32,10 @@ int lp_i2_header_decode(const uint8_t *buf, size_t len, struct lp_i2_header *h)
  * block up to the start time. */
 static size_t encode(uint8_t *buf, size_t len, const struct lp_i2_header *h, bool udp)
 {
-    bool trip = h->upper & LP_I2_UP_TRIPTIME;
-    /* An isochronous UDP header counts its frame block (U+76..107) too, as 2.1.8's. */
-    bool isoch = udp && (h->upper & LP_I2_UP_ISOCH);
+    /* An isochronous UDP header counts its frame block (U+76..107) too, as 2.1.8's; an
+     * isochronous TCP one is a trip-times one without the flag (its start time, 80 bytes). */
+    bool isoch = h->upper & LP_I2_UP_ISOCH;
+    bool trip = (h->upper & LP_I2_UP_TRIPTIME) || (isoch && !udp);
     bool longer = trip || isoch;
     size_t n = !longer ? LP_I2_TCP_HDR_LEN : udp ? LP_I2_TRIP_UDP_HDR_LEN : LP_I2_TRIP_TCP_HDR_LEN;
     if (len < n)
@@ -139,6 +140,7 @@ void lp_i2_burst_put(uint8_t out[LP_I2_BURST_LEN], const struct lp_i2_burst *b)
     lp_wire_put32(out + 16, b->start_usec);
     lp_wire_put32(out + 20, b->write_sec);
     lp_wire_put32(out + 24, b->write_usec);
+    lp_wire_put32(out + 40, b->period_us);
     lp_wire_put32(out + 44, b->id);
     lp_wire_put32(out + 48, b->size);
     lp_wire_put32(out + 52, (uint32_t)b->seq);
@@ -151,6 +153,7 @@ void lp_i2_burst_get(const uint8_t in[LP_I2_BURST_LEN], struct lp_i2_burst *b)
     b->start_usec = lp_wire_get32(in + 16);
     b->write_sec = lp_wire_get32(in + 20);
     b->write_usec = lp_wire_get32(in + 24);
+    b->period_us = lp_wire_get32(in + 40);
     b->id = lp_wire_get32(in + 44);
     b->size = lp_wire_get32(in + 48);
     b->seq = (uint64_t)lp_wire_get32(in + 56) << 32 | lp_wire_get32(in + 52);

@@ -176,6 +176,73 @@ def stock_tcp_client_to_lp():
         srv.stop()
 
 
+# 20 Mbit/s at 60 fps, stdev 0: every TCP frame is int(20e6 / 480) = 41666 bytes (2.1.8's draw).
+TCP_FRAME = 41666
+
+
+@suite.case
+def lp_tcp_client_to_stock():
+    """linkperf -c --isochronous=60:20m,0 -t 2 -e (TCP) -> stock iperf -s -e: a frame is one
+    burst of 41666 bytes, so the client's bytes are its tx frames x 41666 (the last frame may be
+    cut by the end of the test, never by more than a frame); the stock server counts those bytes
+    plus the 80-byte header (2.1.8's TCP isochronous header carries the start time); the client
+    row shows 2.1.8's TCP isoch:tx/miss/slip column."""
+    i2lib.require_iperf2()
+    srv = i2lib.start_server("iperf", ["-e", "-f", "B"])
+    try:
+        r = i2lib.run_client("linkperf", srv.port, ["--isochronous=60:20m,0", "-t", "2", "-e", "-f", "B"])
+        ctx = r.describe()
+        check("Cwnd/RTT     isoch:tx/miss/slip  NetPwr" in r.out, "no 2.1.8 TCP isoch header", ctx)
+        check("(isoch)" in r.out, "no (isoch) tag on the connection line", ctx)
+        crow = final_row(r.out, ctx)
+        m = TCP_TX_FRAMES.search(crow["line"] + " ")
+        check(m is not None, "no isoch column in the TCP row: " + crow["line"], ctx)
+        tx, miss, slip = (int(x) for x in m.groups())
+        check(tx >= 10, "only %d frames in 2 s at 60 fps" % tx, ctx)
+        check((tx - 1) * TCP_FRAME < crow["bytes"] <= tx * TCP_FRAME,
+              "client bytes %d for %d frames of %d" % (crow["bytes"], tx, TCP_FRAME), ctx)
+        text = srv.wait_for(lambda t: re.search(r"\] 0\.0000-\S+ sec\s+\d+ Bytes", t) is not None)
+        sctx = ctx + "\n--- stock server\n" + text
+        check("(isoch)" in text, "stock server did not see the ISOCH flag", sctx)
+        srow = final_row(text, sctx)
+        eq(srow["bytes"], crow["bytes"] + 80, "stock server bytes = client frames + 80-byte header", sctx)
+    finally:
+        srv.stop()
+
+
+@suite.case
+def lp_tcp_to_lp_trip_times():
+    """linkperf -c --isochronous=60:20m,2m --trip-times -P 2 -t 2 (TCP, lognormal frame sizes) ->
+    linkperf -s -e: every frame the client counts sent is a burst the server counts (a frame cut
+    by the end still arrives as far as it was written), bytes equal per stream, and every burst's
+    one-way latency is a sample."""
+    srv = i2lib.start_server("linkperf", ["-e", "-f", "B"])
+    try:
+        r = i2lib.run_client("linkperf", srv.port, ["--isochronous=60:20m,2m", "--trip-times", "-P", "2", "-t", "2",
+                                                    "-e", "-f", "B"])
+        ctx = r.describe()
+        crows = i2lib.finals(i2lib.parse(r.out))
+        text = srv.wait_for(lambda t: len(BURSTS.findall(t)) >= 2 and "[SUM]" in t)
+        sctx = ctx + "\n--- linkperf server\n" + text
+        srows = i2lib.finals(i2lib.parse(text))
+        cids = sorted(k for k in crows if isinstance(k[1], int) and k[1] > 0)
+        eq(len(cids), 2, "client streams", ctx)
+        got_c = sum(crows[k]["bytes"] for k in cids)
+        sids = sorted(k for k in srows if isinstance(k[1], int) and k[1] > 0)
+        eq(len(sids), 2, "server streams", sctx)
+        got_s = sum(srows[k]["bytes"] for k in sids)
+        eq(got_s, got_c, "server bytes = client bytes (both streams)", sctx)
+        tx = 0
+        for k in cids:
+            m = TCP_TX_FRAMES.search(crows[k]["line"] + " ")
+            check(m is not None, "no isoch column: " + crows[k]["line"], ctx)
+            tx += int(m.group(1))
+        bursts = sum(int(BURSTS.search(srows[k]["line"]).group(1)) for k in sids)
+        eq(bursts, tx, "bursts the server timed = frames the client sent", sctx)
+    finally:
+        srv.stop()
+
+
 @suite.case
 def lp_to_lp_json():
     """linkperf -c --iperf2 -u --isochronous=20:2m,500k --ipg 0.05 -t 2 -> linkperf -s -J: the
@@ -299,10 +366,12 @@ def bad_values():
         ctx = "%s: %s" % (tag, r.describe())
         eq(r.rc, 2, "exit status of %s" % tag, ctx)
         check(name in r.err, "message does not name %s" % name, ctx)
-    # TCP frames are not implemented: refused, not sent as plain TCP.
-    r = lptest.run([lptest.LINKPERF, "--iperf2", "-c", LOOP, "--isochronous"], timeout=10, name="tcp")
-    eq(r.rc, 2, "exit status without -u", r.describe())
-    check("--isochronous" in r.err and "UDP" in r.err, "message for TCP", r.describe())
+    # Over TCP a frame's first write holds the burst header, and there are no datagrams to space.
+    for tag, args, words in (("tcp_ipg", ["--isochronous", "--ipg", "0.001"], ["--ipg", "TCP"]),
+                             ("tcp_short_l", ["--isochronous", "-l", "91"], ["-l", "92"])):
+        r = lptest.run([lptest.LINKPERF, "--iperf2", "-c", LOOP] + args, timeout=10, name=tag)
+        eq(r.rc, 2, "exit status of %s" % tag, r.describe())
+        check(all(w in r.err for w in words), "message of %s names %s" % (tag, words), r.describe())
 
 
 if __name__ == "__main__":

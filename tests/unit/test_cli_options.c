@@ -112,6 +112,10 @@ CHECK(bounceback_congest, c->spec.iperf2.bb.congest == 3 && c->spec.iperf2.bb.co
 CHECK(bounceback_txdelay, c->spec.iperf2.bb.txdelay_s == 0.5 && c->spec.iperf2.bb.congest == 1 &&
                               c->spec.iperf2.bb.congest_dir == LP_DIR_BIDIR)
 CHECK(trip_times, c->spec.iperf2.trip_times && c->spec.dialect == LP_DIALECT_IPERF2)
+CHECK(isochronous, c->spec.iperf2.isoch.on && c->spec.iperf2.isoch.fps == 30 &&
+                       c->spec.iperf2.isoch.mean_bps == 5e6 && c->spec.dialect == LP_DIALECT_IPERF2 &&
+                       c->spec.proto == LP_PROTO_TCP)
+CHECK(ipg, c->spec.iperf2.isoch.ipg_s == 0.0005 && c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(file, strcmp(c->spec.iperf2.file, "data.bin") == 0 &&
                 c->spec.dialect == LP_DIALECT_IPERF2)
 CHECK(stdin, c->spec.iperf2.from_stdin && c->spec.dialect == LP_DIALECT_IPERF2)
@@ -360,6 +364,14 @@ static const struct opt_case cases[] = {
     {"bounceback-txdelay", {"-c", "h", "--bounceback", "--bounceback-congest", "--bounceback-txdelay", "0.5"}, check_bounceback_txdelay,
      {{{"-c", "h", "--bounceback", "--bounceback-txdelay", "3601"}, "option --bounceback-txdelay: 3601 is out of range (0..3600)"},
       {{"-c", "h", "--bounceback-txdelay", "1"}, "option --bounceback-txdelay needs --bounceback"}}},
+    {"ipg", {"-c", "h", "-u", "--isochronous", "--ipg", "0.5"}, check_ipg,
+     {{{"-c", "h", "-u", "--isochronous", "--ipg", "1001"}, "option --ipg: 1001 is out of range (0..1000)"},
+      {{"-c", "h", "--isochronous", "--ipg", "1"}, "option --ipg spaces a frame's datagrams (-u): over TCP a "
+                                                  "frame is written at once"}}},
+    {"isochronous", {"-c", "h", "--isochronous=30:5m,100K"}, check_isochronous,
+     {{{"-c", "h", "--isochronous", "-l", "91"}, "option -l/--length: a TCP frame's first write holds its "
+                                                 "92-byte burst header, not 91 bytes"},
+      {{"-c", "h", "--isochronous", "-R"}, "option --isochronous cannot be combined with -R/--reverse"}}},
     {"trip-times", {"-c", "h", "--trip-times"}, check_trip_times,
      {{{"-c", "h", "--trip-times", "--stdin"}, "options --trip-times and --stdin cannot be used "
                                                 "together"}}},
