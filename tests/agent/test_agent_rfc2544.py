@@ -193,7 +193,7 @@ def latency():
                                 "--trial", TRIAL_S, "--tests", "throughput,latency",
                                 "--max-time", 150])
         check_link_throughput(doc, r, host)
-        tests = bounceback_exchanges(host.lines()[mark:], 0.75 * TRIAL_S)
+        tests = bounceback_exchanges(host.lines()[mark:], 0.0)  # as in qemu_latency
         check(len(tests) == len(doc["frames"]), "%d bounceback tests on the agent for %d frame "
               "sizes" % (len(tests), len(doc["frames"])), r.describe(), host.proc.tail(30))
         for f, exchanges in zip(doc["frames"], tests):
@@ -265,7 +265,9 @@ def qemu_latency():
         doc, r = rfc2544(topo, ["--dialect", "iperf2", "-b", "10m", "--frames", "1518",
                                 "--trial", 1, "--resolution", 5,
                                 "--tests", "throughput,latency", "--max-time", 120])
-        tests = bounceback_exchanges(host.lines()[mark:], 0.75)
+        # Any whole-test row: the probe stops with its trial and starts once connected, so
+        # on a loaded host it ran 0.72 s of a 1 s trial (CI); the counts below are the check.
+        tests = bounceback_exchanges(host.lines()[mark:], 0.0)
         check(len(tests) == 1, "%d bounceback tests on the agent, want 1" % len(tests),
               r.describe(), host.proc.tail(30))
         f = doc["frames"][0]
