@@ -461,9 +461,11 @@ static bool udp_first_datagram_only(struct i2test *t)
 static void on_idle_check(struct lp_timer *tm)
 {
     struct i2test *t = lp_container_of(tm, struct i2test, idle_timer);
-    bool receiving = false;
-    for (unsigned i = 0; i < t->nflows; i++)
+    bool receiving = false, active = false;
+    for (unsigned i = 0; i < t->nflows; i++) {
         receiving |= !t->flows[i]->sends && !t->flows[i]->done;
+        active |= !t->flows[i]->done;
+    }
     uint64_t limit = (uint64_t)(t->base.run.spec.rcv_timeout_ms ? t->base.run.spec.rcv_timeout_ms : 120000) *
                      LP_NS_PER_MS;
     if ((t->unproven || udp_first_datagram_only(t)) && limit > I2S_SHORT_IDLE_NS)
@@ -472,7 +474,10 @@ static void on_idle_check(struct lp_timer *tm)
         credit_used_up(t);
     /* Idle since the test began when nothing was counted yet (a first datagram that did not
      * count, e.g. a FIN, stamps nothing): such a test must end on silence too. */
-    if (receiving && lp_run_rx_idle_since_ns(&t->base.run, t->begun_ns) > limit) {
+    /* A test with no flow left running (none yet, or all done) that has not ended is stuck
+     * on some end step (CI: 1 of 32 first-datagram UDP tests stayed, cause not found): the
+     * same silence ends it. */
+    if ((receiving || !active) && lp_run_rx_idle_since_ns(&t->base.run, t->begun_ns) > limit) {
         fail(t, "no data from %s for %.0f s; test abandoned", t->base.run.ctrl_peer.host, (double)limit / 1e9);
         return;
     }
