@@ -547,6 +547,8 @@ static void burst_advance(struct lp_stream *s, size_t written)
     if (s->burst_off >= s->burst_cur) {
         s->burst_seq += s->burst_cur;
         s->burst_off = 0;
+        if (s->iso) /* the frame is written: the next one is drawn when due */
+            s->burst_cur = 0;
     }
 }
 
@@ -635,7 +637,9 @@ static void tcp_send(struct lp_stream *s)
         if (s->iso) {
             /* --isochronous: a frame begins when due; it is written a block at a time, the
              * burst header in the first (2.1.8's later blocks repeat the buffer as filler). */
-            if (s->burst_off == 0 && !lp_isoch_tcp_frame(s, LP_I2_BURST_LEN, &s->burst_id, &s->burst_cur))
+            /* (burst_cur 0: no frame pending; a frame whose first write found the socket full
+             * is still pending, not drawn and counted again) */
+            if (s->burst_cur == 0 && !lp_isoch_tcp_frame(s, LP_I2_BURST_LEN, &s->burst_id, &s->burst_cur))
                 return;
             at = s->burst_off % s->cfg.blksize;
             n = s->burst_cur - s->burst_off;
